@@ -1,0 +1,15 @@
+"""Mounts every tool family's router on the one NinjaAPI under /v1 with bearer auth."""
+
+from __future__ import annotations
+
+from ninja import NinjaAPI, Router
+
+from memory.api import conversation, status
+from memory.api.auth import AgentBearer
+
+
+def register_routers(api: NinjaAPI) -> None:
+    v1 = Router(auth=AgentBearer())
+    v1.add_router("", conversation.router)
+    v1.add_router("", status.router)
+    api.add_router("/v1", v1)

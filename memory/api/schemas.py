@@ -1,0 +1,149 @@
+"""Request and response schemas of the agent API (explicit fields; API.md is the contract)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ninja import Field, Schema
+
+
+class ToolCallIn(Schema):
+    name: str = Field(max_length=200)
+    arguments: Any = None
+    result: Any = None
+
+
+class MessageIn(Schema):
+    role: str
+    content: str = ""
+    name: str | None = Field(default=None, max_length=200)
+    created_at: datetime | None = None
+    tool_calls: list[ToolCallIn] | None = None
+
+
+class TurnIn(Schema):
+    session_id: str
+    receipt_id: str
+    occurred_at: datetime | None = None
+    messages: list[MessageIn]
+
+
+class TurnOut(Schema):
+    turn_id: int
+    session_turn: int
+    namespace_turn: int
+    duplicate: bool
+    sealed_block_id: int | None
+
+
+class BlockOut(Schema):
+    block_id: int
+    sequence: int
+    turn_range: list[int]
+    status: str
+    level: int | None
+    content: str
+    tokens: int
+    last_lifted_by: str | None
+    last_lifted_at: datetime | None
+
+
+class BlocksOut(Schema):
+    blocks: list[BlockOut]
+    open_tail_turns: int
+    block_turns: int
+    reason: str | None = None
+
+
+class ExpandIn(Schema):
+    target: str | int = "next"
+    batch_id: str | None = None
+    session_id: str | None = None
+
+
+class ExpandOut(Schema):
+    batch_id: str | None
+    ref: str
+    block_id: int
+    level: int
+    content: str
+    tokens: int
+
+
+class MessageOut(Schema):
+    id: int
+    role: str
+    name: str | None
+    content: str
+    created_at: datetime
+    session_id: str
+    turn_id: int
+
+
+class HistoryBlockOut(Schema):
+    block_id: int
+    sequence: int
+    turn_range: list[int]
+    level: int
+    content: str
+    tokens: int
+
+
+class PendingBlockOut(Schema):
+    block_id: int
+    sequence: int
+    turn_range: list[int]
+    status: str
+    content: str
+    tokens: int
+
+
+class HistoryOut(Schema):
+    blocks: list[HistoryBlockOut]
+    pending: list[PendingBlockOut]
+    open_tail: list[MessageOut]
+    open_tail_turns: int
+    tokens: int
+
+
+class ActivatedOut(Schema):
+    events: list[dict[str, Any]]
+    nodes: list[dict[str, Any]]
+    tokens: int
+
+
+class ContextOut(Schema):
+    activated: ActivatedOut
+    history: HistoryOut
+    total_tokens: int
+
+
+class SettingsIn(Schema):
+    block_lambda: Any = None
+    block_turns: Any = None
+
+
+class SettingsOut(Schema):
+    block_lambda: float
+    block_turns: int
+    saved: bool
+    level_schedule: list[int]
+
+
+class JobOut(Schema):
+    id: int
+    kind: str
+    status: str
+    block_id: int | None
+    attempts: int
+    max_attempts: int
+    run_after: datetime | None
+    last_error: str
+    error_preview: str
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class JobsOut(Schema):
+    jobs: list[JobOut]

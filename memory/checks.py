@@ -1,0 +1,38 @@
+"""System checks: misconfiguration is reported at start-up with stable ids, not on first request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning, register
+
+from stratagate_site.env import CONFIG_PROBLEMS
+
+
+@register()
+def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    messages: list[CheckMessage] = [Error(text, id=check_id) for check_id, text in CONFIG_PROBLEMS]
+    llm = {
+        "STRATAGATE_LLM_BASE_URL": settings.STRATAGATE_LLM_BASE_URL,
+        "STRATAGATE_LLM_MODEL": settings.STRATAGATE_LLM_MODEL,
+    }
+    given = [name for name, value in llm.items() if value]
+    if given and len(given) < len(llm):
+        missing = sorted(set(llm) - set(given))
+        messages.append(
+            Error(
+                f"{', '.join(given)} is set but {', '.join(missing)} is not: the model client "
+                "needs both (unset all STRATAGATE_LLM_* to use the offline processor).",
+                id="stratagate.E020",
+            )
+        )
+    if settings.STRATAGATE_LLM_BASE_URL and not settings.STRATAGATE_LLM_BASE_URL.startswith(
+        ("http://", "https://")
+    ):
+        messages.append(
+            Error("STRATAGATE_LLM_BASE_URL must start with http:// or https://.", id="stratagate.E021")
+        )
+    if not settings.DEBUG and settings.SECRET_KEY.startswith("insecure-"):
+        messages.append(Warning("DJANGO_SECRET_KEY is a fallback value.", id="stratagate.W001"))
+    return messages

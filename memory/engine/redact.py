@@ -1,0 +1,47 @@
+"""Redaction applied on every way out (API, UI, exports, diagnostics), never in storage (§15.3)."""
+
+from __future__ import annotations
+
+import re
+
+MARK = "[REDACTED]"
+
+_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # PEM private keys, whole block.
+    re.compile(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL
+    ),
+    # Provider keys and tokens.
+    re.compile(r"\bsk[-_][A-Za-z0-9_\-]{12,}"),
+    re.compile(r"\bghp_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    # JSON web tokens.
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+)
+_BEARER = re.compile(r"(\bBearer\s+)[A-Za-z0-9._~+/\-]{8,}=*", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"(\b[a-z][a-z0-9+.\-]*://)[^\s/:@]+:[^\s/@]+@", re.IGNORECASE)
+_SECRET_KEYS = r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)"
+_QUOTED_JSON = re.compile(
+    r'("[A-Za-z0-9_\-]*' + _SECRET_KEYS + r'[A-Za-z0-9_\-]*"\s*:\s*")(?:[^"\\]|\\.)*(")',
+    re.IGNORECASE,
+)
+_KEY_VALUE = re.compile(
+    r"(\b[A-Za-z0-9_\-]*" + _SECRET_KEYS + r"[A-Za-z0-9_\-]*\s*[:=]\s*)(?![\s\"'\[]|\[REDACTED\])"
+    r"[^\s,;&\"']+",
+    re.IGNORECASE,
+)
+
+
+def redact(text: str) -> str:
+    """Replace credentials in `text` with [REDACTED]; everything else is left byte-for-byte."""
+    if not text:
+        return text
+    for pattern in _PATTERNS:
+        text = pattern.sub(MARK, text)
+    text = _BEARER.sub(lambda m: m.group(1) + MARK, text)
+    text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + MARK + "@", text)
+    text = _QUOTED_JSON.sub(lambda m: m.group(1) + MARK + m.group(2), text)
+    text = _KEY_VALUE.sub(lambda m: m.group(1) + MARK, text)
+    return text

@@ -1,0 +1,214 @@
+"""`LLMClient` for any OpenAI-compatible endpoint (OpenAI, DeepSeek, Ollama, vLLM, LM Studio).
+
+Structured output is requested with a JSON schema; the answer is parsed and validated here anyway,
+because many compatible servers ignore `response_format`. One repair round-trip is made when the
+answer is malformed (SPEC §12.1). Retrying transport failures is the job runner's business (its
+backoff, SPEC §12.2), so the SDK's own retries are switched off.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+from pydantic import BaseModel, ValidationError
+
+from memory.llm.client import LLMResult, LLMUsage
+from memory.llm.errors import LLMOutputError, LLMTransportError
+
+MAX_ATTEMPTS = 2  # the first answer plus exactly one repair
+REPAIR_ERROR_LIMIT = 4_000
+# Statuses where the same request may succeed later; every other 4xx is the caller's problem.
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
+# Placeholder for keyless local servers; also stops the SDK falling back to OPENAI_API_KEY,
+# which must never be sent to an arbitrary configured base URL.
+NO_API_KEY = "not-needed"
+
+_FENCE_RE = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\n?(?P<body>.*?)\n?[ \t]*```$", re.DOTALL)
+_SCHEMA_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+class _InvalidAnswer(Exception):
+    """The model's text is not a valid instance of the output model; the message says why."""
+
+
+def strip_json_fence(text: str) -> str:
+    """Return `text` without surrounding whitespace and a surrounding ``` / ```json fence."""
+    stripped = text.strip()
+    match = _FENCE_RE.match(stripped)
+    return match.group("body").strip() if match else stripped
+
+
+def parse_structured[T: BaseModel](text: str, output_model: type[T]) -> T:
+    """Parse `text` as JSON (fence tolerated) and validate it; raise `_InvalidAnswer` otherwise."""
+    body = strip_json_fence(text)
+    if not body:
+        raise _InvalidAnswer("the answer was empty; expected a JSON object")
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise _InvalidAnswer(f"the answer is not valid JSON: {exc}") from exc
+    try:
+        return output_model.model_validate(data)
+    except ValidationError as exc:
+        raise _InvalidAnswer(f"the JSON does not match the required schema: {exc}") from exc
+
+
+def repair_instruction(error_text: str) -> str:
+    """The user turn sent after an invalid answer, naming what was wrong."""
+    if len(error_text) > REPAIR_ERROR_LIMIT:
+        error_text = error_text[:REPAIR_ERROR_LIMIT] + "…"
+    return (
+        "Your previous answer could not be used.\n"
+        f"Error: {error_text}\n"
+        "Reply again with only the corrected JSON object matching the required schema: "
+        "no prose, no code fences."
+    )
+
+
+def _schema_name(output_model: type[BaseModel]) -> str:
+    # OpenAI requires ^[a-zA-Z0-9_-]{1,64}$ for json_schema.name.
+    return _SCHEMA_NAME_RE.sub("_", output_model.__name__)[:64] or "output"
+
+
+def _transport_error(exc: openai.OpenAIError) -> LLMTransportError:
+    if isinstance(exc, openai.APITimeoutError):
+        return LLMTransportError(
+            f"model request timed out: {exc}", permanent=False, code="llm_timeout"
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        return LLMTransportError(
+            f"model endpoint unreachable: {exc}", permanent=False, code="llm_unreachable"
+        )
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        permanent = 400 <= status < 500 and status not in TRANSIENT_STATUSES
+        return LLMTransportError(
+            f"model endpoint returned HTTP {status}: {exc.message}",
+            permanent=permanent,
+            status_code=status,
+            code=f"llm_http_{status}",
+        )
+    return LLMTransportError(f"model call failed: {exc}", permanent=False)
+
+
+def _answer_text(response: Any) -> str:
+    """The first choice's content; a refusal or a missing message becomes text that fails parsing."""
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        return ""
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    refusal = getattr(message, "refusal", None)
+    return f"(refused) {refusal}" if isinstance(refusal, str) and refusal else ""
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Usage summed over the attempts of one structured call."""
+
+    model: str
+    started: float
+    attempts: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    def record(self, response: Any) -> None:
+        self.attempts += 1
+        usage = getattr(response, "usage", None)
+        self.prompt_tokens = _add_tokens(self.prompt_tokens, usage, "prompt_tokens")
+        self.completion_tokens = _add_tokens(self.completion_tokens, usage, "completion_tokens")
+        reported = getattr(response, "model", None)
+        if isinstance(reported, str) and reported:
+            self.model = reported
+
+    def usage(self) -> LLMUsage:
+        return LLMUsage(
+            model=self.model,
+            latency_ms=round((time.monotonic() - self.started) * 1000),
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            attempts=self.attempts,
+        )
+
+
+def _add_tokens(total: int | None, usage: Any, field: str) -> int | None:
+    value = getattr(usage, field, None) if usage is not None else None
+    if not isinstance(value, int):
+        return total
+    return (total or 0) + value
+
+
+class OpenAICompatibleClient:
+    """Structured completions through the `openai` SDK; see `LLMClient` for the contract."""
+
+    def __init__(
+        self, base_url: str, api_key: str | None, model: str, timeout: float = 60.0
+    ) -> None:
+        self._model = model
+        self._client = openai.OpenAI(
+            base_url=base_url,
+            api_key=api_key or NO_API_KEY,
+            timeout=timeout,
+            max_retries=0,
+        )
+
+    @property
+    def mode(self) -> str:
+        return "model"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def complete_structured[T: BaseModel](
+        self, *, kind: str, system: str, user: str, output_model: type[T]
+    ) -> LLMResult[T]:
+        messages: list[dict[str, str]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": _schema_name(output_model),
+                "schema": output_model.model_json_schema(),
+                "strict": False,
+            },
+        }
+        tally = _Tally(model=self._model, started=time.monotonic())
+
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                response = self._client.chat.completions.create(
+                    model=self._model,
+                    messages=messages,  # type: ignore[arg-type]
+                    response_format=response_format,  # type: ignore[arg-type]
+                )
+            except openai.OpenAIError as exc:
+                raise _transport_error(exc) from exc
+
+            tally.record(response)
+            raw_text = _answer_text(response)
+            try:
+                value = parse_structured(raw_text, output_model)
+            except _InvalidAnswer as exc:
+                if attempt == MAX_ATTEMPTS:
+                    raise LLMOutputError(
+                        f"{kind}: model output invalid after {attempt} attempts",
+                        error_text=str(exc),
+                        raw_text=raw_text,
+                        usage=tally.usage(),
+                    ) from exc
+                messages.append({"role": "assistant", "content": raw_text})
+                messages.append({"role": "user", "content": repair_instruction(str(exc))})
+                continue
+            return LLMResult(value=value, usage=tally.usage(), raw_text=raw_text)
+
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover

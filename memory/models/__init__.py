@@ -1,0 +1,29 @@
+"""Models, one module per domain, re-exported here."""
+
+from memory.models.blocks import Block, BlockStatus, BlockView, LiftedBy, ViewSource
+from memory.models.conversation import IngestReceipt, Message, MessageRole, Session, Turn
+from memory.models.diagnostics import ModelCall
+from memory.models.jobs import JobKind, JobStatus, ProcessingJob
+from memory.models.namespaces import AgentToken, Namespace, TokenScope
+from memory.models.settings import MemorySettings
+
+__all__ = [
+    "AgentToken",
+    "Block",
+    "BlockStatus",
+    "BlockView",
+    "IngestReceipt",
+    "JobKind",
+    "JobStatus",
+    "LiftedBy",
+    "Message",
+    "MessageRole",
+    "MemorySettings",
+    "ModelCall",
+    "Namespace",
+    "ProcessingJob",
+    "Session",
+    "TokenScope",
+    "Turn",
+    "ViewSource",
+]

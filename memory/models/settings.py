@@ -1,0 +1,19 @@
+"""Installation-wide memory settings (λ, block size); one row, saved values win over env."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import models
+
+
+class MemorySettings(models.Model):
+    SINGLETON_ID = 1
+
+    block_lambda = models.DecimalField(max_digits=3, decimal_places=2, default=Decimal("0.30"))
+    block_turns = models.IntegerField(default=6)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        verbose_name_plural = "memory settings"

@@ -1,0 +1,210 @@
+"""Ingest one completed turn: idempotent on receipt_id, source committed before any derivation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from memory.errors import Conflict, Invalid
+from memory.models import Block, IngestReceipt, Message, MessageRole, Namespace, Session, Turn
+from memory.services.sealing import block_seal_ready_runs
+from memory.services.settings import memory_settings_get
+
+MAX_TURN_BYTES = 1024 * 1024
+MAX_MESSAGES = 500
+# StrataGate's own tools: recalled memory must never be re-ingested as new evidence (SPEC §1.5).
+OWN_TOOL_PREFIX = "memory_"
+
+
+@dataclass(frozen=True)
+class MessageIn:
+    role: str
+    content: str
+    name: str = ""
+    created_at: datetime | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TurnIn:
+    session_id: str
+    receipt_id: str
+    messages: list[MessageIn]
+    occurred_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    turn: Turn
+    duplicate: bool
+    sealed_blocks: list[Block]
+
+
+def _content_hash(turn: TurnIn) -> str:
+    canonical = {
+        "session_id": turn.session_id,
+        "occurred_at": turn.occurred_at.isoformat() if turn.occurred_at else None,
+        "messages": [
+            {
+                "role": m.role,
+                "content": m.content,
+                "name": m.name,
+                "created_at": m.created_at.isoformat() if m.created_at else None,
+                "tool_calls": m.tool_calls,
+            }
+            for m in turn.messages
+        ],
+    }
+    encoded = json.dumps(canonical, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def _validate(turn: TurnIn) -> None:
+    if not turn.session_id or len(turn.session_id) > 200:
+        raise Invalid("session_id must be 1–200 characters", code="invalid_session_id")
+    if not turn.receipt_id or len(turn.receipt_id) > 200:
+        raise Invalid("receipt_id must be 1–200 characters", code="invalid_receipt_id")
+    if not turn.messages:
+        raise Invalid("a turn needs at least one message", code="empty_turn")
+    if len(turn.messages) > MAX_MESSAGES:
+        raise Invalid(
+            f"a turn holds at most {MAX_MESSAGES} messages",
+            code="too_many_messages",
+            details={"messages": len(turn.messages), "limit": MAX_MESSAGES},
+        )
+    size = 0
+    for index, message in enumerate(turn.messages):
+        if message.role not in MessageRole.values:
+            raise Invalid(
+                f"message {index} has unknown role {message.role!r}",
+                code="unknown_role",
+                details={"index": index, "allowed": list(MessageRole.values)},
+            )
+        if message.role == MessageRole.USER and not message.content.strip():
+            raise Invalid(
+                f"message {index} is an empty user message",
+                code="empty_user_message",
+                details={"index": index},
+            )
+        size += len(message.content.encode())
+        if message.tool_calls:
+            size += len(json.dumps(message.tool_calls, default=str).encode())
+    if size > MAX_TURN_BYTES:
+        raise Invalid(
+            "a turn holds at most 1 MiB of text",
+            code="turn_too_large",
+            details={"bytes": size, "limit": MAX_TURN_BYTES},
+        )
+
+
+def _without_own_tools(messages: list[MessageIn]) -> list[MessageIn]:
+    kept: list[MessageIn] = []
+    for message in messages:
+        if message.role == MessageRole.TOOL and message.name.startswith(OWN_TOOL_PREFIX):
+            continue
+        calls = [
+            call
+            for call in message.tool_calls
+            if not str(call.get("name", "")).startswith(OWN_TOOL_PREFIX)
+        ]
+        if message.role == MessageRole.ASSISTANT and not message.content.strip() and not calls:
+            if message.tool_calls:  # it held only our own tool calls
+                continue
+        kept.append(
+            MessageIn(
+                role=message.role,
+                content=message.content,
+                name=message.name,
+                created_at=message.created_at,
+                tool_calls=calls,
+            )
+        )
+    return kept
+
+
+def _existing(namespace: Namespace, receipt_id: str, content_hash: str) -> IngestResult | None:
+    receipt = (
+        IngestReceipt.objects.select_related("turn")
+        .filter(namespace=namespace, receipt_id=receipt_id)
+        .first()
+    )
+    if receipt is None:
+        return None
+    if receipt.content_hash != content_hash:
+        raise Conflict(
+            "receipt_id was already used for a turn with different content",
+            code="receipt_conflict",
+            details={"receipt_id": receipt_id, "turn_id": receipt.turn_id},
+        )
+    return IngestResult(turn=receipt.turn, duplicate=True, sealed_blocks=[])
+
+
+def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
+    """Store the turn verbatim and seal full blocks in the same transaction.
+
+    Idempotent on (namespace, receipt_id), also under concurrent duplicates: the namespace row
+    lock serialises writers and the unique constraint backs it up.
+    """
+    _validate(turn)
+    content_hash = _content_hash(turn)
+    found = _existing(namespace, turn.receipt_id, content_hash)
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():
+            return _store(namespace.pk, turn, content_hash)
+    except IntegrityError:
+        found = _existing(namespace, turn.receipt_id, content_hash)
+        if found is None:
+            raise
+        return found
+
+
+def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
+    namespace = Namespace.objects.select_for_update().get(pk=namespace_id)
+    found = _existing(namespace, turn.receipt_id, content_hash)
+    if found is not None:
+        return found
+    now = timezone.now()
+    occurred_at = turn.occurred_at or now
+    session, _ = Session.objects.get_or_create(namespace=namespace, external_id=turn.session_id)
+    namespace.current_turn += 1
+    namespace.last_activity_at = now
+    namespace.save(update_fields=["current_turn", "last_activity_at"])
+    session.turn_count += 1
+    session.last_activity_at = now
+    session.save(update_fields=["turn_count", "last_activity_at"])
+    stored = Turn.objects.create(
+        namespace=namespace,
+        session=session,
+        session_turn=session.turn_count,
+        namespace_turn=namespace.current_turn,
+        occurred_at=occurred_at,
+    )
+    Message.objects.bulk_create(
+        [
+            Message(
+                namespace=namespace,
+                session=session,
+                turn=stored,
+                position=position,
+                role=message.role,
+                name=message.name[:200],
+                content=message.content,
+                tool_calls=message.tool_calls,
+                created_at=message.created_at or occurred_at,
+            )
+            for position, message in enumerate(_without_own_tools(turn.messages))
+        ]
+    )
+    IngestReceipt.objects.create(
+        namespace=namespace, receipt_id=turn.receipt_id, content_hash=content_hash, turn=stored
+    )
+    sealed = block_seal_ready_runs(session=session, block_turns=memory_settings_get().block_turns)
+    return IngestResult(turn=stored, duplicate=False, sealed_blocks=sealed)

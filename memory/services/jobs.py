@@ -1,0 +1,208 @@
+"""Durable jobs: claim by lease, retry with backoff (1 s, 2 s, 4 s), fail visibly, recover.
+
+Contract: a job handler may run more than once (a killed worker's job is taken over when its
+lease expires), so every handler writes idempotently.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from memory.models import Block, BlockStatus, JobKind, JobStatus, ProcessingJob
+
+log = logging.getLogger(__name__)
+
+ERROR_PREVIEW_CHARS = 2000
+BLOCK_JOB_KINDS = (JobKind.BLOCK_VIEWS, JobKind.BLOCK_EXTRACT)
+Handler = Callable[[ProcessingJob], None]
+HANDLERS: dict[str, Handler] = {}
+
+
+def job_handler(kind: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        HANDLERS[kind] = fn
+        return fn
+
+    return register
+
+
+def backoff_seconds(attempts: int) -> int:
+    """Delay before the next attempt after `attempts` failed ones: 1 s, 2 s, 4 s …"""
+    return int(2 ** max(0, attempts - 1))
+
+
+def job_create(
+    *,
+    namespace_id: int,
+    kind: str,
+    block: Block | None = None,
+    payload: dict[str, object] | None = None,
+) -> ProcessingJob:
+    """Create a queued job; its trigger is enqueued only after the caller's transaction commits."""
+    job = ProcessingJob.objects.create(
+        namespace_id=namespace_id, kind=kind, block=block, payload=payload or {}
+    )
+    transaction.on_commit(lambda: job_trigger(job.pk))
+    return job
+
+
+def job_trigger(job_id: int, *, run_after: datetime | None = None) -> None:
+    """Enqueue a django.tasks trigger. Losing one is harmless: recovery re-triggers due jobs."""
+    from memory.tasks import run_job
+
+    try:
+        task = run_job.using(run_after=run_after) if run_after else run_job
+        task.enqueue(job_id)
+    except Exception:  # a broken queue must never fail the write that created the job
+        log.exception("could not enqueue job %s; recovery will pick it up", job_id)
+
+
+def _waiting_on_earlier_block(job: ProcessingJob) -> bool:
+    """Blocks of a session are processed in order, so events never precede earlier ones."""
+    if job.kind not in BLOCK_JOB_KINDS or job.block is None:
+        return False
+    return (
+        Block.objects.filter(session_id=job.block.session_id, sequence__lt=job.block.sequence)
+        .exclude(status=BlockStatus.READY)
+        .exists()
+    )
+
+
+def job_claim(job_id: int, *, now: datetime) -> ProcessingJob | None:
+    """Atomically take a due job (or one whose lease expired); None when someone else has it."""
+    lease = now + timedelta(seconds=settings.STRATAGATE_JOB_LEASE_SECONDS)
+    due = Q(status=JobStatus.QUEUED) & (Q(run_after__isnull=True) | Q(run_after__lte=now))
+    stale = Q(status=JobStatus.RUNNING, lease_expires_at__lt=now)
+    claimed = (
+        ProcessingJob.objects.filter(pk=job_id)
+        .filter(due | stale)
+        .update(status=JobStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=lease)
+    )
+    if claimed != 1:
+        return None
+    return ProcessingJob.objects.select_related("block", "namespace").get(pk=job_id)
+
+
+def job_run(job_id: int) -> str:
+    """Run one job if it is due. Returns the outcome (for workers, tests and benchmarks)."""
+    job = ProcessingJob.objects.select_related("block").filter(pk=job_id).first()
+    if job is None:
+        return "missing"
+    if job.status in (JobStatus.SUCCEEDED, JobStatus.FAILED):
+        return "done"
+    if _waiting_on_earlier_block(job):
+        return "waiting"
+    now = timezone.now()
+    claimed = job_claim(job_id, now=now)
+    if claimed is None:
+        return "not_due"
+    handler = HANDLERS[claimed.kind]
+    try:
+        handler(claimed)
+    except Exception as exc:
+        return _record_failure(claimed, exc)
+    ProcessingJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
+        status=JobStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None
+    )
+    return "succeeded"
+
+
+def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
+    text = "".join(traceback.format_exception(exc))
+    preview = getattr(exc, "raw_preview", "") or str(exc)
+    permanent = bool(getattr(exc, "permanent", False))
+    now = timezone.now()
+    with transaction.atomic():
+        if permanent or job.attempts >= job.max_attempts:
+            ProcessingJob.objects.filter(pk=job.pk).update(
+                status=JobStatus.FAILED,
+                last_error=text,
+                error_preview=preview[:ERROR_PREVIEW_CHARS],
+                finished_at=now,
+                lease_expires_at=None,
+            )
+            if job.block_id and job.kind in BLOCK_JOB_KINDS:
+                Block.objects.filter(pk=job.block_id).update(status=BlockStatus.FAILED)
+            log.warning("job %s (%s) failed for good: %s", job.pk, job.kind, exc)
+            return "failed"
+        run_after = now + timedelta(seconds=backoff_seconds(job.attempts))
+        ProcessingJob.objects.filter(pk=job.pk).update(
+            status=JobStatus.QUEUED,
+            run_after=run_after,
+            last_error=text,
+            error_preview=preview[:ERROR_PREVIEW_CHARS],
+            lease_expires_at=None,
+        )
+        transaction.on_commit(lambda: job_trigger(job.pk, run_after=run_after))
+    log.info("job %s (%s) attempt %s failed; retry at %s", job.pk, job.kind, job.attempts, run_after)
+    return "retry"
+
+
+def job_retry(job: ProcessingJob) -> ProcessingJob:
+    """Give a failed job three fresh attempts; its block shows as pending again."""
+    from memory.errors import Conflict
+
+    with transaction.atomic():
+        updated = ProcessingJob.objects.filter(pk=job.pk, status=JobStatus.FAILED).update(
+            status=JobStatus.QUEUED, attempts=0, run_after=None, finished_at=None
+        )
+        if updated != 1:
+            raise Conflict("only failed jobs can be retried", code="job_not_failed")
+        if job.block_id and job.kind in BLOCK_JOB_KINDS:
+            Block.objects.filter(pk=job.block_id, status=BlockStatus.FAILED).update(
+                status=BlockStatus.PENDING
+            )
+        transaction.on_commit(lambda: job_trigger(job.pk))
+    job.refresh_from_db()
+    return job
+
+
+def jobs_recover_stalled(*, now: datetime | None = None, grace_seconds: int = 30) -> int:
+    """Re-trigger jobs a dead worker left behind or whose trigger was lost. Returns how many."""
+    now = now or timezone.now()
+    count = 0
+    stale = ProcessingJob.objects.filter(status=JobStatus.RUNNING, lease_expires_at__lt=now)
+    for job in stale:
+        if job.attempts >= job.max_attempts:
+            _record_failure(job, RuntimeError("the worker stopped during the last attempt"))
+        else:
+            job_trigger(job.pk)
+        count += 1
+    cutoff = now - timedelta(seconds=grace_seconds)
+    orphans = ProcessingJob.objects.filter(status=JobStatus.QUEUED, updated_at__lt=cutoff).filter(
+        Q(run_after__isnull=True) | Q(run_after__lt=cutoff)
+    )
+    for job_id in orphans.values_list("pk", flat=True)[:1000]:
+        job_trigger(job_id)
+        count += 1
+    return count
+
+
+def jobs_drain(*, honour_backoff: bool = False, max_runs: int = 100_000) -> int:
+    """Run every runnable job in this process, oldest first, until none is left.
+
+    Used by tests, benchmarks and one-shot commands; `honour_backoff=False` runs retries now.
+    """
+    runs = 0
+    while runs < max_runs:
+        queued = ProcessingJob.objects.filter(status=JobStatus.QUEUED).order_by("pk")
+        if honour_backoff:
+            queued = queued.filter(Q(run_after__isnull=True) | Q(run_after__lte=timezone.now()))
+        progressed = False
+        for job_id in list(queued.values_list("pk", flat=True)[:500]):
+            if not honour_backoff:
+                ProcessingJob.objects.filter(pk=job_id).update(run_after=None)
+            if job_run(job_id) in ("succeeded", "retry", "failed"):
+                progressed = True
+                runs += 1
+        if not progressed:
+            return runs
+    return runs

@@ -1,0 +1,71 @@
+"""The configured model client (or None = offline) and a call wrapper that logs diagnostics."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django.conf import settings
+from pydantic import BaseModel
+
+from memory.llm.client import LLMClient
+from memory.llm.errors import LLMError
+from memory.llm.factory import llm_client_from_config
+from memory.models import ModelCall, ProcessingJob
+
+T = TypeVar("T", bound=BaseModel)
+PREVIEW_CHARS = 2000
+
+
+def llm_client() -> LLMClient | None:
+    """Built per use from settings, so a changed configuration applies without a restart."""
+    return llm_client_from_config(
+        settings.STRATAGATE_LLM_BASE_URL or None,
+        settings.STRATAGATE_LLM_API_KEY or None,
+        settings.STRATAGATE_LLM_MODEL or None,
+    )
+
+
+def model_mode() -> str:
+    return "model" if llm_client() is not None else "offline"
+
+
+def llm_call(
+    client: LLMClient,
+    *,
+    namespace_id: int,
+    job: ProcessingJob | None,
+    kind: str,
+    system: str,
+    user: str,
+    output_model: type[T],
+) -> T:
+    """One structured call; success and failure both leave a ModelCall row (SPEC §12.3)."""
+    try:
+        result = client.complete_structured(
+            kind=kind, system=system, user=user, output_model=output_model
+        )
+    except LLMError as exc:
+        ModelCall.objects.create(
+            namespace_id=namespace_id,
+            job=job,
+            kind=kind,
+            model=settings.STRATAGATE_LLM_MODEL,
+            ok=False,
+            error_text=str(exc),
+            preview=(getattr(exc, "raw_preview", "") or "")[:PREVIEW_CHARS],
+        )
+        raise
+    usage = result.usage
+    ModelCall.objects.create(
+        namespace_id=namespace_id,
+        job=job,
+        kind=kind,
+        model=usage.model,
+        ok=True,
+        latency_ms=usage.latency_ms,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        attempts=usage.attempts,
+        preview=result.raw_text[:PREVIEW_CHARS],
+    )
+    return result.value

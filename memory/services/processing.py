@@ -1,0 +1,96 @@
+"""Block processing: L0–L2 by the model or the offline processor, then the block becomes ready."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from memory.engine.layering import render_l0, render_l1, render_l2
+from memory.engine.offline import offline_block_views
+from memory.engine.prompts.block_views import SYSTEM_PROMPT, BlockViewsOut, build_user_prompt
+from memory.engine.tokens import estimate_tokens
+from memory.models import (
+    Block,
+    BlockStatus,
+    BlockView,
+    JobKind,
+    JobStatus,
+    ProcessingJob,
+    Session,
+    ViewSource,
+)
+from memory.services.jobs import job_handler, job_trigger
+from memory.services.llm_runtime import llm_call, llm_client
+
+
+def _view_text(block: Block, level: int) -> str:
+    return BlockView.objects.get(block=block, level=level).content
+
+
+@job_handler(JobKind.BLOCK_VIEWS)
+def block_views_produce(job: ProcessingJob) -> None:
+    """Write L0–L2 for the job's block (idempotent: rewrites the same three rows)."""
+    block = job.block
+    assert block is not None
+    client = llm_client()
+    if client is not None:
+        out = llm_call(
+            client,
+            namespace_id=block.namespace_id,
+            job=job,
+            kind="block_views",
+            system=SYSTEM_PROMPT,
+            user=build_user_prompt(_view_text(block, 5)),
+            output_model=BlockViewsOut,
+        )
+        source = ViewSource.MODEL
+    else:
+        out = offline_block_views(_view_text(block, 4))
+        source = ViewSource.OFFLINE
+    texts = {
+        0: render_l0(out.title, out.tags),
+        1: render_l1(out.summary),
+        2: render_l2(out.key_points, out.summary),
+    }
+    with transaction.atomic():
+        for level, text in texts.items():
+            BlockView.objects.update_or_create(
+                block=block,
+                level=level,
+                defaults={"content": text, "tokens": estimate_tokens(text), "produced_by": source},
+            )
+        Block.objects.filter(pk=block.pk).update(should_extract=out.should_extract)
+        block_mark_ready(block_id=block.pk)
+
+
+def block_mark_ready(*, block_id: int) -> None:
+    """Give the block its ready position and anchor (SPEC §4.1), then wake the next block.
+
+    Must run inside the caller's transaction; the session row lock orders concurrent workers.
+    """
+    block = Block.objects.select_for_update().get(pk=block_id)
+    if block.status == BlockStatus.READY:
+        return
+    Session.objects.select_for_update().filter(pk=block.session_id).first()
+    position = (
+        Block.objects.filter(session_id=block.session_id, status=BlockStatus.READY).count() + 1
+    )
+    block.status = BlockStatus.READY
+    block.ready_position = position
+    block.anchor_position = position
+    block.anchor_level = 5
+    block.ready_at = timezone.now()
+    block.save(
+        update_fields=["status", "ready_position", "anchor_position", "anchor_level", "ready_at"]
+    )
+    following = (
+        ProcessingJob.objects.filter(
+            block__session_id=block.session_id,
+            block__sequence=block.sequence + 1,
+            status=JobStatus.QUEUED,
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if following is not None:
+        transaction.on_commit(lambda: job_trigger(following))

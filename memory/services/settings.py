@@ -1,0 +1,61 @@
+"""Installation-wide λ and block size: saved values win over the environment fallback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+
+from memory.engine.decay import validate_block_turns, validate_lambda
+from memory.errors import Invalid
+from memory.models import MemorySettings
+
+
+@dataclass(frozen=True)
+class EffectiveSettings:
+    block_lambda: float
+    block_turns: int
+    saved: bool
+
+
+def memory_settings_get() -> EffectiveSettings:
+    row = MemorySettings.objects.filter(pk=MemorySettings.SINGLETON_ID).first()
+    if row is None:
+        return EffectiveSettings(
+            block_lambda=round(float(settings.STRATAGATE_BLOCK_LAMBDA), 2),
+            block_turns=int(settings.STRATAGATE_BLOCK_TURNS),
+            saved=False,
+        )
+    return EffectiveSettings(
+        block_lambda=float(row.block_lambda), block_turns=row.block_turns, saved=True
+    )
+
+
+def memory_settings_update(
+    *,
+    block_lambda: object = None,
+    block_turns: object = None,
+    updated_by: str = "",
+) -> EffectiveSettings:
+    """Validate and persist. λ applies at once everywhere: levels are derived, never stored."""
+    current = memory_settings_get()
+    try:
+        lam = current.block_lambda if block_lambda is None else validate_lambda(block_lambda)
+    except ValueError as exc:
+        raise Invalid(str(exc), code="invalid_block_lambda") from exc
+    try:
+        turns = current.block_turns if block_turns is None else validate_block_turns(block_turns)
+    except ValueError as exc:
+        raise Invalid(str(exc), code="invalid_block_turns") from exc
+    with transaction.atomic():
+        MemorySettings.objects.update_or_create(
+            pk=MemorySettings.SINGLETON_ID,
+            defaults={
+                "block_lambda": Decimal(f"{lam:.2f}"),
+                "block_turns": turns,
+                "updated_by": updated_by[:200],
+            },
+        )
+    return memory_settings_get()

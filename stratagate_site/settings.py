@@ -1,0 +1,192 @@
+"""Django settings, read from the environment (DESIGN §5); every variable is optional."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.utils.csp import CSP
+
+from stratagate_site.env import (
+    CONFIG_PROBLEMS,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("STRATAGATE_DATA_DIR") or BASE_DIR / "var").resolve()
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+_secret = env_str("DJANGO_SECRET_KEY")
+if not _secret:
+    # A local install gets a per-data-dir secret so sessions survive restarts without config.
+    _secret_file = DATA_DIR / "secret_key"
+    try:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        if not _secret_file.exists():
+            import secrets
+
+            _secret_file.write_text(secrets.token_urlsafe(50))
+            _secret_file.chmod(0o600)
+        _secret = _secret_file.read_text().strip()
+    except OSError as exc:
+        CONFIG_PROBLEMS.append(("stratagate.E002", f"cannot use {DATA_DIR} for data: {exc}"))
+        _secret = "insecure-fallback-secret-key-data-dir-unwritable"
+SECRET_KEY = _secret
+ALLOWED_HOSTS = [h for h in env_str("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "memory",  # before django_tasks_db: our db_worker wraps theirs with job recovery
+    "django_tasks_db",
+    "graphui",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+]
+
+ROOT_URLCONF = "stratagate_site.urls"
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "stratagate_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ---------------------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL")
+SQLITE_OPTIONS = {
+    # IMMEDIATE: writers take the lock at BEGIN, so two writers never deadlock on lock upgrade.
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": (
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+        " PRAGMA foreign_keys=ON;"
+    ),
+}
+if DATABASE_URL:
+    try:
+        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    except Exception as exc:  # dj_database_url raises plain exceptions for unknown schemes
+        CONFIG_PROBLEMS.append(("stratagate.E003", f"DATABASE_URL is not usable: {exc}"))
+        DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "stratagate.sqlite3",
+            "OPTIONS": dict(SQLITE_OPTIONS),
+            "TEST": {"NAME": str(DATA_DIR / "test-stratagate.sqlite3")},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- channels ---------------------------------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# --- background work --------------------------------------------------------------------------
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default"],
+    }
+}
+
+# --- StrataGate -------------------------------------------------------------------------------
+STRATAGATE_LLM_BASE_URL = env_str("STRATAGATE_LLM_BASE_URL")
+STRATAGATE_LLM_API_KEY = env_str("STRATAGATE_LLM_API_KEY")
+STRATAGATE_LLM_MODEL = env_str("STRATAGATE_LLM_MODEL")
+STRATAGATE_BLOCK_TURNS = env_int(
+    "STRATAGATE_BLOCK_TURNS", 6, low=1, high=100, check_id="stratagate.E010"
+)
+STRATAGATE_BLOCK_LAMBDA = env_float(
+    "STRATAGATE_BLOCK_LAMBDA", 0.30, low=0.0, high=1.0, check_id="stratagate.E011"
+)
+STRATAGATE_NAMESPACE_MODE = env_choice(
+    "STRATAGATE_NAMESPACE_MODE",
+    "project",
+    ("project", "session", "global"),
+    check_id="stratagate.E012",
+)
+# Seconds a claimed job may run before another worker may take it over (a killed worker's job).
+STRATAGATE_JOB_LEASE_SECONDS = env_int(
+    "STRATAGATE_JOB_LEASE_SECONDS", 300, low=5, high=86400, check_id="stratagate.E013"
+)
+
+# --- auth, static, security -------------------------------------------------------------------
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False
+X_FRAME_OPTIONS = "DENY"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "memory": {"handlers": ["console"], "level": env_str("STRATAGATE_LOG_LEVEL", "INFO")},
+    },
+}

@@ -1,0 +1,120 @@
+"""Shared fixtures: personas (owner / stranger tokens), an API client, job draining, fakes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from memory.services.jobs import jobs_drain
+from memory.services.tokens import token_create
+from tests.fakes.fixtures import fake_openai  # noqa: F401  (fixture)
+
+BASE_TIME = datetime(2023, 5, 6, 13, 56, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _tasks_do_not_run_in_tests(settings: Any) -> None:
+    # Tests run jobs explicitly with `drain()`, so every assertion sees a known state.
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    settings.STRATAGATE_LLM_BASE_URL = ""
+    settings.STRATAGATE_LLM_MODEL = ""
+    settings.STRATAGATE_LLM_API_KEY = ""
+    settings.STRATAGATE_BLOCK_TURNS = 6
+    settings.STRATAGATE_BLOCK_LAMBDA = 0.30
+
+
+@dataclass
+class ApiClient:
+    """Django's test client speaking JSON with a bearer token."""
+
+    token: str
+    client: Client
+
+    def _headers(self) -> dict[str, str]:
+        return {"HTTP_AUTHORIZATION": f"Bearer {self.token}"} if self.token else {}
+
+    def get(self, path: str, **params: Any) -> Any:
+        return self.client.get(f"/api/v1{path}", params, **self._headers())
+
+    def post(self, path: str, body: Any = None, *, raw: str | None = None) -> Any:
+        data = raw if raw is not None else (body if body is not None else {})
+        return self.client.post(
+            f"/api/v1{path}", data, content_type="application/json", **self._headers()
+        )
+
+    def put(self, path: str, body: Any) -> Any:
+        return self.client.put(
+            f"/api/v1{path}", body, content_type="application/json", **self._headers()
+        )
+
+
+def make_api(scope: str = "read-write", namespaces: tuple[str, ...] = ("proj",)) -> ApiClient:
+    _, raw = token_create(namespaces=list(namespaces), scope=scope)
+    return ApiClient(token=raw, client=Client())
+
+
+@pytest.fixture
+def owner(db: None) -> ApiClient:
+    """A read-write token bound to namespace `proj`."""
+    return make_api("read-write")
+
+
+@pytest.fixture
+def admin(db: None) -> ApiClient:
+    return make_api("admin")
+
+
+@pytest.fixture
+def reader(db: None) -> ApiClient:
+    return make_api("read")
+
+
+@pytest.fixture
+def stranger(db: None) -> ApiClient:
+    """A valid token bound to another namespace."""
+    return make_api("admin", namespaces=("elsewhere",))
+
+
+def turn_body(
+    n: int,
+    *,
+    session: str = "s1",
+    user: str | None = None,
+    assistant: str | None = None,
+    when: datetime | None = None,
+    receipt: str | None = None,
+) -> dict[str, Any]:
+    at = when or BASE_TIME + timedelta(minutes=n)
+    return {
+        "session_id": session,
+        "receipt_id": receipt or f"{session}-r{n}",
+        "occurred_at": at.isoformat(),
+        "messages": [
+            {"role": "user", "content": user or f"Question {n} about the storage layer?"},
+            {"role": "assistant", "content": assistant or f"Answer {n}: we keep it simple."},
+        ],
+    }
+
+
+@pytest.fixture
+def drain(db: None) -> Callable[[], int]:
+    """Run every queued job now (retries included, backoff skipped)."""
+    return jobs_drain
+
+
+@pytest.fixture
+def post_turns(owner: ApiClient) -> Iterator[Callable[..., list[Any]]]:
+    def post(count: int, *, start: int = 1, session: str = "s1") -> list[Any]:
+        responses = []
+        for n in range(start, start + count):
+            response = owner.post("/ns/proj/turns", turn_body(n, session=session))
+            assert response.status_code == 201, response.content
+            responses.append(response.json())
+        return responses
+
+    yield post

@@ -1,0 +1,234 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: the SDK is exercised end to end.
+
+Script replies with `.script([...])`; each item is consumed by one `POST /v1/chat/completions`:
+- `str`: the assistant message content;
+- `int`: an HTTP error status with an OpenAI-style error body;
+- a callable `(request_json) -> str | int | FakeReply`: computed from the request;
+- `FakeReply`: full control (status, content, body, delay, usage).
+When the queue is empty the `default` responder answers (by default a minimal JSON object that
+satisfies the JSON schema sent in `response_format`, so pipelines run without scripting).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+CHAT_PATH = "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class FakeReply:
+    """One scripted reply. `body` (any JSON value) replaces the generated response body."""
+
+    content: str | None = None
+    status: int = 200
+    body: Any = None
+    delay: float = 0.0
+    usage: dict[str, int] | None = None
+
+
+type Responder = Callable[[dict[str, Any]], str | int | FakeReply]
+type ScriptItem = str | int | FakeReply | Responder
+
+
+def schema_stub(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
+    """A small value valid for a (pydantic-generated) JSON schema: strings, lists of one, false."""
+    defs = defs if defs is not None else schema.get("$defs", {})
+    if "$ref" in schema:
+        return schema_stub(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = [o for o in schema.get(key, []) if o.get("type") != "null"]
+        if options:
+            return schema_stub(options[0], defs)
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        return {name: schema_stub(sub, defs) for name, sub in props.items()}
+    if kind == "array":
+        return [schema_stub(schema.get("items", {"type": "string"}), defs)]
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    return "fake"
+
+
+def schema_stub_content(request: dict[str, Any]) -> str:
+    """Default responder: JSON satisfying the request's `response_format` schema, else `{}`."""
+    response_format = request.get("response_format") or {}
+    schema = (response_format.get("json_schema") or {}).get("schema")
+    return json.dumps(schema_stub(schema) if isinstance(schema, dict) else {})
+
+
+def _error_body(status: int, message: str) -> dict[str, Any]:
+    kind = "invalid_request_error" if status < 500 else "server_error"
+    return {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
+
+
+def _rough_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+class FakeOpenAIServer:
+    """Threaded fake of the chat-completions endpoint; use as a context manager."""
+
+    def __init__(self, default: ScriptItem = schema_stub_content) -> None:
+        self.default: ScriptItem = default
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._queue: deque[ScriptItem] = deque()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> FakeOpenAIServer:
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- scripting and inspection -------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAIServer is not running")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def script(self, items: Iterable[ScriptItem]) -> FakeOpenAIServer:
+        """Append replies to the queue (first in, first served)."""
+        with self._lock:
+            self._queue.extend(items)
+        return self
+
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    @property
+    def pending(self) -> int:
+        """Scripted replies not yet consumed."""
+        with self._lock:
+            return len(self._queue)
+
+    def last_messages(self) -> list[dict[str, Any]]:
+        """The `messages` of the most recent request."""
+        with self._lock:
+            return list(self.requests[-1]["messages"]) if self.requests else []
+
+    # -- request handling ---------------------------------------------------------------------
+    def _next(self, request: dict[str, Any], headers: dict[str, str]) -> FakeReply:
+        with self._lock:
+            self.requests.append(request)
+            self.headers.append(headers)
+            item = self._queue.popleft() if self._queue else self.default
+        if callable(item):
+            item = item(request)
+        if isinstance(item, FakeReply):
+            return item
+        if isinstance(item, bool):
+            raise TypeError("script items must be str, int, FakeReply or a callable")
+        if isinstance(item, int):
+            return FakeReply(status=item)
+        return FakeReply(content=item)
+
+    def _completion(self, request: dict[str, Any], reply: FakeReply, number: int) -> Any:
+        if reply.body is not None:
+            return reply.body
+        if reply.status >= 400:
+            return _error_body(reply.status, f"fake server scripted HTTP {reply.status}")
+        content = reply.content or ""
+        prompt_text = "".join(str(m.get("content") or "") for m in request.get("messages", []))
+        usage = reply.usage or {
+            "prompt_tokens": _rough_tokens(prompt_text),
+            "completion_tokens": _rough_tokens(content),
+        }
+        usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
+        return {
+            "id": f"chatcmpl-fake-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", "fake-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "refusal": None},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": usage,
+        }
+
+
+def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            return
+
+        def _send_json(self, status: int, payload: Any) -> None:
+            data = json.dumps(payload).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if self.path.rstrip("/") != CHAT_PATH:
+                self._send_json(404, _error_body(404, f"no route {self.path}"))
+                return
+            try:
+                request = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                self._send_json(400, _error_body(400, "request body is not JSON"))
+                return
+            reply = server._next(request, dict(self.headers.items()))
+            if reply.delay:
+                time.sleep(reply.delay)
+            self._send_json(reply.status, server._completion(request, reply, server.calls))
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+            self._send_json(404, _error_body(404, f"no route {self.path}"))
+
+    return Handler
