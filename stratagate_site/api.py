@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -38,14 +39,14 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
         {"loc": list(err.get("loc", [])), "msg": str(err.get("msg", "")), "type": err.get("type")}
         for err in exc.errors
     ]
-    # Malformed JSON is a 400; JSON that fails the schema is a 422 (API.md).
-    if any(e["type"] == "json_invalid" or "JSON" in e["msg"] for e in errors if e["loc"][:1] == ["body"]) and all(
-        len(e["loc"]) <= 1 for e in errors
-    ):
-        return error_response(request, 400, "malformed_json", "The request body is not valid JSON.")
     return error_response(
         request, 422, "validation_error", "The request does not match the schema.", {"errors": errors}
     )
+
+
+@api.exception_handler(RequestDataTooBig)
+def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    return error_response(request, 413, "request_too_large", "The request body is too large.")
 
 
 @api.exception_handler(AuthenticationError)
@@ -55,6 +56,9 @@ def on_auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpRespons
 
 @api.exception_handler(HttpError)
 def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    # ninja raises HttpError(400) when the body is not JSON at all.
+    if exc.status_code == 400 and "parse" in str(exc).lower():
+        return error_response(request, 400, "malformed_json", "The request body is not valid JSON.")
     code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(
         exc.status_code, "http_error"
     )

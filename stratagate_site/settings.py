@@ -174,6 +174,8 @@ SECURE_CSP = {
     "base-uri": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
 }
+# Largest request body: a 4 MiB import plus JSON overhead; larger bodies get a 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"

@@ -84,7 +84,12 @@ def job_claim(job_id: int, *, now: datetime) -> ProcessingJob | None:
     claimed = (
         ProcessingJob.objects.filter(pk=job_id)
         .filter(due | stale)
-        .update(status=JobStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=lease)
+        .update(
+            status=JobStatus.RUNNING,
+            attempts=F("attempts") + 1,
+            lease_expires_at=lease,
+            updated_at=now,
+        )
     )
     if claimed != 1:
         return None
@@ -110,7 +115,10 @@ def job_run(job_id: int) -> str:
     except Exception as exc:
         return _record_failure(claimed, exc)
     ProcessingJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
-        status=JobStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None
+        status=JobStatus.SUCCEEDED,
+        finished_at=timezone.now(),
+        lease_expires_at=None,
+        updated_at=timezone.now(),
     )
     return "succeeded"
 
@@ -128,6 +136,7 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
                 error_preview=preview[:ERROR_PREVIEW_CHARS],
                 finished_at=now,
                 lease_expires_at=None,
+                updated_at=now,
             )
             if job.block_id and job.kind in BLOCK_JOB_KINDS:
                 Block.objects.filter(pk=job.block_id).update(status=BlockStatus.FAILED)
@@ -140,6 +149,7 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
             last_error=text,
             error_preview=preview[:ERROR_PREVIEW_CHARS],
             lease_expires_at=None,
+            updated_at=now,
         )
         transaction.on_commit(lambda: job_trigger(job.pk, run_after=run_after))
     log.info("job %s (%s) attempt %s failed; retry at %s", job.pk, job.kind, job.attempts, run_after)
@@ -152,7 +162,11 @@ def job_retry(job: ProcessingJob) -> ProcessingJob:
 
     with transaction.atomic():
         updated = ProcessingJob.objects.filter(pk=job.pk, status=JobStatus.FAILED).update(
-            status=JobStatus.QUEUED, attempts=0, run_after=None, finished_at=None
+            status=JobStatus.QUEUED,
+            attempts=0,
+            run_after=None,
+            finished_at=None,
+            updated_at=timezone.now(),
         )
         if updated != 1:
             raise Conflict("only failed jobs can be retried", code="job_not_failed")

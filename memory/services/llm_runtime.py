@@ -45,12 +45,17 @@ def llm_call(
             kind=kind, system=system, user=user, output_model=output_model
         )
     except LLMError as exc:
+        spent = getattr(exc, "usage", None)
         ModelCall.objects.create(
             namespace_id=namespace_id,
             job=job,
             kind=kind,
             model=settings.STRATAGATE_LLM_MODEL,
             ok=False,
+            latency_ms=spent.latency_ms if spent else 0,
+            prompt_tokens=(spent.prompt_tokens or 0) if spent else 0,
+            completion_tokens=(spent.completion_tokens or 0) if spent else 0,
+            attempts=spent.attempts if spent else 1,
             error_text=str(exc),
             preview=(getattr(exc, "raw_preview", "") or "")[:PREVIEW_CHARS],
         )
@@ -63,8 +68,8 @@ def llm_call(
         model=usage.model,
         ok=True,
         latency_ms=usage.latency_ms,
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
+        prompt_tokens=usage.prompt_tokens or 0,
+        completion_tokens=usage.completion_tokens or 0,
         attempts=usage.attempts,
         preview=result.raw_text[:PREVIEW_CHARS],
     )

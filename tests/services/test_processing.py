@@ -1,0 +1,167 @@
+"""Block processing as durable jobs: model path, malformed output, retries, recovery, ordering."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memory.models import Block, BlockStatus, BlockView, JobStatus, ModelCall, ProcessingJob, Turn
+from memory.services.jobs import backoff_seconds, job_run, jobs_recover_stalled
+from tests.conftest import turn_body
+
+pytestmark = pytest.mark.django_db
+
+GOOD = json.dumps(
+    {
+        "title": "Storage layer decision",
+        "tags": ["storage", "postgres"],
+        "summary": "The user and assistant chose Postgres for storage.",
+        "key_points": ["Use Postgres for storage"],
+        "should_extract": False,
+    }
+)
+
+
+@pytest.fixture
+def model(settings, fake_openai):
+    settings.STRATAGATE_LLM_BASE_URL = fake_openai.base_url
+    settings.STRATAGATE_LLM_MODEL = "fake-model"
+    settings.STRATAGATE_LLM_API_KEY = "sk-test"
+    return fake_openai
+
+
+def _seal_one_block(owner) -> Block:
+    for n in range(1, 7):
+        assert owner.post("/ns/proj/turns", turn_body(n)).status_code == 201
+    return Block.objects.get()
+
+
+def test_model_writes_l0_to_l2_and_logs_the_call(owner, model, drain):
+    model.script([GOOD])
+    block = _seal_one_block(owner)
+    drain()
+    block.refresh_from_db()
+    assert block.status == BlockStatus.READY
+    views = {v.level: v for v in block.views.all()}
+    assert views[0].content == "Storage layer decision\nTags: storage, postgres"
+    assert views[1].content == "The user and assistant chose Postgres for storage."
+    assert views[2].content == "- Use Postgres for storage"
+    assert {views[n].produced_by for n in (0, 1, 2)} == {"model"}
+    call = ModelCall.objects.get()
+    assert (call.ok, call.kind, call.attempts) == (True, "block_views", 1)
+    # The model saw the block's L5 source.
+    assert "Question 1 about the storage layer?" in json.dumps(model.requests[0])
+
+
+def test_malformed_model_output_keeps_the_turn_and_fails_the_block_after_three_attempts(
+    owner, model
+):
+    model.default = "this is not json {"
+    block = _seal_one_block(owner)
+    job = ProcessingJob.objects.get(block=block)
+
+    outcomes = []
+    for _ in range(3):
+        ProcessingJob.objects.filter(pk=job.pk).update(run_after=None)
+        outcomes.append(job_run(job.pk))
+        job.refresh_from_db()
+        block.refresh_from_db()
+        if outcomes[-1] == "retry":
+            assert block.status == BlockStatus.PENDING
+            waited = (job.run_after - job.updated_at).total_seconds()
+            assert waited == pytest.approx(backoff_seconds(job.attempts), abs=0.5)
+
+    assert outcomes == ["retry", "retry", "failed"]
+    assert model.calls == 6  # each attempt = one call + one repair retry
+    assert block.status == BlockStatus.FAILED
+    assert job.status == JobStatus.FAILED and job.attempts == 3
+    assert "this is not json {" in job.error_preview
+    assert "LLMOutputError" in job.last_error
+    assert Turn.objects.count() == 6  # source never lost
+    assert BlockView.objects.filter(block=block).count() == 3  # L3–L5 only
+    assert ModelCall.objects.filter(ok=False).count() == 3
+
+
+def test_failed_block_is_retryable_over_the_api(owner, model, drain):
+    model.default = "not json"
+    block = _seal_one_block(owner)
+    drain()
+    job = ProcessingJob.objects.get(block=block)
+    assert owner.get("/ns/proj/jobs", status="failed").json()["jobs"][0]["id"] == job.pk
+
+    model.default = GOOD
+    response = owner.post(f"/ns/proj/jobs/{job.pk}/retry")
+    assert response.status_code == 200
+    assert response.json()["status"] == "queued"
+    block.refresh_from_db()
+    assert block.status == BlockStatus.PENDING
+    drain()
+    block.refresh_from_db()
+    assert block.status == BlockStatus.READY
+    assert owner.post(f"/ns/proj/jobs/{job.pk}/retry").status_code == 409
+
+
+def test_permanent_model_errors_fail_at_once(owner, model, drain):
+    model.default = 401
+    block = _seal_one_block(owner)
+    drain()
+    job = ProcessingJob.objects.get(block=block)
+    assert (job.status, job.attempts) == (JobStatus.FAILED, 1)
+
+
+def test_backoff_is_one_two_four_seconds():
+    assert [backoff_seconds(n) for n in (1, 2, 3)] == [1, 2, 4]
+
+
+def test_a_job_killed_mid_way_is_picked_up_again(owner):
+    block = _seal_one_block(owner)
+    job = ProcessingJob.objects.get(block=block)
+    # A worker claimed it and died: status running, lease long expired.
+    ProcessingJob.objects.filter(pk=job.pk).update(
+        status=JobStatus.RUNNING, attempts=1, lease_expires_at=timezone.now() - timedelta(minutes=1)
+    )
+    assert jobs_recover_stalled() == 1
+    assert job_run(job.pk) == "succeeded"
+    job.refresh_from_db()
+    block.refresh_from_db()
+    assert (job.status, job.attempts, block.status) == (JobStatus.SUCCEEDED, 2, BlockStatus.READY)
+
+
+def test_a_running_job_with_a_live_lease_is_not_taken_twice(owner):
+    block = _seal_one_block(owner)
+    job = ProcessingJob.objects.get(block=block)
+    ProcessingJob.objects.filter(pk=job.pk).update(
+        status=JobStatus.RUNNING, attempts=1, lease_expires_at=timezone.now() + timedelta(minutes=5)
+    )
+    assert job_run(job.pk) == "not_due"
+
+
+def test_later_blocks_wait_for_earlier_ones_in_the_same_session(owner, model, drain):
+    model.default = "not json"
+    for n in range(1, 13):
+        owner.post("/ns/proj/turns", turn_body(n))
+    drain()
+    first, second = Block.objects.order_by("sequence")
+    assert first.status == BlockStatus.FAILED
+    assert second.status == BlockStatus.PENDING  # never overtakes the failed block
+    assert ProcessingJob.objects.get(block=second).attempts == 0
+
+    model.default = GOOD
+    owner.post(f"/ns/proj/jobs/{ProcessingJob.objects.get(block=first).pk}/retry")
+    drain()
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.ready_position, second.ready_position) == (1, 2)
+
+
+def test_health_shows_failures_with_previews(owner, model, drain):
+    model.default = "garbage answer"
+    _seal_one_block(owner)
+    drain()
+    body = owner.get("/ns/proj/health").json()
+    assert body["model_mode"] == "model"
+    assert body["counts"]["blocks"] == {"failed": 1}
+    assert "garbage answer" in body["failed_jobs"][0]["error_preview"]
