@@ -31,7 +31,9 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
         ("http://", "https://")
     ):
         messages.append(
-            Error("STRATAGATE_LLM_BASE_URL must start with http:// or https://.", id="stratagate.E021")
+            Error(
+                "STRATAGATE_LLM_BASE_URL must start with http:// or https://.", id="stratagate.E021"
+            )
         )
     if not settings.DEBUG and settings.SECRET_KEY.startswith("insecure-"):
         messages.append(Warning("DJANGO_SECRET_KEY is a fallback value.", id="stratagate.W001"))

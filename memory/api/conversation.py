@@ -42,7 +42,9 @@ def _session(namespace: Namespace, session_id: str) -> Session:
     return session
 
 
-@router.post("/ns/{ns}/turns", response={200: TurnOut, 201: TurnOut}, operation_id="memory_ingest_turn")
+@router.post(
+    "/ns/{ns}/turns", response={200: TurnOut, 201: TurnOut}, operation_id="memory_ingest_turn"
+)
 def ingest_turn(request: HttpRequest, ns: str, payload: TurnIn) -> Status:
     namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
     result = ingest.turn_ingest(
@@ -74,7 +76,9 @@ def ingest_turn(request: HttpRequest, ns: str, payload: TurnIn) -> Status:
     return Status(200 if result.duplicate else 201, body)
 
 
-@router.get("/ns/{ns}/sessions/{session_id}/blocks", response=BlocksOut, operation_id="memory_get_blocks")
+@router.get(
+    "/ns/{ns}/sessions/{session_id}/blocks", response=BlocksOut, operation_id="memory_get_blocks"
+)
 def get_blocks(request: HttpRequest, ns: str, session_id: str) -> dict[str, object]:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     block_turns = memory_settings_get().block_turns
@@ -100,8 +104,12 @@ def get_blocks(request: HttpRequest, ns: str, session_id: str) -> dict[str, obje
     }
 
 
-@router.post("/ns/{ns}/blocks/{block_id}/expand", response=ExpandOut, operation_id="memory_expand_block")
-def expand_block(request: HttpRequest, ns: str, block_id: int, payload: ExpandIn) -> dict[str, object]:
+@router.post(
+    "/ns/{ns}/blocks/{block_id}/expand", response=ExpandOut, operation_id="memory_expand_block"
+)
+def expand_block(
+    request: HttpRequest, ns: str, block_id: int, payload: ExpandIn
+) -> dict[str, object]:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     block = Block.objects.filter(namespace=namespace, pk=block_id).first()
     if block is None:

@@ -40,11 +40,19 @@ def history_out(history: LayeredHistory | None) -> dict[str, Any]:
         return {"blocks": [], "pending": [], "open_tail": [], "open_tail_turns": 0, "tokens": 0}
     return {
         "blocks": [
-            {k: v for k, v in block_out(b).items() if k not in ("status", "last_lifted_by", "last_lifted_at")}
+            {
+                k: v
+                for k, v in block_out(b).items()
+                if k not in ("status", "last_lifted_by", "last_lifted_at")
+            }
             for b in history.blocks
         ],
         "pending": [
-            {k: v for k, v in block_out(b).items() if k not in ("level", "last_lifted_by", "last_lifted_at")}
+            {
+                k: v
+                for k, v in block_out(b).items()
+                if k not in ("level", "last_lifted_by", "last_lifted_at")
+            }
             for b in history.pending
         ],
         "open_tail": [message_out(m) for m in history.open_tail],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ninja import NinjaAPI, Router
 
-from memory.api import conversation, status
+from memory.api import conversation, memory, status
 from memory.api.auth import AgentBearer
 
 
@@ -12,4 +12,5 @@ def register_routers(api: NinjaAPI) -> None:
     v1 = Router(auth=AgentBearer())
     v1.add_router("", conversation.router)
     v1.add_router("", status.router)
+    v1.add_router("", memory.router)
     api.add_router("/v1", v1)

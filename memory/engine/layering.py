@@ -323,7 +323,6 @@ def _condensed_parts(message: ViewMessage) -> list[_Part]:
                 kept = remove_standalone_fillers(paragraph)
                 if kept:
                     parts.append(_Part(kept, paste_candidate=_is_paste_candidate(kept)))
-    parts.extend(_Part(tool_trace_line(call), paste_candidate=False) for call in message.tool_calls)
     return parts
 
 
@@ -339,7 +338,8 @@ def _raw_tool_json(call: ToolCallRecord) -> str:
     try:
         return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
     except (TypeError, ValueError):  # non-string keys or cycles from a Python caller
-        return json.dumps({key: repr(value) for key, value in record.items()}, ensure_ascii=False)
+        fallback = {key: repr(value) for key, value in record.items()}
+        return json.dumps(fallback, ensure_ascii=False, separators=(",", ":"))
 
 
 def render_l5(messages: Sequence[ViewMessage]) -> str:
@@ -383,6 +383,9 @@ def render_l3(messages: Sequence[ViewMessage]) -> str:
             seen.add(key)
         if rendered:
             paragraphs.append(f"{role_label(message.role)}: " + "\n\n".join(rendered))
+        # Tool lines follow the text exactly as in L4, so a message that is only tool calls reads
+        # "Tool call: …" in both views (the original prefixed an empty "Assistant: " in L3 only).
+        paragraphs.extend(tool_trace_line(call) for call in message.tool_calls)
     return "\n\n".join(paragraphs)
 
 

@@ -30,7 +30,12 @@ TOP_KEYWORDS = 15  # keywords that count towards sentence scores
 CUE_BONUS = 0.75  # per cue category, as a share of the top keyword's weight
 USER_BONUS = 1.2  # user sentences state intent; prefer them for the title and summary
 
-STOP_WORDS = frozenset(
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+STOP_WORDS = _words(
     """
     a about above after again against all also am an and any are as at be because been before
     being below between both but by can cannot could did do does doing down during each either
@@ -46,15 +51,15 @@ STOP_WORDS = frozenset(
     right also actually already still got going goes go know let lets sure fine great good new
     help able etc http https www com write writes read pick try look put take give find keep
     call tell ask show say says saying start today day back nice cool lot bit sounds hope
-    """.split()
+    """
 )
 # Cue verbs mark key points; they say nothing about the topic, so they are never keywords.
-CUE_WORDS = frozenset(
+CUE_WORDS = _words(
     """
     decide decided decision switch switched prefer prefers preferred preference hate hates love
     always never plan plans planned planning done fixed shipped completed complete finished
     resolved deadline tomorrow next week friday monday tuesday wednesday thursday saturday sunday
-    """.split()
+    """
 )
 # Han function characters and words: split Han runs here, so terms rarely straddle two words.
 HAN_STOP_CHARS = "的了是我你他她它们这那在和与也就都着吗呢吧啊把被给让很还么哦嗯呀嘛或"
@@ -64,7 +69,7 @@ HAN_STOP_WORDS = (
     "一个 现在 今天 时候 问题 感觉 觉得 知道 谢谢 好的 可能 比较 非常 决定 改用 选用 采用 喜欢 "
     "偏好 讨厌 总是 永远 计划 打算 准备 下周 明天 完成 修复 解决 上线 搞定 帮我 请问 一起 "
     "明白 收到 感谢 辛苦 没错 同意 就这样 对的 是的"
-).split()
+)
 
 # L4 role labels (SPEC §3) and tool summary lines; other "Word:" openings are message text.
 _LABEL_RE = re.compile(r"^(?P<label>User|Assistant|Tool(?: calls?| results?)?|System):[ \t]*")
@@ -75,7 +80,7 @@ _LATIN_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?(?:[._-][A-Za-z
 _NAME_RE = re.compile(r"[A-Z0-9._+#]")
 _HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _HAN_SPLIT_RE = re.compile(
-    "|".join(sorted((re.escape(w) for w in HAN_STOP_WORDS), key=len, reverse=True))
+    "|".join(sorted((re.escape(w) for w in HAN_STOP_WORDS.split()), key=len, reverse=True))
     + f"|[{re.escape(HAN_STOP_CHARS)}]"
 )
 _LEADING_FILLER_RE = re.compile(
@@ -86,8 +91,9 @@ _LEADING_FILLER_RE = re.compile(
 
 CUES: dict[str, re.Pattern[str]] = {
     "decision": re.compile(
-        r"\blet['’]?s (?:use|go|do|switch|try|keep|stick|adopt|move|pick|make)\b|\bswitch(?:ed|ing)?"
-        r" to\b|\bwe['’]ll go with\b|\bwe will go with\b|\bgo(?:ing)? with\b|\bdecid(?:e|ed|ing)\b"
+        r"\blet['’]?s (?:use|go|do|switch|try|keep|stick|adopt|move|pick|make)\b"
+        r"|\bswitch(?:ed|ing)? to\b|\bwe['’]ll go with\b|\bwe will go with\b|\bgo(?:ing)? with\b"
+        r"|\bdecid(?:e|ed|ing)\b"
         r"|\bdecision\b|\bsettled on\b|\bagreed\b|\bwe['’]ll use\b|\bwe will use\b"
         r"|决定|改用|选用|采用|就用|确定用",
         re.IGNORECASE,
@@ -161,9 +167,7 @@ def _sentences(l4_text: str) -> list[_Sentence]:
                     continue
                 cues = tuple(name for name, pattern in CUES.items() if pattern.search(text))
                 terms, names, fragments = _terms(text)
-                out.append(
-                    _Sentence(len(out), p_index, label, text, terms, names, fragments, cues)
-                )
+                out.append(_Sentence(len(out), p_index, label, text, terms, names, fragments, cues))
     return out
 
 
@@ -186,7 +190,9 @@ def _terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]
     for match in _HAN_RE.finditer(text):
         run, base = match.group(), match.start()
         cuts = [(m.start(), m.end()) for m in _HAN_SPLIT_RE.finditer(run)]
-        bounds = zip([0] + [end for _, end in cuts], [start for start, _ in cuts] + [len(run)])
+        bounds = zip(
+            [0] + [end for _, end in cuts], [start for start, _ in cuts] + [len(run)], strict=True
+        )
         for start, end in bounds:
             segment = run[start:end]
             if len(segment) < 2:

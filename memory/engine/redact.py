@@ -8,9 +8,7 @@ MARK = "[REDACTED]"
 
 _PATTERNS: tuple[re.Pattern[str], ...] = (
     # PEM private keys, whole block.
-    re.compile(
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL
-    ),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL),
     # Provider keys and tokens.
     re.compile(r"\bsk[-_][A-Za-z0-9_\-]{12,}"),
     re.compile(r"\bghp_[A-Za-z0-9]{20,}"),

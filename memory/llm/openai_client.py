@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ValidationError
 
 from memory.llm.client import LLMResult, LLMUsage
@@ -32,7 +34,7 @@ _FENCE_RE = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\n?(?P<body>.*?)\n?[ \t]*```$",
 _SCHEMA_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
-class _InvalidAnswer(Exception):
+class InvalidAnswerError(Exception):
     """The model's text is not a valid instance of the output model; the message says why."""
 
 
@@ -44,18 +46,32 @@ def strip_json_fence(text: str) -> str:
 
 
 def parse_structured[T: BaseModel](text: str, output_model: type[T]) -> T:
-    """Parse `text` as JSON (fence tolerated) and validate it; raise `_InvalidAnswer` otherwise."""
+    """Parse `text` as JSON (fence and prose tolerated) and validate; else InvalidAnswerError."""
     body = strip_json_fence(text)
     if not body:
-        raise _InvalidAnswer("the answer was empty; expected a JSON object")
+        raise InvalidAnswerError("the answer was empty; expected a JSON object")
     try:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
-        raise _InvalidAnswer(f"the answer is not valid JSON: {exc}") from exc
+        data = _embedded_object(body)
+        if data is None:
+            raise InvalidAnswerError(f"the answer is not valid JSON: {exc}") from exc
     try:
         return output_model.model_validate(data)
     except ValidationError as exc:
-        raise _InvalidAnswer(f"the JSON does not match the required schema: {exc}") from exc
+        raise InvalidAnswerError(f"the JSON does not match the required schema: {exc}") from exc
+
+
+def _embedded_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object inside prose ("Here it is: {...}"), sparing a repair round-trip."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def repair_instruction(error_text: str) -> str:
@@ -97,7 +113,7 @@ def _transport_error(exc: openai.OpenAIError) -> LLMTransportError:
 
 
 def _answer_text(response: Any) -> str:
-    """The first choice's content; a refusal or a missing message becomes text that fails parsing."""
+    """The first choice's content; a refusal or missing message becomes text that fails to parse."""
     choices = getattr(response, "choices", None) or []
     if not choices:
         return ""
@@ -163,6 +179,10 @@ class OpenAICompatibleClient:
     def mode(self) -> str:
         return "model"
 
+    def close(self) -> None:
+        """Release the SDK's connection pool."""
+        self._client.close()
+
     @property
     def model(self) -> str:
         return self._model
@@ -170,11 +190,11 @@ class OpenAICompatibleClient:
     def complete_structured[T: BaseModel](
         self, *, kind: str, system: str, user: str, output_model: type[T]
     ) -> LLMResult[T]:
-        messages: list[dict[str, str]] = [
+        messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": system},
             {"role": "user", "content": user},
         ]
-        response_format = {
+        response_format: ResponseFormatJSONSchema = {
             "type": "json_schema",
             "json_schema": {
                 "name": _schema_name(output_model),
@@ -188,8 +208,8 @@ class OpenAICompatibleClient:
             try:
                 response = self._client.chat.completions.create(
                     model=self._model,
-                    messages=messages,  # type: ignore[arg-type]
-                    response_format=response_format,  # type: ignore[arg-type]
+                    messages=messages,
+                    response_format=response_format,
                 )
             except openai.OpenAIError as exc:
                 raise _transport_error(exc) from exc
@@ -198,7 +218,7 @@ class OpenAICompatibleClient:
             raw_text = _answer_text(response)
             try:
                 value = parse_structured(raw_text, output_model)
-            except _InvalidAnswer as exc:
+            except InvalidAnswerError as exc:
                 if attempt == MAX_ATTEMPTS:
                     raise LLMOutputError(
                         f"{kind}: model output invalid after {attempt} attempts",

@@ -7,239 +7,503 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='MemorySettings',
+            name="MemorySettings",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('block_lambda', models.DecimalField(decimal_places=2, default=Decimal('0.30'), max_digits=3)),
-                ('block_turns', models.IntegerField(default=6)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('updated_by', models.CharField(blank=True, max_length=200)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "block_lambda",
+                    models.DecimalField(decimal_places=2, default=Decimal("0.30"), max_digits=3),
+                ),
+                ("block_turns", models.IntegerField(default=6)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("updated_by", models.CharField(blank=True, max_length=200)),
             ],
             options={
-                'verbose_name_plural': 'memory settings',
+                "verbose_name_plural": "memory settings",
             },
         ),
         migrations.CreateModel(
-            name='Namespace',
+            name="Namespace",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True, validators=[django.core.validators.RegexValidator('^[A-Za-z0-9_.:\\-]{1,200}$')])),
-                ('current_turn', models.BigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_activity_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=200,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator("^[A-Za-z0-9_.:\\-]{1,200}$")
+                        ],
+                    ),
+                ),
+                ("current_turn", models.BigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_activity_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Block',
+            name="Block",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('sequence', models.IntegerField()),
-                ('first_turn', models.IntegerField()),
-                ('last_turn', models.IntegerField()),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('ready', 'Ready'), ('failed', 'Failed')], default='pending', max_length=16)),
-                ('anchor_level', models.SmallIntegerField(default=5)),
-                ('anchor_position', models.IntegerField(blank=True, null=True)),
-                ('ready_position', models.IntegerField(blank=True, null=True)),
-                ('last_lifted_at', models.DateTimeField(blank=True, null=True)),
-                ('last_lifted_by', models.CharField(blank=True, choices=[('user', 'User'), ('agent', 'Agent')], max_length=8)),
-                ('should_extract', models.BooleanField(null=True)),
-                ('sealed_at', models.DateTimeField(auto_now_add=True)),
-                ('ready_at', models.DateTimeField(blank=True, null=True)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='blocks', to='memory.namespace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("sequence", models.IntegerField()),
+                ("first_turn", models.IntegerField()),
+                ("last_turn", models.IntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("ready", "Ready"), ("failed", "Failed")],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("anchor_level", models.SmallIntegerField(default=5)),
+                ("anchor_position", models.IntegerField(blank=True, null=True)),
+                ("ready_position", models.IntegerField(blank=True, null=True)),
+                ("last_lifted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "last_lifted_by",
+                    models.CharField(
+                        blank=True, choices=[("user", "User"), ("agent", "Agent")], max_length=8
+                    ),
+                ),
+                ("should_extract", models.BooleanField(null=True)),
+                ("sealed_at", models.DateTimeField(auto_now_add=True)),
+                ("ready_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="blocks",
+                        to="memory.namespace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session_id', 'sequence'],
+                "ordering": ["session_id", "sequence"],
             },
         ),
         migrations.CreateModel(
-            name='AgentToken',
+            name="AgentToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(blank=True, max_length=200)),
-                ('prefix', models.CharField(db_index=True, max_length=16)),
-                ('key_hash', models.CharField(max_length=64, unique=True)),
-                ('scope', models.CharField(choices=[('read', 'read'), ('read-write', 'read-write'), ('admin', 'admin')], max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('namespaces', models.ManyToManyField(related_name='tokens', to='memory.namespace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("label", models.CharField(blank=True, max_length=200)),
+                ("prefix", models.CharField(db_index=True, max_length=16)),
+                ("key_hash", models.CharField(max_length=64, unique=True)),
+                (
+                    "scope",
+                    models.CharField(
+                        choices=[
+                            ("read", "read"),
+                            ("read-write", "read-write"),
+                            ("admin", "admin"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "namespaces",
+                    models.ManyToManyField(related_name="tokens", to="memory.namespace"),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ProcessingJob',
+            name="ProcessingJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('block_views', 'Block Views'), ('block_extract', 'Block Extract'), ('graph_project', 'Graph Project')], max_length=32)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('attempts', models.IntegerField(default=0)),
-                ('max_attempts', models.IntegerField(default=3)),
-                ('run_after', models.DateTimeField(blank=True, null=True)),
-                ('lease_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('payload', models.JSONField(blank=True, default=dict)),
-                ('progress', models.JSONField(blank=True, default=dict)),
-                ('last_error', models.TextField(blank=True)),
-                ('error_preview', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('block', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='memory.block')),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='memory.namespace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("block_views", "Block Views"),
+                            ("block_extract", "Block Extract"),
+                            ("graph_project", "Graph Project"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("attempts", models.IntegerField(default=0)),
+                ("max_attempts", models.IntegerField(default=3)),
+                ("run_after", models.DateTimeField(blank=True, null=True)),
+                ("lease_expires_at", models.DateTimeField(blank=True, null=True)),
+                ("payload", models.JSONField(blank=True, default=dict)),
+                ("progress", models.JSONField(blank=True, default=dict)),
+                ("last_error", models.TextField(blank=True)),
+                ("error_preview", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "block",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="jobs",
+                        to="memory.block",
+                    ),
+                ),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="jobs",
+                        to="memory.namespace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='ModelCall',
+            name="ModelCall",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=32)),
-                ('model', models.CharField(max_length=200)),
-                ('ok', models.BooleanField()),
-                ('latency_ms', models.IntegerField(default=0)),
-                ('prompt_tokens', models.IntegerField(default=0)),
-                ('completion_tokens', models.IntegerField(default=0)),
-                ('attempts', models.IntegerField(default=1)),
-                ('error_text', models.TextField(blank=True)),
-                ('preview', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_calls', to='memory.namespace')),
-                ('job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='model_calls', to='memory.processingjob')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=32)),
+                ("model", models.CharField(max_length=200)),
+                ("ok", models.BooleanField()),
+                ("latency_ms", models.IntegerField(default=0)),
+                ("prompt_tokens", models.IntegerField(default=0)),
+                ("completion_tokens", models.IntegerField(default=0)),
+                ("attempts", models.IntegerField(default=1)),
+                ("error_text", models.TextField(blank=True)),
+                ("preview", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="model_calls",
+                        to="memory.namespace",
+                    ),
+                ),
+                (
+                    "job",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="model_calls",
+                        to="memory.processingjob",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='Session',
+            name="Session",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=200)),
-                ('turn_count', models.IntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_activity_at', models.DateTimeField(blank=True, null=True)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sessions', to='memory.namespace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("external_id", models.CharField(max_length=200)),
+                ("turn_count", models.IntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_activity_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sessions",
+                        to="memory.namespace",
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='block',
-            name='session',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='blocks', to='memory.session'),
+            model_name="block",
+            name="session",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="blocks",
+                to="memory.session",
+            ),
         ),
         migrations.CreateModel(
-            name='Turn',
+            name="Turn",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('session_turn', models.IntegerField()),
-                ('namespace_turn', models.BigIntegerField()),
-                ('occurred_at', models.DateTimeField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('block', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='turns', to='memory.block')),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turns', to='memory.namespace')),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turns', to='memory.session')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("session_turn", models.IntegerField()),
+                ("namespace_turn", models.BigIntegerField()),
+                ("occurred_at", models.DateTimeField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "block",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="turns",
+                        to="memory.block",
+                    ),
+                ),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="turns",
+                        to="memory.namespace",
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="turns",
+                        to="memory.session",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session_id', 'session_turn'],
+                "ordering": ["session_id", "session_turn"],
             },
         ),
         migrations.CreateModel(
-            name='Message',
+            name="Message",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.IntegerField()),
-                ('role', models.CharField(choices=[('user', 'User'), ('assistant', 'Assistant'), ('tool', 'Tool'), ('system', 'System')], max_length=16)),
-                ('name', models.CharField(blank=True, max_length=200)),
-                ('content', models.TextField(blank=True)),
-                ('tool_calls', models.JSONField(blank=True, default=list)),
-                ('created_at', models.DateTimeField()),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='memory.namespace')),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='memory.session')),
-                ('turn', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='memory.turn')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.IntegerField()),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("user", "User"),
+                            ("assistant", "Assistant"),
+                            ("tool", "Tool"),
+                            ("system", "System"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("name", models.CharField(blank=True, max_length=200)),
+                ("content", models.TextField(blank=True)),
+                ("tool_calls", models.JSONField(blank=True, default=list)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="memory.namespace",
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="memory.session",
+                    ),
+                ),
+                (
+                    "turn",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="memory.turn",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['turn_id', 'position'],
+                "ordering": ["turn_id", "position"],
             },
         ),
         migrations.CreateModel(
-            name='IngestReceipt',
+            name="IngestReceipt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('receipt_id', models.CharField(max_length=200)),
-                ('content_hash', models.CharField(max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ingest_receipts', to='memory.namespace')),
-                ('turn', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='receipt', to='memory.turn')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("receipt_id", models.CharField(max_length=200)),
+                ("content_hash", models.CharField(max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ingest_receipts",
+                        to="memory.namespace",
+                    ),
+                ),
+                (
+                    "turn",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="receipt",
+                        to="memory.turn",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='BlockView',
+            name="BlockView",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('level', models.SmallIntegerField()),
-                ('content', models.TextField()),
-                ('tokens', models.IntegerField()),
-                ('produced_by', models.CharField(choices=[('rules', 'Rules'), ('offline', 'Offline'), ('model', 'Model')], max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('block', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='views', to='memory.block')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("level", models.SmallIntegerField()),
+                ("content", models.TextField()),
+                ("tokens", models.IntegerField()),
+                (
+                    "produced_by",
+                    models.CharField(
+                        choices=[("rules", "Rules"), ("offline", "Offline"), ("model", "Model")],
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "block",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="views",
+                        to="memory.block",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['block_id', 'level'],
-                'constraints': [models.UniqueConstraint(fields=('block', 'level'), name='block_view_unique_level'), models.CheckConstraint(condition=models.Q(('level__gte', 0), ('level__lte', 5)), name='block_view_level_range')],
+                "ordering": ["block_id", "level"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("block", "level"), name="block_view_unique_level"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("level__gte", 0), ("level__lte", 5)),
+                        name="block_view_level_range",
+                    ),
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='processingjob',
-            index=models.Index(fields=['status', 'run_after'], name='job_due'),
+            model_name="processingjob",
+            index=models.Index(fields=["status", "run_after"], name="job_due"),
         ),
         migrations.AddIndex(
-            model_name='processingjob',
-            index=models.Index(fields=['namespace', 'kind', 'status'], name='job_ns_kind_status'),
+            model_name="processingjob",
+            index=models.Index(fields=["namespace", "kind", "status"], name="job_ns_kind_status"),
         ),
         migrations.AddIndex(
-            model_name='modelcall',
-            index=models.Index(fields=['namespace', 'ok', '-id'], name='model_call_recent'),
+            model_name="modelcall",
+            index=models.Index(fields=["namespace", "ok", "-id"], name="model_call_recent"),
         ),
         migrations.AddConstraint(
-            model_name='session',
-            constraint=models.UniqueConstraint(fields=('namespace', 'external_id'), name='session_unique_id'),
+            model_name="session",
+            constraint=models.UniqueConstraint(
+                fields=("namespace", "external_id"), name="session_unique_id"
+            ),
         ),
         migrations.AddIndex(
-            model_name='block',
-            index=models.Index(fields=['session', 'status'], name='block_session_status'),
+            model_name="block",
+            index=models.Index(fields=["session", "status"], name="block_session_status"),
         ),
         migrations.AddConstraint(
-            model_name='block',
-            constraint=models.UniqueConstraint(fields=('session', 'sequence'), name='block_unique_sequence'),
+            model_name="block",
+            constraint=models.UniqueConstraint(
+                fields=("session", "sequence"), name="block_unique_sequence"
+            ),
         ),
         migrations.AddIndex(
-            model_name='turn',
-            index=models.Index(fields=['session', 'block'], name='turn_open_tail'),
+            model_name="turn",
+            index=models.Index(fields=["session", "block"], name="turn_open_tail"),
         ),
         migrations.AddConstraint(
-            model_name='turn',
-            constraint=models.UniqueConstraint(fields=('session', 'session_turn'), name='turn_unique_in_session'),
+            model_name="turn",
+            constraint=models.UniqueConstraint(
+                fields=("session", "session_turn"), name="turn_unique_in_session"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='turn',
-            constraint=models.UniqueConstraint(fields=('namespace', 'namespace_turn'), name='turn_unique_in_namespace'),
+            model_name="turn",
+            constraint=models.UniqueConstraint(
+                fields=("namespace", "namespace_turn"), name="turn_unique_in_namespace"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='message',
-            constraint=models.UniqueConstraint(fields=('turn', 'position'), name='message_unique_position'),
+            model_name="message",
+            constraint=models.UniqueConstraint(
+                fields=("turn", "position"), name="message_unique_position"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='ingestreceipt',
-            constraint=models.UniqueConstraint(fields=('namespace', 'receipt_id'), name='ingest_receipt_unique'),
+            model_name="ingestreceipt",
+            constraint=models.UniqueConstraint(
+                fields=("namespace", "receipt_id"), name="ingest_receipt_unique"
+            ),
         ),
     ]

@@ -3,11 +3,33 @@
 from memory.models.blocks import Block, BlockStatus, BlockView, LiftedBy, ViewSource
 from memory.models.conversation import IngestReceipt, Message, MessageRole, Session, Turn
 from memory.models.diagnostics import ModelCall
+from memory.models.events import (
+    AdminAction,
+    Event,
+    EventOrigin,
+    EventRelation,
+    EventStatus,
+    RelationKind,
+    TemporalStatus,
+)
+from memory.models.graph import GraphEdge, GraphFact, GraphItemStatus, GraphNode, NodeType
 from memory.models.jobs import JobKind, JobStatus, ProcessingJob
 from memory.models.namespaces import AgentToken, Namespace, TokenScope
 from memory.models.settings import MemorySettings
 
 __all__ = [
+    "AdminAction",
+    "Event",
+    "EventOrigin",
+    "EventRelation",
+    "EventStatus",
+    "GraphEdge",
+    "GraphFact",
+    "GraphItemStatus",
+    "GraphNode",
+    "NodeType",
+    "RelationKind",
+    "TemporalStatus",
     "AgentToken",
     "Block",
     "BlockStatus",

@@ -45,7 +45,9 @@ class Turn(models.Model):
     class Meta:
         ordering = ["session_id", "session_turn"]
         constraints = [
-            models.UniqueConstraint(fields=["session", "session_turn"], name="turn_unique_in_session"),
+            models.UniqueConstraint(
+                fields=["session", "session_turn"], name="turn_unique_in_session"
+            ),
             models.UniqueConstraint(
                 fields=["namespace", "namespace_turn"], name="turn_unique_in_namespace"
             ),

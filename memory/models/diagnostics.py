@@ -8,9 +8,7 @@ from memory.models.namespaces import Namespace
 
 
 class ModelCall(models.Model):
-    namespace = models.ForeignKey(
-        Namespace, on_delete=models.CASCADE, related_name="model_calls"
-    )
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="model_calls")
     job = models.ForeignKey(
         "memory.ProcessingJob",
         null=True,

@@ -35,7 +35,9 @@ def namespace_health(*, namespace: Namespace) -> dict[str, Any]:
     for row in rows:
         jobs.setdefault(row["kind"], {})[row["status"]] = row["n"]
     recent_ok = ModelCall.objects.filter(namespace=namespace, ok=True).order_by("-id")[:5]
-    failures = ProcessingJob.objects.filter(namespace=namespace, status="failed").order_by("-id")[:20]
+    failures = ProcessingJob.objects.filter(namespace=namespace, status="failed").order_by("-id")[
+        :20
+    ]
     return {
         "namespace": namespace.name,
         "current_turn": namespace.current_turn,

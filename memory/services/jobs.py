@@ -152,7 +152,9 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
             updated_at=now,
         )
         transaction.on_commit(lambda: job_trigger(job.pk, run_after=run_after))
-    log.info("job %s (%s) attempt %s failed; retry at %s", job.pk, job.kind, job.attempts, run_after)
+    log.info(
+        "job %s (%s) attempt %s failed; retry at %s", job.pk, job.kind, job.attempts, run_after
+    )
     return "retry"
 
 

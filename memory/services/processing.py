@@ -7,7 +7,8 @@ from django.utils import timezone
 
 from memory.engine.layering import render_l0, render_l1, render_l2
 from memory.engine.offline import offline_block_views
-from memory.engine.prompts.block_views import SYSTEM_PROMPT, BlockViewsOut, build_user_prompt
+from memory.engine.prompts.block_views import BlockViewsOut
+from memory.engine.prompts.extraction_prompt import COMBINED_SYSTEM_PROMPT, BlockMemoryOut
 from memory.engine.tokens import estimate_tokens
 from memory.models import (
     Block,
@@ -19,7 +20,8 @@ from memory.models import (
     Session,
     ViewSource,
 )
-from memory.services.jobs import job_handler, job_trigger
+from memory.services.extraction import block_messages, extraction_user_prompt
+from memory.services.jobs import job_create, job_handler, job_trigger
 from memory.services.llm_runtime import llm_call, llm_client
 
 
@@ -29,20 +31,28 @@ def _view_text(block: Block, level: int) -> str:
 
 @job_handler(JobKind.BLOCK_VIEWS)
 def block_views_produce(job: ProcessingJob) -> None:
-    """Write L0–L2 for the job's block (idempotent: rewrites the same three rows)."""
+    """Write L0–L2 for the job's block (idempotent: rewrites the same three rows), then queue
+    extraction. With a model, one call returns the views and the events together."""
     block = job.block
     assert block is not None
     client = llm_client()
+    out: BlockViewsOut
+    prefetched: dict[str, object] | None = None
     if client is not None:
-        out = llm_call(
+        combined = llm_call(
             client,
             namespace_id=block.namespace_id,
             job=job,
             kind="block_views",
-            system=SYSTEM_PROMPT,
-            user=build_user_prompt(_view_text(block, 5)),
-            output_model=BlockViewsOut,
+            system=COMBINED_SYSTEM_PROMPT,
+            user=extraction_user_prompt(block, block_messages(block)),
+            output_model=BlockMemoryOut,
         )
+        out = combined
+        prefetched = {
+            "should_extract": combined.should_extract,
+            "events": [e.model_dump(mode="json") for e in combined.events],
+        }
         source = ViewSource.MODEL
     else:
         out = offline_block_views(_view_text(block, 4))
@@ -60,7 +70,21 @@ def block_views_produce(job: ProcessingJob) -> None:
                 defaults={"content": text, "tokens": estimate_tokens(text), "produced_by": source},
             )
         Block.objects.filter(pk=block.pk).update(should_extract=out.should_extract)
-        block_mark_ready(block_id=block.pk)
+        already = ProcessingJob.objects.filter(block=block, kind=JobKind.BLOCK_EXTRACT).exists()
+        # The model may declare extraction unnecessary; the offline rules are cheap, so they
+        # always look (their summary heuristics can miss what the event rules catch).
+        if already:
+            pass
+        elif prefetched is not None and not out.should_extract:
+            block_mark_ready(block_id=block.pk)
+        else:
+            payload = {"prefetched": prefetched} if prefetched is not None else {}
+            job_create(
+                namespace_id=block.namespace_id,
+                kind=JobKind.BLOCK_EXTRACT,
+                block=block,
+                payload=payload,
+            )
 
 
 def block_mark_ready(*, block_id: int) -> None:

@@ -174,9 +174,7 @@ def test_long_prose_repeated_across_messages_is_deduplicated_after_normalising()
 
 
 def test_long_prose_pasted_twice_in_one_message_appears_once_then_the_marker() -> None:
-    assert render_l3([user(f"{LONG_PROSE}\n\n{LONG_PROSE}")]) == (
-        f"User: {LONG_PROSE}\n\n{MARKER}"
-    )
+    assert render_l3([user(f"{LONG_PROSE}\n\n{LONG_PROSE}")]) == (f"User: {LONG_PROSE}\n\n{MARKER}")
 
 
 def test_short_prose_repeated_is_never_deduplicated() -> None:
@@ -244,23 +242,27 @@ def test_a_json_tool_record_in_a_tool_message_shows_name_and_summary_only() -> N
         assert SECRET in render_l5(messages)
 
 
-TOOL_TEXTS = [
-    ('{"tool": "web_fetch", "content": "Fetched   page\\n text"}', "Tool call: web_fetch (Fetched page text)"),
+GARBLED = 'tool_calls: [{"name": "search", "arguments": {"q": "' + SECRET
+TOOL_TEXTS: list[tuple[str, str | None]] = [
+    (
+        '{"tool": "web_fetch", "content": "Fetched   page\\n text"}',
+        "Tool call: web_fetch (Fetched page text)",
+    ),
     ('{"name": "f", "parameters": {"x": 1}}', "Tool call: f"),
     (
-        '{"tool_calls": [{"type": "function", "function": {"name": "read_file", "arguments": "{}"}},'
+        '{"tool_calls": [{"type": "function", "function": {"name": "read_file", "arguments": ""}},'
         ' {"function": {"name": "grep", "arguments": "{}"}}, {"function": {"name": "read_file"}}]}',
         "Tool call: read_file, grep",
     ),
     ('[{"tool": "a"}, {"tool": "b", "result": "x"}]', "Tool call: a, b"),
     ('{"tool": "a", "result": null, "content": {"ok": false}}', "Tool call: a (not completed)"),
-    ('tool_calls: [{"name": "search", "arguments": {"q": "' + SECRET, "Tool call: search (raw arguments omitted)"),
+    (GARBLED, "Tool call: search (raw arguments omitted)"),
     ('calling tool_call with "arguments" ' + SECRET, "Tool call (raw arguments omitted)"),
     ('{"status": "done"}', None),
     ('{"name": "no arguments key"}', None),
     ("Build finished in 3.2s", None),
     ("", None),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("text", "expected"), TOOL_TEXTS)
@@ -269,7 +271,7 @@ def test_tool_record_recognition(text: str, expected: str | None) -> None:
 
 
 def test_garbled_tool_json_never_shows_its_arguments() -> None:
-    messages = [tool('tool_calls: [{"name": "search", "arguments": {"q": "' + SECRET)]
+    messages = [tool(GARBLED)]
     for view in (render_l3(messages), render_l4(messages)):
         assert view == "Tool: Tool call: search (raw arguments omitted)"
 
@@ -386,6 +388,18 @@ def test_l4_trims_labels_and_skips_empty_messages_but_keeps_their_tool_lines() -
     call = ToolCallRecord(name="ping", result={"ok": True})
     messages = [user("  hello \n"), assistant("   ", call)]
     assert render_l4(messages) == "User: hello\n\nTool call: ping (completed)"
+
+
+def test_a_message_with_only_tool_calls_renders_the_same_lines_in_l3_and_l4() -> None:
+    call = ToolCallRecord(name="ping", arguments={"host": SECRET}, result={"ok": True})
+    messages = [user("Ping it."), assistant("", call), assistant("Thanks!", call)]
+    assert render_l4(messages) == (
+        "User: Ping it.\n\nTool call: ping (completed)\n\nAssistant: Thanks!\n\n"
+        "Tool call: ping (completed)"
+    )
+    assert render_l3(messages) == (
+        "User: Ping it.\n\nTool call: ping (completed)\n\nTool call: ping (completed)"
+    )
 
 
 # --- length guard ------------------------------------------------------------------------------

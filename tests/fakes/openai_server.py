@@ -98,8 +98,9 @@ class FakeOpenAIServer:
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
+        # A short poll interval keeps shutdown (one per test) fast.
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="fake-openai", daemon=True
+            target=self._httpd.serve_forever, args=(0.02,), name="fake-openai", daemon=True
         )
         self._thread.start()
         return self
@@ -201,18 +202,21 @@ class FakeOpenAIServer:
 
 def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
         def _send_json(self, status: int, payload: Any) -> None:
             data = json.dumps(payload).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test); nothing to answer
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
             if self.path.rstrip("/") != CHAT_PATH:
@@ -228,7 +232,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(reply.delay)
             self._send_json(reply.status, server._completion(request, reply, server.calls))
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        def do_GET(self) -> None:
             self._send_json(404, _error_body(404, f"no route {self.path}"))
 
     return Handler

@@ -1,4 +1,4 @@
-"""The real `openai` SDK against a real local HTTP server: parsing, repair, errors, usage (SPEC §12)."""
+"""The real `openai` SDK against a local HTTP server: parsing, repair, errors, usage (SPEC §12)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ from memory.llm import (
     OpenAICompatibleClient,
     llm_client_from_config,
 )
-from tests.fakes.fixtures import fake_openai as fake_openai  # noqa: F401 - registers the fixture
+
+# Imported so the module also runs without the project conftest (--noconftest).
+from tests.fakes.fixtures import fake_openai as fake_openai
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
-VALID = {
+VALID: dict[str, Any] = {
     "title": "Storage choice",
     "tags": ["postgres", "storage"],
     "summary": "The user chose Postgres for storage.",
@@ -45,11 +47,13 @@ def complete(client: OpenAICompatibleClient) -> Any:
 
 
 def test_valid_json_answer_is_validated_and_usage_recorded(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.script([FakeReply(content=answer(), usage={"prompt_tokens": 11, "completion_tokens": 7})])
+    fake_openai.script(
+        [FakeReply(content=answer(), usage={"prompt_tokens": 11, "completion_tokens": 7})]
+    )
 
     result = complete(client_for(fake_openai))
 
-    assert result.value == BlockViewsOut(**VALID)
+    assert result.value == BlockViewsOut.model_validate(VALID)
     assert result.raw_text == answer()
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (11, 7)
     assert result.usage.total_tokens == 18
@@ -96,7 +100,9 @@ def test_malformed_json_is_repaired_on_the_second_attempt(fake_openai: FakeOpenA
 
 def test_usage_sums_tokens_over_both_attempts(fake_openai: FakeOpenAIServer) -> None:
     usage = {"prompt_tokens": 10, "completion_tokens": 3}
-    fake_openai.script([FakeReply(content="nope", usage=usage), FakeReply(content=answer(), usage=usage)])
+    fake_openai.script(
+        [FakeReply(content="nope", usage=usage), FakeReply(content=answer(), usage=usage)]
+    )
 
     result = complete(client_for(fake_openai))
 
@@ -131,7 +137,19 @@ def test_output_error_preview_is_bounded_but_error_text_is_complete(
 
     assert len(caught.value.raw_preview) == 2_000
     assert long_bad.startswith(caught.value.raw_preview[:-1])
-    assert "Extra data" in caught.value.error_text
+    assert "title" in caught.value.error_text
+    assert "must not be empty" in caught.value.error_text
+
+
+def test_json_object_wrapped_in_prose_is_accepted_without_repair(
+    fake_openai: FakeOpenAIServer,
+) -> None:
+    fake_openai.script([f"Here is the memory block:\n{answer()}\nHope this helps!"])
+
+    result = complete(client_for(fake_openai))
+
+    assert result.value == BlockViewsOut.model_validate(VALID)
+    assert fake_openai.calls == 1
 
 
 @pytest.mark.parametrize(
@@ -149,7 +167,7 @@ def test_fenced_json_is_accepted_without_repair(
 
     result = complete(client_for(fake_openai))
 
-    assert result.value == BlockViewsOut(**VALID)
+    assert result.value == BlockViewsOut.model_validate(VALID)
     assert fake_openai.calls == 1
 
 
@@ -290,7 +308,7 @@ def test_factory_builds_a_model_mode_client(fake_openai: FakeOpenAIServer) -> No
     assert client.mode == "model"
     assert client.complete_structured(
         kind="block_views", system="s", user="u", output_model=BlockViewsOut
-    ).value == BlockViewsOut(**VALID)
+    ).value == BlockViewsOut.model_validate(VALID)
 
 
 def test_block_views_out_normalises_fields() -> None:
@@ -314,4 +332,4 @@ def test_block_views_out_normalises_fields() -> None:
 )
 def test_block_views_out_rejects_invalid_fields(changes: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
-        BlockViewsOut(**{**VALID, **changes})
+        BlockViewsOut.model_validate({**VALID, **changes})

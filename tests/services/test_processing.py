@@ -116,7 +116,7 @@ def test_backoff_is_one_two_four_seconds():
     assert [backoff_seconds(n) for n in (1, 2, 3)] == [1, 2, 4]
 
 
-def test_a_job_killed_mid_way_is_picked_up_again(owner):
+def test_a_job_killed_mid_way_is_picked_up_again(owner, drain):
     block = _seal_one_block(owner)
     job = ProcessingJob.objects.get(block=block)
     # A worker claimed it and died: status running, lease long expired.
@@ -125,6 +125,7 @@ def test_a_job_killed_mid_way_is_picked_up_again(owner):
     )
     assert jobs_recover_stalled() == 1
     assert job_run(job.pk) == "succeeded"
+    drain()  # then the extraction job
     job.refresh_from_db()
     block.refresh_from_db()
     assert (job.status, job.attempts, block.status) == (JobStatus.SUCCEEDED, 2, BlockStatus.READY)

@@ -1,4 +1,4 @@
-"""The L0–L2 prompt family (SPEC §3, §12.1): one conversation block in, title/tags/summary/key facts out.
+"""The L0–L2 prompt family (SPEC §3, §12.1): a conversation block in; title, tags, summary out.
 
 `BlockViewsOut` is the single authority on what a valid L0–L2 answer is; both the model path and the
 offline processor build one, so the stored views obey the same limits whichever produced them.

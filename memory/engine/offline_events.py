@@ -1,0 +1,412 @@
+"""Rule-based event extraction for the offline processor (SPEC §5, §12.1): no model, same output.
+
+Each user or assistant message of the target block is cut into sentences; every sentence that
+states a decision, change, cancellation, plan, preference, identity or safety fact, or a dated
+first-person happening, becomes one event whose quote is the sentence verbatim and whose time is
+resolved against *that message's* timestamp. Identical events within the block are merged.
+
+Choices (SPEC silent):
+- Questions and sentences where an assistant restates memory ("you said…") are not evidence.
+- An assistant without a speaker name is the AI: its own "I like…" / "I am a…" is ignored, and
+  it only states plans with an explicit future time. With a speaker name (imported human chats)
+  both roles are people.
+- Preferences, identity and safety facts have event type "other" (the eleven types describe
+  happenings) and carry their nature in `criticality` and in a tag.
+- Decisions and changes with no time wording are "occurred" (the decision is taken when said);
+  with future wording they are "planned" and, like plans, never supersede anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+from memory.engine import offline_cues as cues
+from memory.engine.prompts.extraction import (
+    MAX_EVENTS,
+    MAX_TAGS,
+    EventRelation,
+    ExtractedEvent,
+    ExtractionOut,
+    clean_list,
+)
+from memory.engine.slots import SlotChoice, project_name, slot_choices, slot_of
+from memory.engine.temporal import TemporalResolution, resolve_temporal
+
+__all__ = [
+    "SourceMessage",
+    "TimelineEvent",
+    "detect_batch_supersession",
+    "detect_supersession",
+    "extract_events",
+]
+
+TITLE_MAX: Final = 80
+SENTENCE_MAX: Final = 1_000
+SLOT_EVENT_TYPES: Final = frozenset({"decision", "change", "migration"})
+_NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
+
+
+@dataclass(frozen=True, slots=True)
+class SourceMessage:
+    """One message of the target block as extraction sees it (L5, verbatim)."""
+
+    id: int
+    role: str
+    content: str
+    created_at: datetime
+    speaker: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvent:
+    """An existing event shown to extraction (SPEC §5.5), enough to judge supersession."""
+
+    id: int
+    title: str
+    summary: str
+    event_type: str
+    tags: tuple[str, ...] = ()
+    status: str = "active"
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    event_type: str
+    label: str  # decision, change, cancellation, plan, preference, identity, safety, typed, dated
+    criticality: str = "routine"
+    default_status: str = "unknown"
+
+
+@dataclass
+class _Draft:
+    key: tuple[str, ...]
+    event: dict[str, object]
+    sources: list[int] = field(default_factory=list)
+    quotes: list[str] = field(default_factory=list)
+    participants: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+
+_LIST_MARKER: Final = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)])\s+")
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
+_FENCE: Final = re.compile(r"^\s*(?:```|~~~)")
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
+_SUBJECT: Final = re.compile(r"\b(?:I|I'm|my|My)\b|我")
+_WORD: Final = re.compile(r"[a-z][a-z'+#.-]{3,}", re.IGNORECASE)
+
+
+def _sentences(content: str) -> list[str]:
+    """Sentences of prose, each a verbatim substring of `content`; fenced code is skipped."""
+    out: list[str] = []
+    in_fence = False
+    for line in content.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        marker = _LIST_MARKER.match(line)
+        body = line[marker.end() :] if marker else line
+        for piece in _SENTENCE_END.split(body):
+            sentence = piece.strip()[:SENTENCE_MAX].strip()
+            if len(sentence) >= 3:
+                out.append(sentence)
+    return out
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith(("?", "？"))
+
+
+def _classify(
+    sentence: str, *, person: bool, future: bool, dated: bool, past: bool
+) -> _Kind | None:
+    """The event kind a sentence states, by cue priority; None when it states none."""
+    if cues.CANCELLATION.search(sentence):
+        return _Kind("cancellation", "cancellation", default_status="cancelled")
+    if cues.DECISION.search(sentence):
+        return _Kind("decision", "decision", default_status="occurred")
+    if cues.MIGRATION.search(sentence):
+        return _Kind("migration", "change", default_status="occurred")
+    if cues.CHANGE.search(sentence):
+        return _Kind("change", "change", default_status="occurred")
+    if person and cues.SAFETY.search(sentence):
+        return _Kind("other", "safety", "safety", "ongoing")
+    if person and cues.IDENTITY.search(sentence):
+        return _Kind("other", "identity", "identity", "ongoing")
+    if person and cues.PREFERENCE.search(sentence):
+        return _Kind("other", "preference", "preference", "ongoing")
+    # An explicit intention ("I plan to launch…") is a plan even when it names a release.
+    if person and not past and cues.PLAN.search(sentence):
+        return _Kind("plan", "plan", default_status="planned")
+    personal = bool(cues.FIRST_PERSON.search(sentence))
+    for event_type, cue in cues.TYPED:
+        if cue.search(sentence) and (personal or dated):
+            return _Kind(event_type, "typed")
+    if future:
+        return _Kind("plan", "plan", default_status="planned")
+    if person and dated and personal:
+        return _Kind("other", "dated")
+    return None
+
+
+# First-person wording rewritten in the third person for titles ("I prefer X" → "prefers X").
+_THIRD_PERSON: Final = (
+    (re.compile(r"^i\s+(?:really\s+|strongly\s+|much\s+|totally\s+)?", re.I), ""),
+    (re.compile(r"^(?:i'm|i\s+am)\s+", re.I), "is "),
+    (re.compile(r"^my\s+name\s+is\b", re.I), "is called"),
+    (re.compile(r"^my\s+", re.I), "their "),
+    (re.compile(r"^我"), ""),
+)
+_VERBS_3RD: Final = {
+    "prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "hate": "hates",
+    "dislike": "dislikes", "adore": "adores", "work": "works", "live": "lives", "don't": "doesn't",
+    "do": "does", "have": "has", "can't": "can't",
+}  # fmt: skip
+
+
+def _shorten(text: str, limit: int = TITLE_MAX) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut and not _HAN.search(cut[-10:]):
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:，、") + "…"
+
+
+def _clean(sentence: str) -> str:
+    text = cues.FILLER_PREFIX.sub("", sentence.strip()).strip()
+    text = text.rstrip(".!。！;；,， ") or sentence.strip()
+    return text[:1].upper() + text[1:]
+
+
+def _who(message: SourceMessage, sentence: str) -> str:
+    if message.speaker:
+        return message.speaker
+    if _HAN.search(sentence):
+        return "用户" if message.role == "user" else "助手"
+    return "User" if message.role == "user" else "Assistant"
+
+
+def _person_title(sentence: str, who: str) -> str:
+    found = cues.IDENTITY.search(sentence) or cues.PREFERENCE.search(sentence)
+    found = found or cues.SAFETY.search(sentence)
+    start = found.start() if found else 0
+    subjects = list(_SUBJECT.finditer(sentence[:start]))
+    if subjects:  # the last first-person subject before the cue starts the statement
+        start = subjects[-1].start()
+    rest = _clean(sentence[start:].strip())
+    for pattern, replacement in _THIRD_PERSON:
+        if pattern.search(rest):
+            rest = pattern.sub(replacement, rest, count=1)
+            break
+    head, _, tail = rest.partition(" ")
+    rest = f"{_VERBS_3RD.get(head.lower(), head)} {tail}".strip() if tail else rest
+    joiner = "" if _HAN.search(rest[:1]) else " "
+    return _shorten(f"{who}{joiner}{rest}")
+
+
+def _title(kind: _Kind, sentence: str, who: str, choices: list[SlotChoice]) -> str:
+    if kind.label in ("preference", "identity", "safety"):
+        return _person_title(sentence, who)
+    if kind.label == "decision" and choices:
+        parts = [f"{c.value} as {c.slot.replace('_', ' ')}" for c in choices]
+        return _shorten("Use " + " and ".join(parts))
+    text = cues.LETS_PREFIX.sub("", _clean(sentence))
+    return _shorten(text[:1].upper() + text[1:])
+
+
+def _keywords(sentence: str) -> list[str]:
+    words = [w.lower().strip(".'-") for w in _WORD.findall(sentence)]
+    return [w for w in words if w not in cues.STOP_WORDS and len(w) >= 4][:5]
+
+
+def _scope(kind: _Kind, sentence: str, message: SourceMessage, choices: list[SlotChoice]) -> str:
+    if kind.label in ("preference", "identity", "safety"):
+        return "user"
+    if choices or project_name(sentence) or cues.PROJECT_WORDS.search(sentence):
+        return "project"
+    return "project" if message.role == "assistant" and not message.speaker else "user"
+
+
+def _event_fields(
+    message: SourceMessage, sentence: str
+) -> tuple[tuple[str, ...], dict[str, object], list[str]] | None:
+    """(merge key, event fields, tags) for one sentence, or None when it states no event."""
+    person = message.role == "user" or bool(message.speaker)
+    probe = resolve_temporal(sentence, mentioned_at=message.created_at, default_status="unknown")
+    future = probe.status == "planned" and (person or probe.happened_start is not None)
+    dated = probe.happened_start is not None
+    past = dated and probe.status == "occurred"
+    kind = _classify(sentence, person=person, future=future, dated=dated, past=past)
+    if kind is None:
+        return None
+    when: TemporalResolution = resolve_temporal(
+        sentence, mentioned_at=message.created_at, default_status=kind.default_status
+    )
+    choices = slot_choices(sentence) if kind.event_type in SLOT_EVENT_TYPES else []
+    who = _who(message, sentence)
+    title = _title(kind, sentence, who, choices)
+    project = project_name(sentence)
+    tags = [kind.event_type] if kind.event_type != "other" else []
+    if kind.label in ("preference", "identity", "safety"):
+        tags.append(kind.label)
+    for choice in choices:
+        tags += [choice.slot, choice.value.lower()]
+    if project:
+        tags.append(f"project:{project}")
+    tags += _keywords(sentence)
+    if choices and when.status not in _NOT_CURRENT:
+        key: tuple[str, ...] = ("slot", *sorted(f"{c.slot}={c.value}" for c in choices))
+    else:
+        key = (kind.event_type, re.sub(r"\W+", " ", title.casefold()).strip())
+    fields: dict[str, object] = {
+        "title": title,
+        "summary": f"{message.speaker}: {sentence}" if message.speaker else sentence,
+        "event_type": kind.event_type,
+        "scope": _scope(kind, sentence, message, choices),
+        "criticality": kind.criticality,
+        "original_text": when.original_text,
+        "happened_start": when.happened_start,
+        "happened_end": when.happened_end,
+        "precision": when.precision,
+        "basis": when.basis,
+        "temporal_status": when.status,
+    }
+    return key, fields, tags
+
+
+def extract_events(
+    messages: Sequence[SourceMessage], *, timeline: Sequence[TimelineEvent] = ()
+) -> ExtractionOut:
+    """Offline extraction for one target block; deterministic for the same messages.
+
+    Only user and assistant messages are read. Each event cites the message(s) it came from and
+    quotes the sentence verbatim. When `timeline` (existing events shown to extraction) is given,
+    slot supersessions against it are proposed as `supersedes` relations.
+    """
+    drafts: dict[tuple[str, ...], _Draft] = {}
+    for message in messages:
+        if message.role not in ("user", "assistant"):
+            continue
+        for sentence in _sentences(message.content):
+            if _is_question(sentence) or cues.RECALL.search(sentence):
+                continue
+            found = _event_fields(message, sentence)
+            if found is None:
+                continue
+            key, fields, tags = found
+            draft = drafts.get(key)
+            if draft is None:
+                if len(drafts) == MAX_EVENTS:
+                    continue
+                draft = drafts[key] = _Draft(key, fields)
+            if message.id not in draft.sources:
+                draft.sources.append(message.id)
+            draft.quotes.append(sentence)
+            draft.participants.append(message.speaker or message.role)
+            draft.tags += tags
+    events: list[ExtractedEvent] = []
+    for draft in drafts.values():
+        event = ExtractedEvent.model_validate(
+            {
+                **draft.event,
+                "source_message_ids": draft.sources,
+                "quotes": draft.quotes,
+                "participants": draft.participants,
+                "tags": clean_list(draft.tags, MAX_TAGS, 80),
+            }
+        )
+        superseded = detect_supersession(event, list(timeline)) if timeline else []
+        if superseded:
+            relations = [EventRelation(kind="supersedes", target_event_id=i) for i in superseded]
+            event = event.model_copy(update={"relations": relations})
+        events.append(event)
+    return ExtractionOut(should_extract=bool(events), events=events)
+
+
+# ---------------------------------------------------------------------------------------------
+# Supersession
+
+
+def _choices_of(title: str, summary: str, tags: Sequence[str]) -> dict[str, str]:
+    chosen: dict[str, str] = {}
+    for choice in slot_choices(f"{title}. {summary}"):
+        chosen.setdefault(choice.slot, choice.value)
+    if not chosen:
+        for tag in tags:
+            hit = slot_of(tag)
+            if hit is not None:
+                chosen.setdefault(hit[0], hit[1])
+    return chosen
+
+
+def _same_project(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a.casefold() == b.casefold()
+
+
+def _supersedes(
+    new_choices: dict[str, str],
+    new_project: str | None,
+    old: dict[str, str],
+    old_project: str | None,
+) -> bool:
+    """The new choice replaces every slot the old event chose, and differs in at least one."""
+    if not old or not set(old) <= set(new_choices) or not _same_project(new_project, old_project):
+        return False
+    return any(new_choices[slot] != value for slot, value in old.items())
+
+
+def detect_supersession(new: ExtractedEvent, existing: list[TimelineEvent]) -> list[int]:
+    """Ids of active existing events that `new` supersedes on a slot choice (SPEC §5.4).
+
+    Only a current decision/change/migration supersedes (never a plan, a future-dated decision or
+    a cancellation), and only active decision/change/migration events are superseded. An old
+    event is superseded when the new one chooses a value for *every* slot the old one chose and
+    differs in at least one: an old "React with TypeScript" is not superseded by "switch to Go",
+    whose graph fact still closes the old language fact by itself. Different named projects
+    ("the Atlas project" vs "the Borealis project") never supersede each other.
+    """
+    if new.event_type not in SLOT_EVENT_TYPES or new.temporal_status in _NOT_CURRENT:
+        return []
+    new_choices = _choices_of(new.title, new.summary, new.tags)
+    if not new_choices:
+        return []
+    new_project = project_name(new.summary) or project_name(new.title)
+    ids: list[int] = []
+    for event in existing:
+        if event.status != "active" or event.event_type not in SLOT_EVENT_TYPES:
+            continue
+        old = _choices_of(event.title, event.summary, event.tags)
+        old_project = project_name(event.summary) or project_name(event.title)
+        if _supersedes(new_choices, new_project, old, old_project) and event.id not in ids:
+            ids.append(event.id)
+    return ids
+
+
+def detect_batch_supersession(events: Sequence[ExtractedEvent]) -> list[tuple[int, int]]:
+    """(later index, earlier index) pairs where a later event of one batch supersedes an earlier.
+
+    For a block that says "use npm" and then "switch to pnpm": relations can only name stored
+    events, so the caller stores the batch in order and applies these pairs afterwards.
+    """
+    pairs: list[tuple[int, int]] = []
+    replaced: set[int] = set()
+    for later in range(len(events)):
+        earlier_events = [
+            TimelineEvent(
+                i, e.title, e.summary, e.event_type, tuple(e.tags),
+                "superseded" if i in replaced else "active",
+            )
+            for i, e in enumerate(events[:later])
+            if e.temporal_status not in _NOT_CURRENT
+        ]  # fmt: skip
+        for earlier in detect_supersession(events[later], earlier_events):
+            pairs.append((later, earlier))
+            replaced.add(earlier)
+    return pairs

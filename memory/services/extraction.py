@@ -1,0 +1,214 @@
+"""Event extraction per block: the block's L5 is the only source, neighbours' L2 the context,
+and a short timeline of existing events the only legal relation targets (SPEC §5.5)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from django.db import transaction
+
+from memory.engine.offline_events import SourceMessage, TimelineEvent, detect_supersession
+from memory.engine.offline_events import extract_events as offline_extract_events
+from memory.engine.prompts.extraction import (
+    ExtractedEvent,
+    ExtractionOut,
+    ground_events,
+)
+from memory.engine.prompts.extraction_prompt import (
+    SYSTEM_PROMPT,
+    PromptMessage,
+    PromptTimelineEvent,
+    build_user_prompt,
+)
+from memory.models import (
+    Block,
+    BlockView,
+    Event,
+    EventStatus,
+    JobKind,
+    Message,
+    ProcessingJob,
+    Turn,
+)
+from memory.services.events import EventContext, event_create, event_relate, event_supersede
+from memory.services.jobs import job_create, job_handler
+from memory.services.llm_runtime import llm_call, llm_client
+
+TIMELINE_RELEVANT = 8
+TIMELINE_RECENT = 4
+TIMELINE_SCAN = 500
+PROJECTION_BATCH = 8
+_WORD = re.compile(r"[a-z0-9]{3,}|[\u4e00-\u9fff]", re.IGNORECASE)
+
+
+def _terms(text: str) -> Counter[str]:
+    return Counter(w.lower() for w in _WORD.findall(text))
+
+
+def block_messages(block: Block) -> list[Message]:
+    return list(
+        Message.objects.filter(turn__block=block).order_by("turn__session_turn", "position")
+    )
+
+
+def extraction_timeline(*, block: Block, text: str) -> list[Event]:
+    """≤ 8 events relevant to `text` plus ≤ 4 most recent, all still visible (not hidden)."""
+    visible = Event.objects.filter(
+        namespace_id=block.namespace_id, status__in=[EventStatus.ACTIVE, EventStatus.SUPERSEDED]
+    ).exclude(source_block=block)
+    recent = list(visible.order_by("-formed_turn", "-id")[:TIMELINE_RECENT])
+    wanted = _terms(text)
+    scored = []
+    for event in visible.order_by("-id")[:TIMELINE_SCAN]:
+        have = _terms(f"{event.title} {event.summary} {' '.join(event.tags)}")
+        overlap = sum(min(wanted[t], have[t]) for t in have if t in wanted)
+        if overlap:
+            scored.append((-overlap, -event.pk, event))
+    relevant = [event for *_, event in sorted(scored, key=lambda row: row[:2])[:TIMELINE_RELEVANT]]
+    seen = {e.pk for e in relevant}
+    return relevant + [e for e in recent if e.pk not in seen]
+
+
+def neighbour_context(block: Block) -> str:
+    views = BlockView.objects.filter(
+        block__session_id=block.session_id,
+        block__sequence__in=[block.sequence - 1, block.sequence + 1],
+        level=2,
+    ).select_related("block")
+    return "\n\n".join(f"[block {v.block.sequence}]\n{v.content}" for v in views)
+
+
+def _timeline_rows(events: list[Event]) -> list[TimelineEvent]:
+    return [
+        TimelineEvent(
+            id=e.pk,
+            title=e.title,
+            summary=e.summary,
+            event_type=e.event_type,
+            tags=tuple(e.tags),
+            status=e.status,
+        )
+        for e in events
+    ]
+
+
+def extract_for_block(job: ProcessingJob, block: Block, messages: list[Message]) -> ExtractionOut:
+    """The raw (ungrounded) extraction: prefetched by the views call, the model, or rules."""
+    prefetched = job.payload.get("prefetched")
+    if prefetched is not None:
+        return ExtractionOut.model_validate(prefetched)
+    client = llm_client()
+    if client is None:
+        sources = [
+            SourceMessage(
+                id=m.pk,
+                role=m.role,
+                content=m.content,
+                created_at=m.created_at,
+                speaker=m.name or None,
+            )
+            for m in messages
+        ]
+        return offline_extract_events(sources)
+    return llm_call(
+        client,
+        namespace_id=block.namespace_id,
+        job=job,
+        kind="extract_events",
+        system=SYSTEM_PROMPT,
+        user=extraction_user_prompt(block, messages),
+        output_model=ExtractionOut,
+    )
+
+
+def extraction_user_prompt(block: Block, messages: list[Message]) -> str:
+    l4 = BlockView.objects.get(block=block, level=4).content
+    return build_user_prompt(
+        messages=[
+            PromptMessage(
+                id=m.pk, role=m.role, content=m.content, created_at=m.created_at, name=m.name
+            )
+            for m in messages
+        ],
+        neighbours=neighbour_context(block),
+        timeline=[
+            PromptTimelineEvent(
+                id=e.pk,
+                title=e.title,
+                summary=e.summary,
+                event_type=e.event_type,
+                status=e.status,
+                happened_start=e.happened_start,
+            )
+            for e in extraction_timeline(block=block, text=l4)
+        ],
+    )
+
+
+@job_handler(JobKind.BLOCK_EXTRACT)
+def block_events_extract(job: ProcessingJob) -> None:
+    """Extract, ground and store a block's events, then the block is ready (idempotent)."""
+    from memory.services.processing import block_mark_ready
+
+    block = job.block
+    assert block is not None
+    if Event.objects.filter(source_block=block).exists():  # a re-run after a crash
+        with transaction.atomic():
+            block_mark_ready(block_id=block.pk)
+        return
+    messages = block_messages(block)
+    out = extract_for_block(job, block, messages)
+    l4 = BlockView.objects.get(block=block, level=4).content
+    timeline = extraction_timeline(block=block, text=l4)
+    grounded = ground_events(
+        out.events,
+        block_messages={m.pk: m.content for m in messages},
+        timeline_ids={e.pk for e in timeline},
+    )
+    formed_turn = (
+        Turn.objects.filter(block=block)
+        .order_by("-namespace_turn")
+        .values_list("namespace_turn", flat=True)
+        .first()
+        or 0
+    )
+    with transaction.atomic():
+        created = _store_events(block, grounded, timeline, messages, formed_turn)
+        block_mark_ready(block_id=block.pk)
+        for start in range(0, len(created), PROJECTION_BATCH):
+            job_create(
+                namespace_id=block.namespace_id,
+                kind=JobKind.GRAPH_PROJECT,
+                payload={"event_ids": [e.pk for e in created[start : start + PROJECTION_BATCH]]},
+            )
+
+
+def _store_events(
+    block: Block,
+    grounded: list[ExtractedEvent],
+    timeline: list[Event],
+    messages: list[Message],
+    formed_turn: int,
+) -> list[Event]:
+    context = EventContext(
+        block=block, formed_turn=formed_turn, messages={m.pk: m for m in messages}
+    )
+    by_id = {e.pk: e for e in timeline}
+    created: list[Event] = []
+    for extracted in grounded:
+        event = event_create(extracted=extracted, context=context)
+        for relation in extracted.relations:
+            target = by_id.get(relation.target_event_id)
+            if target is not None:
+                event_relate(event=event, other=target, kind=relation.kind)
+        # Rules catch what the extractor did not say: a new value for the same slot supersedes.
+        candidates = _timeline_rows(
+            [e for e in [*timeline, *created] if e.status == EventStatus.ACTIVE]
+        )
+        for old_id in detect_supersession(extracted, candidates):
+            old = by_id.get(old_id) or next((e for e in created if e.pk == old_id), None)
+            if old is not None:
+                event_supersede(new=event, old=old)
+        created.append(event)
+    return created

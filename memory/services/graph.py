@@ -1,0 +1,177 @@
+"""Graph projection: apply a batch's proposal (≤ 8 events) to nodes, facts and edges.
+
+History is kept: a new value for a fact key, or a new target for a single-valued relation,
+closes the previous one (`superseded`, valid_to set) instead of overwriting it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from django.db import transaction
+
+from memory.engine.offline_graph import ProjectionEvent, project_events
+from memory.engine.prompts.graph import GraphProposal, edge_exclusivity_key
+from memory.models import (
+    Event,
+    GraphEdge,
+    GraphFact,
+    GraphItemStatus,
+    GraphNode,
+    JobKind,
+    Namespace,
+    ProcessingJob,
+)
+from memory.services.jobs import job_handler
+
+PROJECTION_BATCH = 8
+
+
+def _projection_rows(events: list[Event]) -> list[ProjectionEvent]:
+    return [
+        ProjectionEvent(
+            id=e.pk,
+            title=e.title,
+            summary=e.summary,
+            event_type=e.event_type,
+            participants=tuple(e.participants),
+            happened_start=e.happened_start,
+            mentioned_at=e.mentioned_at,
+            temporal_status=e.temporal_status,
+        )
+        for e in events
+    ]
+
+
+def graph_propose(events: list[Event]) -> GraphProposal:
+    """The deterministic projection rules over the batch (the model path reuses them, see
+    docs/ARCHITECTURE.md); restricted so every item's sources lie inside the batch."""
+    return project_events(_projection_rows(events)).restricted_to({e.pk for e in events})
+
+
+@job_handler(JobKind.GRAPH_PROJECT)
+def graph_project_job(job: ProcessingJob) -> None:
+    ids = [int(i) for i in job.payload.get("event_ids", [])][:PROJECTION_BATCH]
+    events = list(
+        Event.objects.filter(namespace_id=job.namespace_id, pk__in=ids).order_by(
+            "formed_turn", "pk"
+        )
+    )
+    with transaction.atomic():
+        graph_apply(namespace_id=job.namespace_id, events=events, proposal=graph_propose(events))
+        ProcessingJob.objects.filter(pk=job.pk).update(
+            progress={"projected_event_ids": [e.pk for e in events]}
+        )
+
+
+def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphProposal) -> None:
+    """Apply `proposal` (sources already restricted to `events`). Idempotent for a batch."""
+    by_id = {e.pk: e for e in events}
+
+    def sources(ids: list[int]) -> list[Event]:
+        return [by_id[i] for i in ids if i in by_id]
+
+    nodes: dict[str, GraphNode] = {}
+    for proposed in proposal.nodes:
+        node, created = GraphNode.objects.get_or_create(
+            namespace_id=namespace_id,
+            key=proposed.key,
+            defaults={
+                "name": proposed.name,
+                "node_type": proposed.type,
+                "aliases": proposed.aliases,
+                "tags": proposed.tags,
+            },
+        )
+        if not created:
+            aliases = list(dict.fromkeys([*node.aliases, *proposed.aliases]))[:20]
+            tags = list(dict.fromkeys([*node.tags, *proposed.tags]))[:12]
+            if (aliases, tags) != (node.aliases, node.tags):
+                node.aliases, node.tags = aliases, tags
+                node.save(update_fields=["aliases", "tags"])
+        node.source_events.add(*sources(proposed.source_event_ids))
+        nodes[proposed.key] = node
+
+    def validity(ids: list[int], proposed_from: datetime | None) -> tuple[datetime, int]:
+        cited = sources(ids)
+        turn = max(e.formed_turn for e in cited)
+        return proposed_from or max(e.mentioned_at for e in cited), turn
+
+    for fact in sorted(proposal.facts, key=lambda f: validity(f.source_event_ids, None)[1]):
+        start, turn = validity(fact.source_event_ids, fact.valid_from)
+        node = nodes[fact.node_key]
+        active = list(
+            GraphFact.objects.filter(node=node, key=fact.key, status=GraphItemStatus.ACTIVE)
+        )
+        current: GraphFact | None = next((r for r in active if r.value == fact.value), None)
+        if current is None:
+            _close(active, start, turn)
+            current = GraphFact.objects.create(
+                namespace_id=namespace_id,
+                node=node,
+                key=fact.key,
+                value=fact.value,
+                confidence=fact.confidence,
+                valid_from=start,
+                valid_from_turn=turn,
+            )
+        current.source_events.add(*sources(fact.source_event_ids))
+
+    for edge in sorted(proposal.edges, key=lambda e: validity(e.source_event_ids, None)[1]):
+        start, turn = validity(edge.source_event_ids, edge.valid_from)
+        origin, target = nodes[edge.from_key], nodes[edge.to_key]
+        exclusive = edge_exclusivity_key(edge.relation, edge.metadata) or ""
+        rivals = GraphEdge.objects.filter(from_node=origin, status=GraphItemStatus.ACTIVE)
+        if exclusive:
+            rivals = rivals.filter(exclusivity_key=exclusive)
+        else:
+            rivals = rivals.filter(to_node=target, relation=edge.relation)
+        active_edges = list(rivals)
+        link: GraphEdge | None = next(
+            (r for r in active_edges if r.to_node_id == target.pk and r.relation == edge.relation),
+            None,
+        )
+        if link is None:
+            _close(active_edges, start, turn)
+            link = GraphEdge.objects.create(
+                namespace_id=namespace_id,
+                from_node=origin,
+                to_node=target,
+                relation=edge.relation,
+                exclusivity_key=exclusive,
+                confidence=edge.confidence,
+                valid_from=start,
+                valid_from_turn=turn,
+                metadata=edge.metadata,
+            )
+        link.source_events.add(*sources(edge.source_event_ids))
+
+
+def _close(rows: Sequence[GraphFact | GraphEdge], start: datetime, turn: int) -> None:
+    """End the validity of rows displaced by a new value: history, not deletion."""
+    for row in rows:
+        row.status = GraphItemStatus.SUPERSEDED
+        row.valid_to = max(start, row.valid_from)
+        row.valid_to_turn = max(turn, row.valid_from_turn)
+        row.save(update_fields=["status", "valid_to", "valid_to_turn"])
+
+
+def graph_rebuild(
+    *, namespace: Namespace, progress: Callable[[int, int], None] | None = None
+) -> int:
+    """Drop and re-project the namespace's graph from its events, batch by batch."""
+    events = list(Event.objects.filter(namespace=namespace).order_by("formed_turn", "pk"))
+    with transaction.atomic():
+        GraphEdge.objects.filter(namespace=namespace).delete()
+        GraphFact.objects.filter(namespace=namespace).delete()
+        GraphNode.objects.filter(namespace=namespace).delete()
+    done = 0
+    for start in range(0, len(events), PROJECTION_BATCH):
+        batch = events[start : start + PROJECTION_BATCH]
+        with transaction.atomic():
+            graph_apply(namespace_id=namespace.pk, events=batch, proposal=graph_propose(batch))
+        done += len(batch)
+        if progress is not None:
+            progress(done, len(events))
+    return done

@@ -1,0 +1,191 @@
+"""Offline graph projection (SPEC §6), including the §6.5 npm → pnpm example."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memory.engine.offline_events import SourceMessage, extract_events
+from memory.engine.offline_graph import (
+    SINGLE_VALUED_RELATIONS,
+    ProjectionEvent,
+    edge_exclusivity_key,
+    project_events,
+)
+from memory.engine.prompts.graph import GraphProposal
+
+SAT_6_MAY_2023 = datetime(2023, 5, 6, 13, 56, tzinfo=UTC)
+
+
+def projected(*contents: str, speaker: str | None = None) -> list[ProjectionEvent]:
+    """Extract offline from one message per content, then view the events as projection input."""
+    messages = [
+        SourceMessage(i + 1, "user", c, SAT_6_MAY_2023 + timedelta(minutes=i), speaker)
+        for i, c in enumerate(contents)
+    ]
+    events = []
+    for index, event in enumerate(extract_events(messages).events):
+        mentioned = SAT_6_MAY_2023 + timedelta(minutes=event.source_message_ids[0] - 1)
+        events.append(
+            ProjectionEvent(
+                id=100 + index,
+                title=event.title,
+                summary=event.summary,
+                event_type=event.event_type,
+                participants=tuple(event.participants),
+                happened_start=event.happened_start,
+                mentioned_at=mentioned,
+                temporal_status=event.temporal_status,
+            )
+        )
+    return events
+
+
+def facts(proposal: GraphProposal, node_key: str, key: str) -> list[str]:
+    return [f.value for f in proposal.facts if f.node_key == node_key and f.key == key]
+
+
+def test_spec_trio_projects_package_manager_history() -> None:
+    events = projected(
+        "Use npm for this project.", "Let's switch to pnpm.", "Finish the prototype next week"
+    )
+    npm_event, pnpm_event, plan_event = events
+    proposal = project_events(events)
+
+    assert facts(proposal, "project:project", "package_manager") == ["npm", "pnpm"]
+    uses = [(e.to_key, e.source_event_ids, e.metadata) for e in proposal.edges]
+    assert uses == [
+        ("tool:npm", [npm_event.id], {"slot": "package_manager"}),
+        ("tool:pnpm", [pnpm_event.id], {"slot": "package_manager"}),
+    ]
+    assert all(e.from_key == "project:project" and e.relation == "uses" for e in proposal.edges)
+    project = next(n for n in proposal.nodes if n.key == "project:project")
+    assert (project.name, project.type) == ("project", "project")
+    # the plan adds no package-manager fact, and in fact nothing at all
+    assert all(plan_event.id not in f.source_event_ids for f in proposal.facts)
+    assert all(plan_event.id not in n.source_event_ids for n in proposal.nodes)
+
+
+def test_every_proposal_item_names_its_source_events() -> None:
+    events = projected(
+        "Use npm for this project.",
+        "I work at Acme Corp.",
+        "I live in Berlin.",
+        "I prefer Vim.",
+        speaker="Alice",
+    )
+    proposal = project_events(events)
+    ids = {e.id for e in events}
+    sources = [
+        *(n.source_event_ids for n in proposal.nodes),
+        *(f.source_event_ids for f in proposal.facts),
+        *(e.source_event_ids for e in proposal.edges),
+    ]
+    assert len(sources) >= 10
+    assert all(named and set(named) <= ids for named in sources)
+
+
+def test_facts_are_valid_from_the_events_time() -> None:
+    events = projected("Use npm for this project.", "Let's switch to pnpm.")
+    proposal = project_events(events)
+    assert [f.valid_from for f in proposal.facts] == [e.mentioned_at for e in events]
+
+
+def test_events_apply_in_occurrence_order_not_input_order() -> None:
+    events = projected("Use npm for this project.", "Let's switch to pnpm.")
+    proposal = project_events(list(reversed(events)))
+    assert facts(proposal, "project:project", "package_manager") == ["npm", "pnpm"]
+
+
+def test_named_project() -> None:
+    proposal = project_events(projected("For the Atlas project we'll use PostgreSQL."))
+    assert facts(proposal, "project:atlas", "database") == ["PostgreSQL"]
+    [edge] = proposal.edges
+    assert (edge.from_key, edge.relation, edge.to_key) == (
+        "project:atlas",
+        "uses",
+        "tool:postgresql",
+    )
+    assert edge.exclusivity_key == "uses:database"
+
+
+def test_works_at_and_lives_in() -> None:
+    proposal = project_events(
+        projected("I work at Acme Corp.", "I live in Berlin.", speaker="Alice")
+    )
+    edges = {(e.from_key, e.relation, e.to_key) for e in proposal.edges}
+    assert edges == {
+        ("person:alice", "works_at", "organization:acmecorp"),
+        ("person:alice", "lives_in", "place:berlin"),
+    }
+    assert facts(proposal, "person:alice", "employer") == ["Acme Corp"]
+    assert facts(proposal, "person:alice", "residence") == ["Berlin"]
+    types = {n.key: n.type for n in proposal.nodes}
+    assert types == {
+        "person:alice": "person",
+        "organization:acmecorp": "organization",
+        "place:berlin": "place",
+    }
+
+
+def test_an_unnamed_speaker_is_the_user() -> None:
+    proposal = project_events(projected("我在腾讯工作。"))
+    assert {(e.from_key, e.relation, e.to_key) for e in proposal.edges} == {
+        ("person:user", "works_at", "organization:腾讯")
+    }
+
+
+def test_preferences_become_person_facts() -> None:
+    proposal = project_events(
+        projected("I prefer tabs over spaces.", "I love Vim.", "我喜欢喝茶。", speaker="Bo")
+    )
+    keyed = {(f.key, f.value) for f in proposal.facts}
+    assert ("preference:tabs", "prefers tabs over spaces") in keyed
+    assert ("preference:editor", "loves Vim") in keyed
+    assert ("preference:喝茶", "喜欢喝茶") in keyed
+    assert proposal.edges == []
+
+
+def test_planned_choices_change_no_slot_fact() -> None:
+    events = projected("We'll switch to pnpm next month.", "I will work at Initech next year.")
+    assert all(e.temporal_status == "planned" for e in events)
+    proposal = project_events(events)
+    assert proposal.facts == [] and proposal.edges == []
+
+
+def test_single_valued_edge_keys() -> None:
+    assert {"works_at", "lives_in"} <= SINGLE_VALUED_RELATIONS
+    assert edge_exclusivity_key("works_at") == "works_at"
+    assert edge_exclusivity_key("uses", {"slot": "package_manager"}) == "uses:package_manager"
+    assert edge_exclusivity_key("uses") is None
+    assert edge_exclusivity_key("participates_in") is None
+
+
+def test_proposal_validation_drops_dangling_and_foreign_items() -> None:
+    proposal = GraphProposal.model_validate(
+        {
+            "nodes": [
+                {"key": "p", "name": "project", "type": "project", "source_event_ids": [1]},
+                {"key": "t", "name": "pnpm", "type": "tool", "source_event_ids": [2]},
+                {"key": "x", "name": "Mars", "type": "planet", "source_event_ids": [1]},
+                {"key": "y", "name": "nobody", "type": "person", "source_event_ids": []},
+            ],
+            "facts": [
+                {"node_key": "p", "key": "package_manager", "value": "pnpm",
+                 "source_event_ids": [2]},
+                {"node_key": "x", "key": "k", "value": "v", "source_event_ids": [1]},
+            ],
+            "edges": [
+                {"from_key": "p", "to_key": "t", "relation": "Uses", "source_event_ids": [2],
+                 "confidence": "7"},
+                {"from_key": "p", "to_key": "x", "relation": "orbits", "source_event_ids": [1]},
+                {"from_key": "p", "to_key": "t", "relation": "uses", "source_event_ids": [9]},
+            ],
+        }
+    )  # fmt: skip
+    assert [n.key for n in proposal.nodes] == ["p", "t"]
+    assert [f.node_key for f in proposal.facts] == ["p"]
+    assert [(e.relation, e.confidence) for e in proposal.edges] == [("uses", 1.0), ("uses", 0.8)]
+
+    batch = proposal.restricted_to({1, 2})
+    assert [e.source_event_ids for e in batch.edges] == [[2]]  # the foreign-sourced edge is gone
+    assert len(batch.nodes) == 2 and len(batch.facts) == 1
