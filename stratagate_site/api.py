@@ -22,7 +22,11 @@ api = NinjaAPI(
 
 
 def error_response(
-    request: HttpRequest, status: int, code: str, message: str, details: dict[str, Any] | None = None
+    request: HttpRequest,
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
 ) -> HttpResponse:
     body = {"error": {"code": code, "message": message, "details": details or {}}}
     return api.create_response(request, body, status=status)
@@ -40,7 +44,11 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
         for err in exc.errors
     ]
     return error_response(
-        request, 422, "validation_error", "The request does not match the schema.", {"errors": errors}
+        request,
+        422,
+        "validation_error",
+        "The request does not match the schema.",
+        {"errors": errors},
     )
 
 

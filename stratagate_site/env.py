@@ -1,4 +1,4 @@
-"""Typed readers for the environment: settings fail loudly (via system checks) instead of guessing."""
+"""Typed environment readers: bad values become system check errors instead of guesses."""
 
 from __future__ import annotations
 

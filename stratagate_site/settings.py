@@ -36,7 +36,9 @@ if not _secret:
         CONFIG_PROBLEMS.append(("stratagate.E002", f"cannot use {DATA_DIR} for data: {exc}"))
         _secret = "insecure-fallback-secret-key-data-dir-unwritable"
 SECRET_KEY = _secret
-ALLOWED_HOSTS = [h for h in env_str("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
+ALLOWED_HOSTS = [
+    h for h in env_str("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h
+]
 
 INSTALLED_APPS = [
     "daphne",
@@ -106,7 +108,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": DATA_DIR / "stratagate.sqlite3",
+            "NAME": str(DATA_DIR / "stratagate.sqlite3"),
             "OPTIONS": dict(SQLITE_OPTIONS),
             "TEST": {"NAME": str(DATA_DIR / "test-stratagate.sqlite3")},
         }

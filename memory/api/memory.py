@@ -10,12 +10,12 @@ from django.utils.dateparse import parse_datetime
 from ninja import Query, Router, Schema
 
 from memory.api.auth import namespace_for, request_token
+from memory.api.presenters import message_out
 from memory.errors import Invalid, NotFound
 from memory.models import Event, EventStatus, GraphNode, Message, Namespace, TokenScope
 from memory.selectors.events import TimelineFilter, event_out, event_timeline
 from memory.selectors.graph import AsOf, node_neighbours, node_out, node_state
 from memory.services.events import event_lifecycle
-from memory.api.presenters import message_out
 
 router = Router(tags=["memory"])
 

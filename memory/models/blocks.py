@@ -73,3 +73,6 @@ class BlockView(models.Model):
                 condition=models.Q(level__gte=0, level__lte=5), name="block_view_level_range"
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"L{self.level} of block {self.block_id}"

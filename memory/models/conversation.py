@@ -54,6 +54,9 @@ class Turn(models.Model):
         ]
         indexes = [models.Index(fields=["session", "block"], name="turn_open_tail")]
 
+    def __str__(self) -> str:
+        return f"turn {self.session_turn} of session {self.session_id}"
+
 
 class Message(models.Model):
     namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="messages")
@@ -73,9 +76,12 @@ class Message(models.Model):
             models.UniqueConstraint(fields=["turn", "position"], name="message_unique_position")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.role} message {self.pk}"
+
 
 class IngestReceipt(models.Model):
-    """Makes ingest idempotent on (namespace, receipt_id); the hash detects reuse with new content."""
+    """Ingest is idempotent on (namespace, receipt_id); the hash detects reuse with new content."""
 
     namespace = models.ForeignKey(
         Namespace, on_delete=models.CASCADE, related_name="ingest_receipts"
@@ -91,3 +97,6 @@ class IngestReceipt(models.Model):
                 fields=["namespace", "receipt_id"], name="ingest_receipt_unique"
             )
         ]
+
+    def __str__(self) -> str:
+        return self.receipt_id

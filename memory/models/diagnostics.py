@@ -30,3 +30,6 @@ class ModelCall(models.Model):
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["namespace", "ok", "-id"], name="model_call_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} call {self.pk} ({'ok' if self.ok else 'failed'})"

@@ -109,6 +109,9 @@ class EventRelation(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.from_event_id} {self.kind} {self.to_event_id}"
+
 
 class AdminAction(models.Model):
     """Who pinned, forgot or restored what, and when (also UI actions, SPEC §13)."""
@@ -122,3 +125,6 @@ class AdminAction(models.Model):
 
     class Meta:
         ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.actor} {self.action} {self.target}"

@@ -67,6 +67,9 @@ class GraphFact(models.Model):
         ordering = ["id"]
         indexes = [models.Index(fields=["node", "key", "status"], name="graph_fact_slot")]
 
+    def __str__(self) -> str:
+        return f"{self.key}={self.value} ({self.status})"
+
 
 class GraphEdge(models.Model):
     namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="edges")
@@ -92,3 +95,6 @@ class GraphEdge(models.Model):
         indexes = [
             models.Index(fields=["from_node", "exclusivity_key", "status"], name="graph_edge_slot")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.from_node_id} -{self.relation}-> {self.to_node_id}"

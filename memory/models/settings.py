@@ -17,3 +17,6 @@ class MemorySettings(models.Model):
 
     class Meta:
         verbose_name_plural = "memory settings"
+
+    def __str__(self) -> str:
+        return f"λ={self.block_lambda}, block_turns={self.block_turns}"

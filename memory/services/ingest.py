@@ -113,9 +113,9 @@ def _without_own_tools(messages: list[MessageIn]) -> list[MessageIn]:
             for call in message.tool_calls
             if not str(call.get("name", "")).startswith(OWN_TOOL_PREFIX)
         ]
-        if message.role == MessageRole.ASSISTANT and not message.content.strip() and not calls:
-            if message.tool_calls:  # it held only our own tool calls
-                continue
+        only_own_calls = bool(message.tool_calls) and not calls
+        if message.role == MessageRole.ASSISTANT and not message.content.strip() and only_own_calls:
+            continue
         kept.append(
             MessageIn(
                 role=message.role,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from django.conf import settings
 from pydantic import BaseModel
 
@@ -12,7 +10,6 @@ from memory.llm.errors import LLMError
 from memory.llm.factory import llm_client_from_config
 from memory.models import ModelCall, ProcessingJob
 
-T = TypeVar("T", bound=BaseModel)
 PREVIEW_CHARS = 2000
 
 
@@ -29,7 +26,7 @@ def model_mode() -> str:
     return "model" if llm_client() is not None else "offline"
 
 
-def llm_call(
+def llm_call[T: BaseModel](
     client: LLMClient,
     *,
     namespace_id: int,

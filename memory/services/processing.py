@@ -78,7 +78,7 @@ def block_views_produce(job: ProcessingJob) -> None:
         elif prefetched is not None and not out.should_extract:
             block_mark_ready(block_id=block.pk)
         else:
-            payload = {"prefetched": prefetched} if prefetched is not None else {}
+            payload: dict[str, object] = {"prefetched": prefetched} if prefetched else {}
             job_create(
                 namespace_id=block.namespace_id,
                 kind=JobKind.BLOCK_EXTRACT,

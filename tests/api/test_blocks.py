@@ -37,7 +37,10 @@ def test_block_content_is_the_view_at_its_level(owner, drain):
     assert blocks[0]["level"] == 0
     assert blocks[0]["content"] == oldest.views.get(level=0).content
     assert blocks[0]["content"].splitlines()[1].startswith("Tags: ")
-    assert blocks[-1]["content"] == oldest.__class__.objects.get(pk=blocks[-1]["block_id"]).views.get(level=5).content
+    assert (
+        blocks[-1]["content"]
+        == oldest.__class__.objects.get(pk=blocks[-1]["block_id"]).views.get(level=5).content
+    )
 
 
 def test_expanding_an_old_block_re_anchors_it_and_it_decays_from_there(owner, drain):
@@ -114,7 +117,9 @@ def test_empty_block_lists_say_why(owner, drain):
     owner.post("/ns/proj/turns", turn_body(1))
     assert owner.get("/ns/proj/sessions/s1/blocks").json()["reason"] == "open_tail_pending"
     _ingest_blocks(owner, drain, 1, session="other", start=100)
-    assert owner.get("/ns/proj/sessions/nobody/blocks").json()["reason"] == "blocks_in_other_sessions"
+    assert (
+        owner.get("/ns/proj/sessions/nobody/blocks").json()["reason"] == "blocks_in_other_sessions"
+    )
 
 
 def test_changing_lambda_recomputes_every_level_at_once(owner, admin, drain):

@@ -48,7 +48,9 @@ def test_npm_then_pnpm_then_a_plan(owner, drain, one_turn_blocks):
     events = _events(owner)
     by_title = {e["title"]: e for e in events}
     assert len(events) == 3, [e["title"] for e in events]
-    npm = next(e for e in events if "npm" in e["title"].lower() and "pnpm" not in e["title"].lower())
+    npm = next(
+        e for e in events if "npm" in e["title"].lower() and "pnpm" not in e["title"].lower()
+    )
     pnpm = next(e for e in events if "pnpm" in e["title"].lower())
     plan = next(e for e in events if e["event_type"] == "plan")
     assert npm["status"] == "superseded" and npm["superseded_by"] == pnpm["id"]
@@ -81,11 +83,15 @@ def test_graph_as_of_an_earlier_turn_shows_npm(owner, drain, one_turn_blocks):
     }
     later = owner.get("/ns/proj/graph", as_of="3").json()["nodes"]
     project = next(n for n in later if n["type"] == "project")
-    assert {f["key"]: f["value"].lower() for f in project["current_facts"]}["package_manager"] == "pnpm"
+    assert {f["key"]: f["value"].lower() for f in project["current_facts"]}[
+        "package_manager"
+    ] == "pnpm"
     assert owner.get("/ns/proj/graph", as_of="yesterday-ish").status_code == 422
 
 
-def test_forgetting_an_event_moves_its_fact_out_of_the_current_state(owner, admin, drain, one_turn_blocks):
+def test_forgetting_an_event_moves_its_fact_out_of_the_current_state(
+    owner, admin, drain, one_turn_blocks
+):
     _npm_pnpm_plan(owner, drain)
     pnpm = Event.objects.get(title__icontains="pnpm")
     response = admin.post(f"/ns/proj/events/{pnpm.pk}/forget")
@@ -100,11 +106,15 @@ def test_forgetting_an_event_moves_its_fact_out_of_the_current_state(owner, admi
     restored = admin.post(f"/ns/proj/events/{pnpm.pk}/restore")
     assert restored.json()["status"] == "active"
     project = _project_node(owner)
-    assert {f["key"]: f["value"].lower() for f in project["current_facts"]}["package_manager"] == "pnpm"
+    assert {f["key"]: f["value"].lower() for f in project["current_facts"]}[
+        "package_manager"
+    ] == "pnpm"
     assert admin.post(f"/ns/proj/events/{pnpm.pk}/restore").status_code == 409
 
 
-def test_lifecycle_actions_need_admin_and_stay_in_the_namespace(owner, stranger, drain, one_turn_blocks):
+def test_lifecycle_actions_need_admin_and_stay_in_the_namespace(
+    owner, stranger, drain, one_turn_blocks
+):
     _npm_pnpm_plan(owner, drain)
     event = Event.objects.first()
     assert owner.post(f"/ns/proj/events/{event.pk}/forget").status_code == 403

@@ -73,14 +73,19 @@ def test_turn_numbers_are_per_namespace_and_per_session(owner):
     ("mutate", "code"),
     [
         (lambda b: b["messages"].append({"role": "robot", "content": "hi"}), "unknown_role"),
-        (lambda b: b["messages"].__setitem__(0, {"role": "user", "content": "  "}), "empty_user_message"),
+        (
+            lambda b: b["messages"].__setitem__(0, {"role": "user", "content": "  "}),
+            "empty_user_message",
+        ),
         (lambda b: b.__setitem__("messages", []), "empty_turn"),
         (
             lambda b: b.__setitem__("messages", [{"role": "user", "content": "x"}] * 501),
             "too_many_messages",
         ),
         (
-            lambda b: b["messages"].__setitem__(0, {"role": "user", "content": "x" * (1024 * 1024 + 1)}),
+            lambda b: b["messages"].__setitem__(
+                0, {"role": "user", "content": "x" * (1024 * 1024 + 1)}
+            ),
             "turn_too_large",
         ),
         (lambda b: b.__setitem__("receipt_id", ""), "invalid_receipt_id"),
@@ -123,7 +128,9 @@ def test_stranger_token_gets_404_like_an_unknown_namespace(stranger, owner):
     foreign = stranger.post("/ns/proj/turns", turn_body(1))
     unknown = owner.post("/ns/nowhere/turns", turn_body(1))
     assert foreign.status_code == unknown.status_code == 404
-    assert foreign.json()["error"]["code"] == unknown.json()["error"]["code"] == "namespace_not_found"
+    assert (
+        foreign.json()["error"]["code"] == unknown.json()["error"]["code"] == "namespace_not_found"
+    )
     assert _counts() == (0, 0, 0, 0)
 
 
@@ -155,7 +162,9 @@ def test_own_memory_tool_calls_are_not_stored(owner):
     assert owner.post("/ns/proj/turns", body).status_code == 201
     stored = list(Message.objects.order_by("position"))
     assert [m.role for m in stored] == ["user", "assistant"]
-    assert stored[1].tool_calls == [{"name": "run_tests", "arguments": {"path": "."}, "result": "ok"}]
+    assert stored[1].tool_calls == [
+        {"name": "run_tests", "arguments": {"path": "."}, "result": "ok"}
+    ]
     assert "old memory" not in json.dumps([m.content for m in stored])
 
 

@@ -84,7 +84,9 @@ def test_sources_outside_the_block_and_invented_relations_are_repaired(owner, mo
     assert (event.scope, event.criticality) == ("user", "routine")
 
 
-def test_failing_extraction_leaves_source_and_earlier_events_untouched(owner, model, drain, settings):
+def test_failing_extraction_leaves_source_and_earlier_events_untouched(
+    owner, model, drain, settings
+):
     model.default = _answer_citing
     for n in range(1, 7):
         owner.post("/ns/proj/turns", turn_body(n))

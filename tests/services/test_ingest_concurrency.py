@@ -21,7 +21,10 @@ def _turn(receipt: str, text: str = "Shall we use Postgres?") -> TurnIn:
     return TurnIn(
         session_id="s1",
         receipt_id=receipt,
-        messages=[MessageIn(role="user", content=text), MessageIn(role="assistant", content="Yes.")],
+        messages=[
+            MessageIn(role="user", content=text),
+            MessageIn(role="assistant", content="Yes."),
+        ],
     )
 
 
@@ -56,7 +59,9 @@ def test_concurrent_distinct_turns_get_distinct_consecutive_numbers():
     assert sorted(Turn.objects.values_list("namespace_turn", flat=True)) == list(
         range(1, THREADS + 1)
     )
-    assert sorted(Turn.objects.values_list("session_turn", flat=True)) == list(range(1, THREADS + 1))
+    assert sorted(Turn.objects.values_list("session_turn", flat=True)) == list(
+        range(1, THREADS + 1)
+    )
     assert Namespace.objects.get().current_turn == THREADS
 
 
@@ -66,5 +71,9 @@ def test_postgres_runs_the_duplicates_truly_in_parallel():
     # the namespace row lock must still agree on one winner across 3 rounds.
     namespace = namespace_get_or_create(name="proj")
     for round_ in range(3):
-        _run_together(lambda i: turn_ingest(namespace=namespace, turn=_turn(f"x{round_}")), THREADS)
+        receipt = f"x{round_}"
+        _run_together(
+            lambda i, receipt=receipt: turn_ingest(namespace=namespace, turn=_turn(receipt)),
+            THREADS,
+        )
     assert Turn.objects.count() == 3

@@ -10,8 +10,8 @@ from datetime import datetime
 
 from pydantic import Field
 
-from memory.engine.prompts.block_views import BlockViewsOut
 from memory.engine.prompts.block_views import SYSTEM_PROMPT as VIEWS_PROMPT
+from memory.engine.prompts.block_views import BlockViewsOut
 from memory.engine.prompts.extraction import ExtractedEvent
 
 
