@@ -1,0 +1,33 @@
+"""Redaction on the way out (SPEC §15.3): credentials become [REDACTED], the rest is untouched."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.engine.redact import redact
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("key sk-abcdefghijklmnop123 here", "key [REDACTED] here"),
+        ("token sk_live_abcdefghijklmnop", "token [REDACTED]"),
+        ("ghp_abcdefghijklmnopqrstuvwx1234", "[REDACTED]"),
+        ("github_pat_abcdefghijklmnopqrstuv_123", "[REDACTED]"),
+        ("slack xoxb-1234567890-abcdef", "slack [REDACTED]"),
+        ("AKIAABCDEFGHIJKLMNOP", "[REDACTED]"),
+        ("Authorization: Bearer abcdefghijk123", "Authorization: Bearer [REDACTED]"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk", "[REDACTED]"),
+        ("postgres://bob:hunter2@db/x", "postgres://[REDACTED]@db/x"),
+        ("password=hunter2 and token: abc123", "password=[REDACTED] and token: [REDACTED]"),
+        ('{"api_key": "xyz", "name": "a"}', '{"api_key": "[REDACTED]", "name": "a"}'),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+            "[REDACTED]",
+        ),
+        ("my secret plan is fine", "my secret plan is fine"),
+        ("We use Postgres 16.", "We use Postgres 16."),
+    ],
+)
+def test_redaction(text, expected):
+    assert redact(text) == expected

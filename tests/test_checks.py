@@ -1,0 +1,40 @@
+"""Misconfiguration is reported by system checks with stable ids."""
+
+from __future__ import annotations
+
+from memory.checks import stratagate_environment
+from stratagate_site import env
+
+
+def _ids() -> set[str]:
+    return {m.id for m in stratagate_environment(None)}
+
+
+def test_a_model_url_without_a_model_name_is_e020(settings):
+    settings.STRATAGATE_LLM_BASE_URL = "http://127.0.0.1:1/v1"
+    settings.STRATAGATE_LLM_MODEL = ""
+    assert "stratagate.E020" in _ids()
+
+
+def test_a_base_url_without_scheme_is_e021(settings):
+    settings.STRATAGATE_LLM_BASE_URL = "localhost:11434"
+    settings.STRATAGATE_LLM_MODEL = "llama"
+    assert "stratagate.E021" in _ids()
+
+
+def test_bad_environment_values_become_errors(monkeypatch):
+    monkeypatch.setattr(env, "CONFIG_PROBLEMS", [])
+    monkeypatch.setenv("STRATAGATE_BLOCK_TURNS", "zero")
+    monkeypatch.setenv("STRATAGATE_BLOCK_LAMBDA", "2.5")
+    assert (
+        env.env_int("STRATAGATE_BLOCK_TURNS", 6, low=1, high=100, check_id="stratagate.E010") == 6
+    )
+    assert (
+        env.env_float("STRATAGATE_BLOCK_LAMBDA", 0.3, low=0, high=1, check_id="stratagate.E011")
+        == 0.3
+    )
+    assert [cid for cid, _ in env.CONFIG_PROBLEMS] == ["stratagate.E010", "stratagate.E011"]
+
+
+def test_a_clean_configuration_has_no_errors(settings):
+    assert not [i for i in _ids() if i.startswith("stratagate.E")]
