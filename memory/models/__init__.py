@@ -13,11 +13,34 @@ from memory.models.events import (
     TemporalStatus,
 )
 from memory.models.graph import GraphEdge, GraphFact, GraphItemStatus, GraphNode, NodeType
+from memory.models.imports import ImportAction, ImportBatch, ImportCandidate, ImportStatus
 from memory.models.jobs import JobKind, JobStatus, ProcessingJob
 from memory.models.namespaces import AgentToken, Namespace, TokenScope
+from memory.models.retrieval import (
+    Activation,
+    Assessment,
+    BatchItem,
+    BatchStatus,
+    RefKind,
+    RetrievalBatch,
+    UsageItem,
+    UsageReceipt,
+)
 from memory.models.settings import MemorySettings
 
 __all__ = [
+    "Activation",
+    "Assessment",
+    "BatchItem",
+    "BatchStatus",
+    "ImportAction",
+    "ImportBatch",
+    "ImportCandidate",
+    "ImportStatus",
+    "RefKind",
+    "RetrievalBatch",
+    "UsageItem",
+    "UsageReceipt",
     "AdminAction",
     "AgentToken",
     "Block",

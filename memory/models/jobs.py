@@ -16,6 +16,7 @@ class JobKind(models.TextChoices):
     BLOCK_VIEWS = "block_views"
     BLOCK_EXTRACT = "block_extract"
     GRAPH_PROJECT = "graph_project"
+    IMPORT_PREVIEW = "import_preview"
 
 
 class JobStatus(models.TextChoices):
