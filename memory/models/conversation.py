@@ -41,6 +41,9 @@ class Turn(models.Model):
     block = models.ForeignKey(
         "memory.Block", null=True, blank=True, on_delete=models.PROTECT, related_name="turns"
     )
+    # An import's permanent source turn: it holds the imported text but does not advance the
+    # namespace's turn counter, so undo can restore the namespace exactly (SPEC §11.5).
+    synthetic = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["session_id", "session_turn"]
@@ -49,7 +52,9 @@ class Turn(models.Model):
                 fields=["session", "session_turn"], name="turn_unique_in_session"
             ),
             models.UniqueConstraint(
-                fields=["namespace", "namespace_turn"], name="turn_unique_in_namespace"
+                fields=["namespace", "namespace_turn"],
+                condition=models.Q(synthetic=False),
+                name="turn_unique_in_namespace",
             ),
         ]
         indexes = [models.Index(fields=["session", "block"], name="turn_open_tail")]
