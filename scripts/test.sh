@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the test dependencies (first run) and run the whole test suite in parallel.
+# Extra arguments go to pytest:  bash scripts/test.sh tests/test_serve.py -x
+# Set DATABASE_URL=postgres://... to run it against PostgreSQL instead of SQLite.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export VENV_DIR="${VENV_DIR:-.venv}"
+
+bash scripts/bootstrap.sh --dev
+
+# A private data dir per run: the suite never touches ./var, and concurrent runs in one checkout
+# do not share SQLite test databases.
+if [[ -z "${STRATAGATE_DATA_DIR:-}" ]]; then
+  STRATAGATE_DATA_DIR="$(mktemp -d "${TMPDIR:-/tmp}/stratagate-test.XXXXXX")"
+  export STRATAGATE_DATA_DIR
+  trap 'rm -rf "$STRATAGATE_DATA_DIR"' EXIT
+fi
+
+status=0
+"$VENV_DIR/bin/python" -m pytest -n auto "$@" || status=$?
+if [[ "$status" -eq 5 ]]; then
+  echo "scripts/test.sh: pytest collected no tests; that counts as a failure." >&2
+fi
+exit "$status"
