@@ -22,6 +22,8 @@ from memory.models import (
     Message,
     RelationKind,
 )
+from memory.search import index_events
+from memory.search.index import index_nodes_of_events
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ def event_create(*, extracted: ExtractedEvent, context: EventContext) -> Event:
         last_adopted_turn=context.formed_turn,
     )
     event.source_messages.set(sources)
+    index_events([event])  # same transaction as the event (SPEC §8)
     return event
 
 
@@ -80,6 +83,7 @@ def event_supersede(*, new: Event, old: Event) -> None:
         old.status = EventStatus.SUPERSEDED
     old.superseded_by = new
     old.save(update_fields=["status", "superseded_by"])
+    index_nodes_of_events([old.pk])  # its facts/edges may turn historical (SPEC §6.4)
 
 
 def event_conflict(*, event: Event, other: Event) -> None:
@@ -130,6 +134,8 @@ def event_lifecycle(*, event: Event, action: str, actor: str) -> Event:
             )
             locked.status = EventStatus.SUPERSEDED if still_superseded else EventStatus.ACTIVE
         locked.save(update_fields=["status", "pinned"])
+        if locked.status != before["status"]:
+            index_nodes_of_events([locked.pk])  # graph current/historical follows status
         AdminAction.objects.create(
             namespace_id=locked.namespace_id,
             actor=actor[:200],

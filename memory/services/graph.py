@@ -23,6 +23,7 @@ from memory.models import (
     Namespace,
     ProcessingJob,
 )
+from memory.search import index_nodes, unindex_nodes
 from memory.services.jobs import job_handler
 
 PROJECTION_BATCH = 8
@@ -73,6 +74,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
         return [by_id[i] for i in ids if i in by_id]
 
     nodes: dict[str, GraphNode] = {}
+    displaced: set[int] = set()  # old targets of closed edges: their neighbours changed
     for proposed in proposal.nodes:
         node, created = GraphNode.objects.get_or_create(
             namespace_id=namespace_id,
@@ -133,6 +135,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
             None,
         )
         if link is None:
+            displaced.update(r.to_node_id for r in active_edges)
             _close(active_edges, start, turn)
             link = GraphEdge.objects.create(
                 namespace_id=namespace_id,
@@ -146,6 +149,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
                 metadata=edge.metadata,
             )
         link.source_events.add(*sources(edge.source_event_ids))
+    index_nodes({*(n.pk for n in nodes.values()), *displaced})  # same transaction (SPEC §8)
 
 
 def _close(rows: Sequence[GraphFact | GraphEdge], start: datetime, turn: int) -> None:
@@ -163,6 +167,7 @@ def graph_rebuild(
     """Drop and re-project the namespace's graph from its events, batch by batch."""
     events = list(Event.objects.filter(namespace=namespace).order_by("formed_turn", "pk"))
     with transaction.atomic():
+        unindex_nodes(GraphNode.objects.filter(namespace=namespace).values_list("pk", flat=True))
         GraphEdge.objects.filter(namespace=namespace).delete()
         GraphFact.objects.filter(namespace=namespace).delete()
         GraphNode.objects.filter(namespace=namespace).delete()

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from memory.errors import Conflict, Invalid
 from memory.models import Block, IngestReceipt, Message, MessageRole, Namespace, Session, Turn
+from memory.search import index_messages
 from memory.services.sealing import block_seal_ready_runs
 from memory.services.settings import memory_settings_get
 
@@ -187,7 +188,7 @@ def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
         namespace_turn=namespace.current_turn,
         occurred_at=occurred_at,
     )
-    Message.objects.bulk_create(
+    messages = Message.objects.bulk_create(
         [
             Message(
                 namespace=namespace,
@@ -203,6 +204,7 @@ def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
             for position, message in enumerate(_without_own_tools(turn.messages))
         ]
     )
+    index_messages(messages)  # same transaction as the turn (SPEC §8)
     IngestReceipt.objects.create(
         namespace=namespace, receipt_id=turn.receipt_id, content_hash=content_hash, turn=stored
     )

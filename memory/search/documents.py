@@ -1,0 +1,192 @@
+"""What gets indexed: the weighted fields of each source kind (SPEC §8.2) and the documents
+built from the database rows, as analyzed terms per field.
+
+Backends only store and rank these documents; they never look at the models themselves.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from django.db.models import Prefetch, Q
+
+from memory.models import Event, GraphEdge, GraphFact, GraphNode, Message
+from memory.search.text import analyze, date_terms
+from memory.selectors.graph import CURRENT, HISTORICAL, item_state
+
+CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    weight: float
+    # Whether a match in this field alone makes a hit (relation labels only help ranking).
+    makes_hit: bool = True
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    table: str  # the search index table (both backends)
+    base_table: str  # the model table whose rows are indexed
+    fields: tuple[Field, ...]
+    has_session: bool = False
+
+    @property
+    def hit_fields(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields if f.makes_hit)
+
+    @property
+    def all_fields_make_hits(self) -> bool:
+        return all(f.makes_hit for f in self.fields)
+
+
+MESSAGES = Kind(
+    name="message",
+    table="memory_search_message",
+    base_table=Message._meta.db_table,
+    fields=(Field("content", 1.0), Field("session_date", 1.0)),
+    has_session=True,
+)
+EVENTS = Kind(
+    name="event",
+    table="memory_search_event",
+    base_table=Event._meta.db_table,
+    fields=(
+        Field("title", 4.0),
+        Field("summary", 3.0),
+        Field("tags", 2.0),
+        Field("quotes", 2.0),
+        Field("participants", 5.0),
+        Field("event_type", 5.0),
+        Field("temporal", 4.0),
+        Field("dates", 4.0),
+    ),
+)
+NODES = Kind(
+    name="node",
+    table="memory_search_node",
+    base_table=GraphNode._meta.db_table,
+    fields=(
+        Field("name", 6.0),
+        Field("aliases", 5.0),
+        Field("tags", 5.0),
+        Field("node_type", 2.0),
+        Field("facts_current", 4.0),
+        Field("facts_historical", 2.0),
+        Field("neighbours_current", 4.0),
+        Field("neighbours_historical", 2.0),
+        Field("relations", 1.0, makes_hit=False),
+    ),
+)
+KINDS = (MESSAGES, EVENTS, NODES)
+
+
+@dataclass(frozen=True)
+class Document:
+    """One indexed object: its analyzed terms per field, in the kind's field order."""
+
+    object_id: int
+    namespace_id: int
+    fields: tuple[tuple[str, ...], ...]
+    session_id: int | None = None
+
+
+def _terms(*texts: str) -> tuple[str, ...]:
+    return tuple(term for text in texts for term in analyze(text))
+
+
+def message_document(message: Message) -> Document:
+    """Content and the turn's date. Uses `message.turn` (select_related it for many)."""
+    return Document(
+        object_id=message.pk,
+        namespace_id=message.namespace_id,
+        session_id=message.session_id,
+        fields=(_terms(message.content), tuple(date_terms(message.turn.occurred_at))),
+    )
+
+
+def event_document(event: Event) -> Document:
+    return Document(
+        object_id=event.pk,
+        namespace_id=event.namespace_id,
+        fields=(
+            _terms(event.title),
+            _terms(event.summary),
+            _terms(*event.tags),
+            _terms(*event.quotes),
+            _terms(*event.participants),
+            _terms(event.event_type),
+            _terms(event.temporal_text),
+            tuple(date_terms(event.happened_start, event.happened_end)),
+        ),
+    )
+
+
+# Only what item_state needs from each source event.
+_SOURCES = Prefetch("source_events", queryset=Event.objects.only("id", "status"))
+
+
+def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:
+    """Each node's document from the database, with facts and neighbours split into current
+    and historical by `item_state` (hidden ones left out). A few queries per 500 nodes."""
+    ids = sorted(set(node_ids))
+    for start in range(0, len(ids), CHUNK):
+        yield from _node_chunk(ids[start : start + CHUNK])
+
+
+def _node_chunk(ids: list[int]) -> Iterator[Document]:
+    facts: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for fact in GraphFact.objects.filter(node_id__in=ids).prefetch_related(_SOURCES):
+        state = item_state(fact)
+        if state in (CURRENT, HISTORICAL):
+            facts[fact.node_id][state].append(f"{fact.key.replace('_', ' ')} {fact.value}")
+    links: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    edges = (
+        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids))
+        .select_related("from_node", "to_node")
+        .prefetch_related(_SOURCES)
+    )
+    wanted = set(ids)
+    for edge in edges:
+        state = item_state(edge)
+        if state not in (CURRENT, HISTORICAL):
+            continue
+        for here, there in ((edge.from_node, edge.to_node), (edge.to_node, edge.from_node)):
+            if here.pk in wanted:
+                links[here.pk][state].append(there.name)
+                links[here.pk]["relations"].append(edge.relation.replace("_", " "))
+    for node in GraphNode.objects.filter(pk__in=ids).order_by("pk"):
+        node_facts, node_links = facts[node.pk], links[node.pk]
+        yield Document(
+            object_id=node.pk,
+            namespace_id=node.namespace_id,
+            fields=(
+                _terms(node.name),
+                _terms(*node.aliases),
+                _terms(*node.tags),
+                _terms(node.node_type),
+                _terms(*node_facts[CURRENT]),
+                _terms(*node_facts[HISTORICAL]),
+                _terms(*node_links[CURRENT]),
+                _terms(*node_links[HISTORICAL]),
+                _terms(*node_links["relations"]),
+            ),
+        )
+
+
+def nodes_touched_by_events(event_ids: Iterable[int]) -> set[int]:
+    """Nodes whose facts or edges cite these events: their current/historical split follows
+    the events' status (SPEC §6.4), so their documents change when an event's status does."""
+    ids = list(event_ids)
+    if not ids:
+        return set()
+    touched = set(GraphFact.objects.filter(source_events__in=ids).values_list("node_id", flat=True))
+    for origin, target in GraphEdge.objects.filter(source_events__in=ids).values_list(
+        "from_node_id", "to_node_id"
+    ):
+        touched.update((origin, target))
+    return touched

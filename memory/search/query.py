@@ -1,0 +1,96 @@
+"""Full-text queries per source kind: BM25-style relevance only, no fusion (that is retrieval's
+job, SPEC §8.3). A query with no terms after analysis, or no match, returns nothing: results
+are never padded with rows that do not match.
+
+Cost control: ranking costs in proportion to the rows a query matches, and an OR of common
+words can match most of a namespace. So the query's rarest terms, as long as together they
+hold at most GATE_BUDGET of the namespace's rows (at least the rarest one), form the *gate*:
+a hit must hold a gate term. The remaining, more common terms still add to a hit's score but
+do not widen the match set. While every term together stays within the budget — any small
+namespace, any selective query — this is plain BM25 over all terms. Beyond it, rows that hold
+only common terms are not returned, and on SQLite the gate terms weigh twice the common ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory.search.backend import backend
+from memory.search.documents import EVENTS, MESSAGES, NODES, Kind
+from memory.search.text import query_terms
+
+MAX_LIMIT = 1000
+GATE_BUDGET = 5000
+
+
+@dataclass(frozen=True)
+class TextHit:
+    object_id: int
+    score: float  # relevance, higher is better, > 0
+    rank: int  # 1-based
+
+
+def _search(
+    kind: Kind,
+    namespace_id: int,
+    query: str,
+    limit: int,
+    *,
+    session_id: int | None = None,
+    statuses: Sequence[str] | None = None,
+) -> list[TextHit]:
+    terms = query_terms(query)
+    if not terms or limit <= 0 or (statuses is not None and not statuses):
+        return []
+    rows = backend().search(
+        kind,
+        namespace_id,
+        _gate(kind, namespace_id, terms),
+        terms,
+        min(limit, MAX_LIMIT),
+        session_id=session_id,
+        statuses=statuses,
+    )
+    return [
+        TextHit(object_id=object_id, score=score, rank=rank)
+        for rank, (object_id, score) in enumerate(rows, start=1)
+    ]
+
+
+def _gate(kind: Kind, namespace_id: int, terms: list[str]) -> list[str]:
+    """The rarest terms whose rows add up to at most GATE_BUDGET (always at least one)."""
+    counts = backend().doc_counts(kind, namespace_id, terms, GATE_BUDGET + 1)
+    gate: list[str] = []
+    rows = 0
+    for count, term in sorted(zip(counts, terms, strict=True), key=lambda pair: pair[0]):
+        if gate and rows + count > GATE_BUDGET:
+            break
+        gate.append(term)
+        rows += count
+    return gate
+
+
+def search_events(
+    namespace_id: int,
+    query: str,
+    *,
+    limit: int = 50,
+    statuses: Sequence[str] = ("active", "superseded"),
+) -> list[TextHit]:
+    """Events by title ×4, summary ×3, tags ×2, quotes ×2, participants ×5, type ×5,
+    temporal wording ×4 and occurrence dates ×4, among those whose status is in `statuses`."""
+    return _search(EVENTS, namespace_id, query, limit, statuses=list(statuses))
+
+
+def search_nodes(namespace_id: int, query: str, *, limit: int = 50) -> list[TextHit]:
+    """Graph nodes by name, aliases, tags, type, facts and neighbours; relation labels only
+    add to the ranking of nodes that match elsewhere."""
+    return _search(NODES, namespace_id, query, limit)
+
+
+def search_messages(
+    namespace_id: int, query: str, *, limit: int = 50, session_pk: int | None = None
+) -> list[TextHit]:
+    """Raw messages by content and their turn's date, optionally within one session."""
+    return _search(MESSAGES, namespace_id, query, limit, session_id=session_pk)

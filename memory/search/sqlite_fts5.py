@@ -1,0 +1,139 @@
+"""SQLite backend: one FTS5 table per kind, ranked by FTS5's own bm25() (k1 1.2, b 0.75) with
+per-column weights (SPEC §8.2).
+
+Each table's rowid is the object's id. Every term in the weighted columns is stored as
+`<namespace id>_<term>`: the namespace filter is then part of each term, so a query only ever
+reads its own namespace's doclists (and a term's document frequency is its namespace's). The
+`ns` column (`n<id>`) serves namespace-wide deletes only; messages also have `session`
+(`s<id>`). Terms arrive analyzed (memory.search.text) and space-joined; the `ascii` tokenizer
+with `-` and `_` as token characters (migration 0004) splits them on spaces and changes nothing
+else. Every query term is a quoted string: user input is never FTS5 syntax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import connection
+
+from memory.search.documents import Document, Kind
+
+
+def _columns(kind: Kind) -> list[str]:
+    return ["ns", *(["session"] if kind.has_session else []), *(f.name for f in kind.fields)]
+
+
+def _weights(kind: Kind) -> str:
+    filters = [0.0, *([0.0] if kind.has_session else [])]
+    return ", ".join(str(w) for w in [*filters, *(f.weight for f in kind.fields)])
+
+
+def _scoped(namespace_id: int, term: str) -> str:
+    return f"{namespace_id}_{term}"
+
+
+def _any_of(namespace_id: int, terms: Sequence[str], columns: Sequence[str]) -> str:
+    quoted = ('"' + _scoped(namespace_id, t).replace('"', '""') + '"' for t in terms)
+    return "{" + " ".join(columns) + "} : (" + " OR ".join(quoted) + ")"
+
+
+def upsert(kind: Kind, documents: Sequence[Document]) -> None:
+    if not documents:
+        return
+    columns = _columns(kind)
+    placeholders = ", ".join(["%s"] * (len(columns) + 1))
+    rows: list[tuple[int | str, ...]] = [
+        (
+            d.object_id,
+            f"n{d.namespace_id}",
+            *([f"s{d.session_id}"] if kind.has_session else []),
+            *(" ".join(_scoped(d.namespace_id, t) for t in terms) for terms in d.fields),
+        )
+        for d in documents
+    ]
+    with connection.cursor() as cursor:
+        # FTS5 honours OR REPLACE on the rowid: the old row's terms leave the index.
+        cursor.executemany(
+            f"INSERT OR REPLACE INTO {kind.table} (rowid, {', '.join(columns)}) "
+            f"VALUES ({placeholders})",
+            rows,
+        )
+
+
+def delete(kind: Kind, object_ids: Sequence[int]) -> None:
+    # One statement per id: FTS5 looks a rowid up directly, but `rowid IN (…)` scans the table.
+    with connection.cursor() as cursor:
+        cursor.executemany(f"DELETE FROM {kind.table} WHERE rowid = %s", [(i,) for i in object_ids])
+
+
+def delete_namespace(kind: Kind, namespace_id: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {kind.table} WHERE rowid IN "
+            f"(SELECT rowid FROM {kind.table} WHERE {kind.table} MATCH %s)",
+            [f'ns : "n{namespace_id}"'],
+        )
+
+
+def delete_all(kind: Kind) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {kind.table}")
+
+
+def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) -> list[int]:
+    """How many of the namespace's rows hold each term in a weighted column, counting no
+    further than `cap` (so a very common term costs at most `cap` steps)."""
+    table = kind.table
+    names = [f.name for f in kind.fields]
+    one = f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH %s LIMIT %s))"
+    params: list[str | int] = []
+    for term in terms:
+        params.extend([_any_of(namespace_id, [term], names), cap])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join([one] * len(terms)), params)
+        row = cursor.fetchone()
+    return [int(n) for n in row]
+
+
+def search(
+    kind: Kind,
+    namespace_id: int,
+    gate: Sequence[str],
+    rank: Sequence[str],
+    limit: int,
+    *,
+    session_id: int | None = None,
+    statuses: Sequence[str] | None = None,
+) -> list[tuple[int, float]]:
+    """(object id, positive score) best first, ties by id, over rows holding a `gate` term;
+    the other `rank` terms only add to their score (see memory.search.query)."""
+    table = kind.table
+    names = [f.name for f in kind.fields]
+    match = _any_of(namespace_id, gate, names)
+    extra = [t for t in rank if t not in gate]
+    if extra:
+        # "(extra OR gate)" is true on every gated row, so the extra terms are scored without
+        # widening the match set (the gate's phrases are counted twice; see query.py).
+        match += f" AND ({_any_of(namespace_id, extra, names)} OR {match})"
+    if session_id is not None:
+        match += f' AND session : "s{session_id}"'
+    params: list[str | int] = [match]
+    sql = f"SELECT {table}.rowid, bm25({table}, {_weights(kind)}) AS score FROM {table}"
+    where = [f"{table} MATCH %s"]
+    if statuses is not None:
+        # CROSS JOIN keeps the FTS5 cursor the outer loop (SQLite never reorders it).
+        sql += f" CROSS JOIN {kind.base_table} base ON base.id = {table}.rowid"
+        where.append(f"base.status IN ({', '.join(['%s'] * len(statuses))})")
+        params.extend(statuses)
+    if not kind.all_fields_make_hits:
+        # Ranking counts every column; a hit needs a match outside the ranking-only columns.
+        # The unary + stops SQLite from turning this into one FTS5 lookup per rowid.
+        where.append(f"+{table}.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH %s)")
+        params.append(_any_of(namespace_id, rank, kind.hit_fields))
+    sql += " WHERE " + " AND ".join(where) + f" ORDER BY score, {table}.rowid LIMIT %s"
+    params.append(limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    # FTS5's bm25 is negative-better; it is never 0 for a row matching a weighted column.
+    return [(int(object_id), max(-float(score), 1e-12)) for object_id, score in rows]

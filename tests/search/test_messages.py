@@ -1,0 +1,208 @@
+"""Raw message search: indexed by ingest in the turn's own transaction (SPEC §8.1–8.2)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db import transaction
+
+from memory.models import Message, Session
+from memory.search import search_messages
+from memory.search.documents import MESSAGES
+from tests.search.conftest import index_ids
+
+pytestmark = pytest.mark.django_db
+
+
+def _contents(hits):
+    return [Message.objects.get(pk=h.object_id).content for h in hits]
+
+
+def test_a_search_right_after_ingest_in_the_same_transaction_sees_the_message(world):
+    w = world()
+    with transaction.atomic():
+        stored = w.say("We deployed the billing service to Frankfurt")
+        hits = search_messages(w.pk, "Frankfurt")
+        assert [h.object_id for h in hits] == [stored[0].pk]
+    assert index_ids(MESSAGES.table) == {m.pk for m in stored}
+
+
+def test_a_rolled_back_ingest_leaves_no_message_and_no_index_row(world):
+    w = world()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        w.say("This turn will be rolled back: kangaroo")
+        assert search_messages(w.pk, "kangaroo")
+        raise RuntimeError("caller failed after ingest")
+    assert Message.objects.count() == 0
+    assert index_ids(MESSAGES.table) == set()
+    assert search_messages(w.pk, "kangaroo") == []
+
+
+def test_stemming_lets_deploying_find_deployed(world):
+    w = world()
+    w.say("We deployed the gateway yesterday")
+    w.say("Unrelated chat about lunch")
+    assert _contents(search_messages(w.pk, "deploying")) == ["We deployed the gateway yesterday"]
+
+
+def test_full_width_letters_match_their_ascii_form_both_ways(world):
+    w = world()
+    w.say("ＰｏｓｔｇｒｅＳＱＬ is our database")
+    w.say("SQLite stays the default")
+    assert _contents(search_messages(w.pk, "postgresql")) == [
+        "ＰｏｓｔｇｒｅＳＱＬ is our database"
+    ]
+    assert _contents(search_messages(w.pk, "ＳＱＬｉｔｅ")) == ["SQLite stays the default"]
+
+
+def test_a_chinese_query_finds_chinese_content_and_not_unrelated_chinese(world):
+    w = world()
+    w.say("我们决定把数据库迁移到云上")
+    w.say("今天中午吃面条")
+    w.say("English only message about databases")
+    assert _contents(search_messages(w.pk, "数据库迁移")) == ["我们决定把数据库迁移到云上"]
+    assert search_messages(w.pk, "天气预报") == []
+
+
+def test_mixed_chinese_and_english_query_matches_either_script(world):
+    w = world()
+    w.say("我们用Postgres存数据")
+    w.say("Postgres tuning notes")
+    found = _contents(search_messages(w.pk, "Postgres 数据"))
+    assert found[0] == "我们用Postgres存数据"  # matches both terms
+    assert set(found) == {"我们用Postgres存数据", "Postgres tuning notes"}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        '""',
+        "*",
+        "NEAR(",
+        "NEAR(a b",
+        "-",
+        "foo -bar",
+        "col:",
+        ":",
+        "a:b",
+        "(",
+        ")",
+        "^x",
+        "AND",
+        "OR NOT",
+        "{title}: x",
+        "'",
+        "\\",
+        "%",
+        "x' OR '1'='1",
+        "\x00null",
+    ],
+)
+def test_query_syntax_characters_never_raise(world, query):
+    w = world()
+    w.say("near the col a b x bar foo and or not title null")
+    hits = search_messages(w.pk, query)
+    assert all(h.score > 0 for h in hits)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the of a", "what is it", "?!.,;"])
+def test_an_empty_or_stop_word_only_query_returns_nothing(world, query):
+    w = world()
+    w.say("the of a what is it")
+    assert search_messages(w.pk, query) == []
+
+
+def test_no_padding_when_nothing_matches(world):
+    w = world()
+    w.say("alpha beta gamma")
+    assert search_messages(w.pk, "zebra") == []
+
+
+def test_namespaces_are_isolated(world):
+    mine, theirs = world("mine"), world("theirs")
+    mine.say("shared word octopus in mine")
+    theirs.say("shared word octopus in theirs")
+    assert _contents(search_messages(mine.pk, "octopus")) == ["shared word octopus in mine"]
+    assert _contents(search_messages(theirs.pk, "octopus")) == ["shared word octopus in theirs"]
+
+
+def test_session_filter_keeps_one_session(world):
+    w = world()
+    w.say("pelican in session one", session="one")
+    w.say("pelican in session two", session="two")
+    two = Session.objects.get(external_id="two")
+    assert _contents(search_messages(w.pk, "pelican", session_pk=two.pk)) == [
+        "pelican in session two"
+    ]
+    assert len(search_messages(w.pk, "pelican")) == 2
+
+
+def test_the_session_date_is_searchable(world):
+    w = world()
+    w.say("talk on the sixth", when=datetime(2023, 5, 6, 13, 56, tzinfo=UTC))
+    w.say("talk in june", when=datetime(2023, 6, 2, 9, 0, tzinfo=UTC))
+    may_sixth = {"talk on the sixth", "Noted."}
+    assert set(_contents(search_messages(w.pk, "2023-05-06"))) == may_sixth
+    found = _contents(search_messages(w.pk, "what happened in May 2023?"))
+    assert len(found) == 4 and set(found[:2]) == may_sixth  # may + 2023 beat 2023 alone
+
+
+def test_hits_are_ranked_from_one_with_descending_positive_scores_and_a_limit(world):
+    w = world()
+    for n in range(8):
+        w.say("heron " * (n + 1) + f"filler {n}", assistant=f"ack {n}")
+    w.say("unrelated")
+    hits = search_messages(w.pk, "heron", limit=5)
+    assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
+    scores = [h.score for h in hits]
+    assert all(s > 0 for s in scores) and scores == sorted(scores, reverse=True)
+    assert search_messages(w.pk, "heron", limit=0) == []
+
+
+def test_deleting_a_message_row_drops_its_index_row(world):
+    w = world()
+    stored = w.say("ephemeral walrus")
+    Message.objects.filter(pk=stored[0].pk).delete()
+    assert stored[0].pk not in index_ids(MESSAGES.table)
+    assert search_messages(w.pk, "walrus") == []
+
+
+def test_common_terms_beyond_the_gate_budget_rank_but_do_not_widen_the_match(world, monkeypatch):
+    from memory.search import query
+
+    w = world()
+    for n in range(6):
+        w.say(f"common chatter {n}", assistant=f"ack {n}")
+    plain = w.say("a rare platypus sighting")[0]
+    both = w.say("a rare platypus sighting, common too")[0]
+    everything = search_messages(w.pk, "platypus common")
+    assert len(everything) == 8  # within budget: plain BM25 over every term
+    monkeypatch.setattr(query, "GATE_BUDGET", 3)
+    gated = search_messages(w.pk, "platypus common")
+    assert [h.object_id for h in gated] == [both.pk, plain.pk]  # the common term still ranks
+    monkeypatch.setattr(query, "GATE_BUDGET", 0)
+    assert len(search_messages(w.pk, "platypus common")) == 2  # the rarest term always gates
+
+
+def test_document_counts_stop_at_the_cap(world):
+    from memory.search.backend import backend
+
+    w = world()
+    for n in range(5):
+        w.say(f"heron {n}", assistant="ok")
+    assert backend().doc_counts(MESSAGES, w.pk, ["heron", "ok", "absent"], 3) == [3, 3, 0]
+    assert backend().doc_counts(MESSAGES, w.pk, ["heron"], 100) == [5]
+
+
+def test_unindexed_messages_vanish_from_search_until_indexed_again(world):
+    from memory.search import index_messages, unindex_messages
+
+    w = world()
+    stored = w.say("ibis on the roof", assistant="an ibis indeed")
+    unindex_messages([m.pk for m in stored])
+    assert search_messages(w.pk, "ibis") == []
+    assert Message.objects.count() == 2  # only the index row went
+    index_messages(Message.objects.filter(pk__in=[m.pk for m in stored]))  # turns not cached
+    assert {h.object_id for h in search_messages(w.pk, "ibis")} == {m.pk for m in stored}
