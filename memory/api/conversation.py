@@ -22,7 +22,10 @@ from memory.errors import NotFound
 from memory.models import Block, BlockStatus, LiftedBy, Namespace, Session, TokenScope
 from memory.selectors.blocks import block_display_list, layered_history, open_tail_messages
 from memory.services import ingest
+from memory.services.activation import activation_build
+from memory.services.batches import batch_get, caller_session
 from memory.services.blocks import block_expand
+from memory.services.expansion import block_expand_batch
 from memory.services.settings import memory_settings_get
 
 router = Router(tags=["conversation"])
@@ -114,11 +117,23 @@ def expand_block(
     block = Block.objects.filter(namespace=namespace, pk=block_id).first()
     if block is None:
         raise NotFound(f"block {block_id} not found", code="block_not_found")
+    # Check what the batch needs before the block moves (404 / 422 leave it untouched).
+    if payload.batch_id:
+        batch_get(namespace, payload.batch_id)
+    if payload.session_id is not None:
+        caller_session(namespace, payload.session_id)
     expanded = block_expand(block=block, target=payload.target, lifted_by=LiftedBy.AGENT)
     shown = next(b for b in block_display_list(session=expanded.session) if b.block.pk == block.pk)
     assert shown.level is not None and shown.block.status == BlockStatus.READY
+    batch = block_expand_batch(
+        namespace=namespace,
+        block=block,
+        level=shown.level,
+        session_id=payload.session_id,
+        from_batch=payload.batch_id,
+    )
     return {
-        "batch_id": None,
+        "batch_id": batch.public_id,
         "ref": f"block:{block.pk}:L{shown.level}",
         "block_id": block.pk,
         "level": shown.level,
@@ -137,7 +152,10 @@ def context(request: HttpRequest, ns: str, params: Query[ContextQuery]) -> dict[
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     session = Session.objects.filter(namespace=namespace, external_id=params.session_id).first()
     history = history_out(layered_history(session=session) if session else None)
-    activated = ActivatedOut(events=[], nodes=[], tokens=0)
+    # Activation is recorded against the caller's session, even before its first turn.
+    caller = session or caller_session(namespace, params.session_id)
+    built = activation_build(namespace=namespace, session=caller, query=params.query)
+    activated = ActivatedOut(**built.as_dict())
     return {
         "activated": activated,
         "history": history,

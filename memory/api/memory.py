@@ -16,6 +16,7 @@ from memory.models import Event, EventStatus, GraphNode, Message, Namespace, Tok
 from memory.selectors.events import TimelineFilter, event_out, event_timeline
 from memory.selectors.graph import AsOf, node_neighbours, node_out, node_state
 from memory.services.events import event_lifecycle
+from memory.services.expansion import event_expand_batch, node_expand_batch
 
 router = Router(tags=["memory"])
 
@@ -48,13 +49,26 @@ def parse_as_of(value: str | None) -> AsOf | None:
 
 
 @router.get("/ns/{ns}/events/{event_id}", operation_id="memory_expand_event")
-def expand_event(request: HttpRequest, ns: str, event_id: int) -> dict[str, Any]:
+def expand_event(
+    request: HttpRequest,
+    ns: str,
+    event_id: int,
+    batch_id: str | None = None,
+    session_id: str | None = None,
+) -> dict[str, Any]:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     event = _event(namespace, event_id)
     sources = Message.objects.filter(events=event).select_related("session").order_by("pk")
     block = event.source_block
+    batch = event_expand_batch(
+        namespace=namespace,
+        event=event,
+        sources=list(sources),
+        session_id=session_id,
+        from_batch=batch_id,
+    )
     return {
-        "batch_id": None,
+        "batch_id": batch.public_id,
         "ref": f"event:{event.pk}",
         "event": event_out(event, current_turn=namespace.current_turn),
         "relations": event_out(event, current_turn=namespace.current_turn)["relations"],
@@ -134,7 +148,12 @@ def restore(request: HttpRequest, ns: str, event_id: int) -> dict[str, Any]:
 
 @router.get("/ns/{ns}/graph/nodes/{node_id}", operation_id="memory_expand_graph_node")
 def expand_node(
-    request: HttpRequest, ns: str, node_id: int, as_of: str | None = None
+    request: HttpRequest,
+    ns: str,
+    node_id: int,
+    as_of: str | None = None,
+    batch_id: str | None = None,
+    session_id: str | None = None,
 ) -> dict[str, Any]:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     node = GraphNode.objects.filter(namespace=namespace, pk=node_id).first()
@@ -145,8 +164,18 @@ def expand_node(
     events = Event.objects.filter(pk__in=state["provenance_event_ids"]).prefetch_related(
         "source_messages"
     )
+    batch = node_expand_batch(
+        namespace=namespace,
+        node_id=node.pk,
+        state=state,
+        provenance_event_ids=state["provenance_event_ids"],
+        session_id=session_id,
+        from_batch=batch_id,
+    )
+    for fact in [*state["current_facts"], *state["historical_facts"]]:
+        fact["ref"] = f"fact:{fact['id']}"
     return {
-        "batch_id": None,
+        "batch_id": batch.public_id,
         "ref": f"node:{node.pk}",
         **state,
         "neighbours": node_neighbours(node, as_of=point),

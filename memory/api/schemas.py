@@ -111,6 +111,11 @@ class ActivatedOut(Schema):
     events: list[dict[str, Any]]
     nodes: list[dict[str, Any]]
     tokens: int
+    # Historical background (SPEC §8.7): `text` is what to inject, `framing` its header.
+    framing: str = ""
+    text: str = ""
+    query: str = ""
+    activation_id: int | None = None
 
 
 class ContextOut(Schema):

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, F, Sum
 
 from memory.engine.redact import redact
 from memory.models import (
+    Activation,
+    Assessment,
     Block,
+    Event,
     Message,
     ModelCall,
     Namespace,
     ProcessingJob,
+    RetrievalBatch,
     Session,
     Turn,
+    UsageReceipt,
 )
 from memory.services.llm_runtime import model_mode
 from memory.services.settings import memory_settings_get
@@ -22,6 +27,20 @@ from memory.services.settings import memory_settings_get
 
 def _counts_by(queryset: Any, field: str) -> dict[str, int]:
     return {row[field]: row["n"] for row in queryset.values(field).annotate(n=Count("pk"))}
+
+
+def _usage_counts(namespace: Namespace) -> dict[str, int]:
+    """Receipts and adoptions (SPEC §10): only usage receipts move these, never retrieval.
+    `adoptions` = Σ (n − 1) over events, since every event starts at n = 1 (SPEC §7.3)."""
+    receipts = UsageReceipt.objects.filter(namespace=namespace)
+    adopted = Event.objects.filter(namespace=namespace).aggregate(total=Sum(F("adoptions") - 1))[
+        "total"
+    ]
+    return {
+        "receipts": receipts.count(),
+        "zero_increment_receipts": receipts.filter(evidence_refs=[]).count(),
+        "adoptions": int(adopted or 0),
+    }
 
 
 def namespace_health(*, namespace: Namespace) -> dict[str, Any]:
@@ -47,6 +66,12 @@ def namespace_health(*, namespace: Namespace) -> dict[str, Any]:
             "turns": Turn.objects.filter(namespace=namespace).count(),
             "messages": Message.objects.filter(namespace=namespace).count(),
             "blocks": _counts_by(Block.objects.filter(namespace=namespace), "status"),
+            **_usage_counts(namespace),
+        },
+        "retrieval": {
+            "batches": _counts_by(RetrievalBatch.objects.filter(namespace=namespace), "status"),
+            "assessments": _counts_by(Assessment.objects.filter(namespace=namespace), "verdict"),
+            "activations": Activation.objects.filter(namespace=namespace).count(),
         },
         "jobs": jobs,
         "failed_jobs": [

@@ -1,0 +1,163 @@
+"""Expansions as retrieval batches (SPEC §9.1): expanding an event, a graph node or a block shows
+the agent new evidence, so each expand records a new batch of what it showed, marked expanded.
+
+The optional `from_batch` is the batch in which the agent found what it expands; it is kept in
+the new batch's params for the audit trail and must exist in the namespace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch
+from memory.services.batches import (
+    BatchEntry,
+    batch_create,
+    batch_get,
+    caller_session,
+    visible_events_for_block,
+    visible_events_for_messages,
+)
+
+RAW_REFS_PER_BLOCK = 200
+
+
+def _origin(namespace: Namespace, from_batch: str | None) -> RetrievalBatch | None:
+    return batch_get(namespace, from_batch) if from_batch else None
+
+
+def _session_for(
+    namespace: Namespace, session_id: str | None, origin: RetrievalBatch | None
+) -> Any:
+    if session_id:
+        return caller_session(namespace, session_id)
+    return origin.session if origin is not None else None
+
+
+def _raw_entries(messages: list[Message]) -> list[BatchEntry]:
+    behind = visible_events_for_messages(m.pk for m in messages)
+    return [
+        BatchEntry(
+            ref=f"raw:{m.pk}",
+            kind=RefKind.RAW,
+            object_id=m.pk,
+            expanded=True,
+            events=tuple(behind.get(m.pk, [])),
+        )
+        for m in messages
+    ]
+
+
+def event_expand_batch(
+    *,
+    namespace: Namespace,
+    event: Event,
+    sources: list[Message],
+    session_id: str | None = None,
+    from_batch: str | None = None,
+) -> RetrievalBatch:
+    """A batch with `event:<id>` and its source messages as `raw:<id>` refs, all expanded."""
+    origin = _origin(namespace, from_batch)
+    return batch_create(
+        namespace=namespace,
+        session=_session_for(namespace, session_id, origin),
+        tool="expand_event",
+        query="",
+        params={"from_batch": from_batch, "event_id": event.pk},
+        entries=[
+            BatchEntry(
+                ref=f"event:{event.pk}",
+                kind=RefKind.EVENT,
+                object_id=event.pk,
+                expanded=True,
+                events=(event.pk,),
+            ),
+            *_raw_entries(sources),
+        ],
+    )
+
+
+def node_expand_batch(
+    *,
+    namespace: Namespace,
+    node_id: int,
+    state: dict[str, Any],
+    provenance_event_ids: list[int],
+    session_id: str | None = None,
+    from_batch: str | None = None,
+) -> RetrievalBatch:
+    """A batch with `node:<id>`, every shown fact and every provenance event, all expanded."""
+    origin = _origin(namespace, from_batch)
+    entries = [
+        BatchEntry(
+            ref=f"node:{node_id}",
+            kind=RefKind.NODE,
+            object_id=node_id,
+            expanded=True,
+            events=tuple(provenance_event_ids),
+        )
+    ]
+    for fact in [*state["current_facts"], *state["historical_facts"]]:
+        entries.append(
+            BatchEntry(
+                ref=f"fact:{fact['id']}",
+                kind=RefKind.FACT,
+                object_id=fact["id"],
+                expanded=True,
+                events=tuple(fact["source_event_ids"]),
+            )
+        )
+    entries.extend(
+        BatchEntry(ref=f"event:{i}", kind=RefKind.EVENT, object_id=i, expanded=True, events=(i,))
+        for i in provenance_event_ids
+    )
+    return batch_create(
+        namespace=namespace,
+        session=_session_for(namespace, session_id, origin),
+        tool="expand_graph_node",
+        query="",
+        params={"from_batch": from_batch, "node_id": node_id},
+        entries=entries,
+    )
+
+
+def block_expand_batch(
+    *,
+    namespace: Namespace,
+    block: Block,
+    level: int,
+    session_id: str | None = None,
+    from_batch: str | None = None,
+) -> RetrievalBatch:
+    """A batch with `block:<id>:L<level>` (and at L5 the block's messages as raw refs).
+
+    Without a session_id the batch belongs to the block's own session: expanding a decayed
+    block is what an agent does in its own conversation.
+    """
+    origin = _origin(namespace, from_batch)
+    session = _session_for(namespace, session_id, origin) if session_id or origin else None
+    entries = [
+        BatchEntry(
+            ref=f"block:{block.pk}:L{level}",
+            kind=RefKind.BLOCK,
+            object_id=block.pk,
+            block_level=level,
+            expanded=True,
+            events=tuple(visible_events_for_block(block.pk)),
+        )
+    ]
+    if level == 5:
+        messages = list(
+            Message.objects.filter(turn__block=block).order_by("turn__session_turn", "position")[
+                :RAW_REFS_PER_BLOCK
+            ]
+        )
+        entries.extend(_raw_entries(messages))
+    return batch_create(
+        namespace=namespace,
+        session=session if session is not None else block.session,
+        tool="expand_block",
+        query="",
+        params={"from_batch": from_batch, "block_id": block.pk, "level": level},
+        entries=entries,
+    )

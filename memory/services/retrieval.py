@@ -1,0 +1,364 @@
+"""Explicit retrieval over events and raw messages (SPEC §8.4, §8.6); each call is a batch.
+
+Event search fuses, with RRF, the BM25 ranking, a weight ranking (current long-term weight, then
+recency) or — with `temporal_intent` — a chronological one, and one ranking per structured filter.
+Filters are hard: only events matching all of them are candidates. Without a filter only text
+hits are candidates, so a query that matches nothing returns nothing (no padding). The only side
+effect on memory is `last_retrieved_at`; adoption never changes here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from memory import search
+from memory.engine.event_types import EVENT_TYPE_ALIASES, normalize_event_type, normalize_key
+from memory.engine.ranking import rrf
+from memory.engine.weights import long_term_weight
+from memory.errors import Invalid
+from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch
+from memory.services.batches import (
+    VISIBLE,
+    BatchEntry,
+    batch_create,
+    caller_session,
+    validate_limit,
+    validate_query,
+    visible_events_for_messages,
+)
+
+TEXT_POOL = 200  # BM25 hits considered before fusion and filtering
+FILTER_POOL = 2000  # most recent filter matches considered when a filter is set
+TEMPORAL_INTENTS = ("first", "latest")
+
+
+@dataclass(frozen=True)
+class EventSearch:
+    query: str
+    limit: int | None = None
+    session_id: str | None = None  # the caller's session: the batch belongs to it
+    source_session_id: str | None = None  # filter: events extracted from this session
+    participants: tuple[str, ...] = ()
+    event_type: str | None = None
+    happened_from: datetime | None = None
+    happened_to: datetime | None = None
+    temporal_intent: str | None = None
+
+    @property
+    def has_filter(self) -> bool:
+        return bool(
+            self.participants
+            or self.event_type
+            or self.source_session_id
+            or self.happened_from
+            or self.happened_to
+        )
+
+
+@dataclass(frozen=True)
+class EventHit:
+    event: Event
+    score: float
+    matched_by: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Found[T]:
+    batch: RetrievalBatch
+    hits: list[T] = field(default_factory=list)
+
+
+def _fuzzy(a: str, b: str) -> bool:
+    x, y = normalize_key(a), normalize_key(b)
+    return bool(x and y) and (x == y or x in y or y in x)
+
+
+def chronology(event: Event) -> tuple[datetime, int]:
+    """When it happened (start, else end), else when it was mentioned; then id."""
+    return (event.happened_start or event.happened_end or event.mentioned_at, event.pk)
+
+
+def _event_type(raw: str) -> str:
+    kind = normalize_event_type(raw)
+    if normalize_key(raw) not in EVENT_TYPE_ALIASES:
+        raise Invalid(
+            f"unknown event_type {raw[:60]!r}",
+            code="invalid_event_type",
+            details={"event_type": raw[:60]},
+        )
+    return kind
+
+
+def _validate(params: EventSearch) -> int:
+    validate_query(params.query)
+    limit = validate_limit(params.limit, default=6)
+    if params.temporal_intent not in (None, "", *TEMPORAL_INTENTS):
+        raise Invalid(
+            "temporal_intent must be first or latest",
+            code="invalid_temporal_intent",
+            details={"temporal_intent": str(params.temporal_intent)[:40]},
+        )
+    if params.happened_from and params.happened_to and params.happened_from > params.happened_to:
+        raise Invalid("happened_from is after happened_to", code="invalid_happened_range")
+    if params.event_type:
+        _event_type(params.event_type)
+    return limit
+
+
+def _filtered(namespace: Namespace, params: EventSearch) -> QuerySet[Event]:
+    events = Event.objects.filter(namespace=namespace, status__in=VISIBLE)
+    if params.event_type:
+        events = events.filter(event_type=_event_type(params.event_type))
+    if params.source_session_id:
+        events = events.filter(source_block__session__external_id=params.source_session_id)
+    if params.happened_from or params.happened_to:
+        # Interval overlap: [start ?? end, end ?? start] must meet [from, to].
+        events = events.annotate(
+            span_start=Coalesce("happened_start", "happened_end"),
+            span_end=Coalesce("happened_end", "happened_start"),
+        ).filter(span_start__isnull=False)
+        if params.happened_to:
+            events = events.filter(span_start__lte=params.happened_to)
+        if params.happened_from:
+            events = events.filter(span_end__gte=params.happened_from)
+    return events
+
+
+def _participant_matches(event: Event, wanted: Sequence[str]) -> int:
+    """How many of the event's participants match a wanted name; 0 unless every wanted name
+    matches some participant."""
+    names = [str(p) for p in event.participants]
+    if not all(any(_fuzzy(w, n) for n in names) for w in wanted):
+        return 0
+    return sum(1 for n in names if any(_fuzzy(w, n) for w in wanted))
+
+
+def _overlap(event: Event, start: datetime | None, end: datetime | None) -> float:
+    """Share of the event's occurrence interval inside the requested window (1 for instants)."""
+    s = event.happened_start or event.happened_end
+    e = event.happened_end or event.happened_start
+    assert s is not None and e is not None
+    span = (e - s).total_seconds()
+    if span <= 0:
+        return 1.0
+    inside = (min(e, end or e) - max(s, start or s)).total_seconds()
+    return max(0.0, inside) / span
+
+
+def _rankings(
+    params: EventSearch, pool: list[Event], text_rank: list[int], current_turn: int
+) -> tuple[list[list[int]], list[str]]:
+    by_id = {e.pk: e for e in pool}
+    rankings: list[list[int]] = []
+    names: list[str] = []
+    text = [i for i in text_rank if i in by_id]
+    if text:
+        rankings.append(text)
+        names.append("text")
+    if params.temporal_intent in TEMPORAL_INTENTS:
+        ordered = sorted(pool, key=chronology, reverse=params.temporal_intent == "latest")
+        rankings.append([e.pk for e in ordered])
+        names.append("chronology")
+    else:
+
+        def weight_key(e: Event) -> tuple[float, datetime, int]:
+            w = long_term_weight(
+                current_turn=current_turn,
+                last_adopted_turn=e.last_adopted_turn,
+                adoptions=e.adoptions,
+                criticality=e.criticality,
+                status=e.status,
+                pinned=e.pinned,
+            )
+            return (w, e.mentioned_at, e.pk)
+
+        rankings.append([e.pk for e in sorted(pool, key=weight_key, reverse=True)])
+        names.append("weight")
+    recent_first = sorted(pool, key=chronology, reverse=True)
+    if params.event_type:
+        rankings.append([e.pk for e in recent_first])
+        names.append("event_type")
+    if params.source_session_id:
+        rankings.append([e.pk for e in recent_first])
+        names.append("session")
+    if params.participants:
+        counts = {e.pk: _participant_matches(e, params.participants) for e in pool}
+        rankings.append([e.pk for e in sorted(recent_first, key=lambda e: -counts[e.pk])])
+        names.append("participants")
+    if params.happened_from or params.happened_to:
+        start, end = params.happened_from, params.happened_to
+        rankings.append(
+            [e.pk for e in sorted(pool, key=lambda e: (-_overlap(e, start, end), chronology(e)))]
+        )
+        names.append("happened")
+    return rankings, names
+
+
+def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHit]:
+    """Search events and record the batch (SPEC §8.4). Sets `last_retrieved_at` on the hits."""
+    limit = _validate(params)
+    session = caller_session(namespace, params.session_id)
+    hits = (
+        search.search_events(namespace.pk, params.query, limit=TEXT_POOL, statuses=VISIBLE)
+        if params.query.strip()
+        else []
+    )
+    text_rank = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
+    if params.has_filter:
+        pool_qs = _filtered(namespace, params).order_by("-formed_turn", "-pk")[:FILTER_POOL]
+        pool = list(pool_qs)
+        if params.participants:
+            pool = [e for e in pool if _participant_matches(e, params.participants)]
+    else:
+        pool = list(Event.objects.filter(namespace=namespace, status__in=VISIBLE, pk__in=text_rank))
+    current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
+    results: list[EventHit] = []
+    if pool:
+        rankings, names = _rankings(params, pool, text_rank, current_turn)
+        fused = rrf(rankings)[:limit]
+        by_id = {e.pk: e for e in pool}
+        member = [set(r) for r in rankings]
+        results = [
+            EventHit(
+                event=by_id[pk],
+                score=score,
+                matched_by=tuple(n for n, m in zip(names, member, strict=True) if pk in m),
+            )
+            for pk, score in fused
+        ]
+        if params.temporal_intent in TEMPORAL_INTENTS:
+            results.sort(
+                key=lambda h: chronology(h.event), reverse=params.temporal_intent == "latest"
+            )
+    with transaction.atomic():
+        if results:
+            Event.objects.filter(pk__in=[h.event.pk for h in results]).update(
+                last_retrieved_at=timezone.now()
+            )
+        batch = batch_create(
+            namespace=namespace,
+            session=session,
+            tool="search_events",
+            query=params.query,
+            params=_params(params),
+            entries=[
+                BatchEntry(
+                    ref=f"event:{h.event.pk}",
+                    kind=RefKind.EVENT,
+                    object_id=h.event.pk,
+                    score=h.score,
+                    events=(h.event.pk,),
+                )
+                for h in results
+            ],
+        )
+    return Found(batch=batch, hits=results)
+
+
+def _params(params: EventSearch) -> dict[str, object]:
+    return {
+        "limit": params.limit,
+        "source_session_id": params.source_session_id,
+        "participants": list(params.participants),
+        "event_type": params.event_type,
+        "happened_from": params.happened_from.isoformat() if params.happened_from else None,
+        "happened_to": params.happened_to.isoformat() if params.happened_to else None,
+        "temporal_intent": params.temporal_intent,
+    }
+
+
+# --- raw messages -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RawSearch:
+    query: str
+    limit: int | None = None
+    # SPEC §8.6 `session?`: only this session's messages; the batch belongs to it too.
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RawHit:
+    message: Message
+    score: float
+    neighbours: list[Message]
+    block: Block | None
+    turn_range: tuple[int, int]
+
+
+def _neighbours(message: Message) -> list[Message]:
+    """Previous and next message of the same block when sealed, else of the same turn."""
+    turn = message.turn
+    if turn.block_id is not None:
+        scope = Message.objects.filter(turn__block_id=turn.block_id)
+        before = Q(turn__session_turn__lt=turn.session_turn) | Q(
+            turn__session_turn=turn.session_turn, position__lt=message.position
+        )
+        after = Q(turn__session_turn__gt=turn.session_turn) | Q(
+            turn__session_turn=turn.session_turn, position__gt=message.position
+        )
+        order: tuple[str, ...] = ("turn__session_turn", "position")
+    else:
+        scope = Message.objects.filter(turn=turn)
+        before, after = Q(position__lt=message.position), Q(position__gt=message.position)
+        order = ("position",)
+    scope = scope.select_related("session")
+    previous = scope.filter(before).order_by(*(f"-{o}" for o in order)).first()
+    following = scope.filter(after).order_by(*order).first()
+    return [m for m in (previous, following) if m is not None]
+
+
+def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
+    """BM25 over sealed and open-tail messages (SPEC §8.6); no side effect but the batch."""
+    validate_query(params.query)
+    limit = validate_limit(params.limit, default=6)
+    session = caller_session(namespace, params.session_id)
+    hits = (
+        search.search_messages(
+            namespace.pk, params.query, limit=limit, session_pk=session.pk if session else None
+        )
+        if params.query.strip()
+        else []
+    )
+    messages = Message.objects.select_related("session", "turn", "turn__block").in_bulk(
+        [h.object_id for h in hits]
+    )
+    results: list[RawHit] = []
+    for hit in sorted(hits, key=lambda h: h.rank):
+        message = messages.get(hit.object_id)
+        if message is None:
+            continue
+        block = message.turn.block
+        turn_range = (
+            (block.first_turn, block.last_turn)
+            if block
+            else (message.turn.session_turn, message.turn.session_turn)
+        )
+        results.append(RawHit(message, hit.score, _neighbours(message), block, turn_range))
+    behind = visible_events_for_messages(m.message.pk for m in results)
+    batch = batch_create(
+        namespace=namespace,
+        session=session,
+        tool="search_raw",
+        query=params.query,
+        params={"limit": params.limit, "session_filter": params.session_id},
+        entries=[
+            BatchEntry(
+                ref=f"raw:{h.message.pk}",
+                kind=RefKind.RAW,
+                object_id=h.message.pk,
+                score=h.score,
+                events=tuple(behind.get(h.message.pk, [])),
+            )
+            for h in results
+        ],
+    )
+    return Found(batch=batch, hits=results)
