@@ -4,7 +4,8 @@ Script replies with `.script([...])`; each item is consumed by one `POST /v1/cha
 - `str`: the assistant message content;
 - `int`: an HTTP error status with an OpenAI-style error body;
 - a callable `(request_json) -> str | int | FakeReply`: computed from the request;
-- `FakeReply`: full control (status, content, body, delay, usage).
+- `FakeReply`: full control (status, content, body, delay, usage); `tool_calls_reply(...)`
+  builds one whose assistant message calls tools.
 When the queue is empty the `default` responder answers (by default a minimal JSON object that
 satisfies the JSON schema sent in `response_format`, so pipelines run without scripting).
 """
@@ -236,3 +237,45 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._send_json(404, _error_body(404, f"no route {self.path}"))
 
     return Handler
+
+
+def tool_calls_reply(
+    calls: Iterable[tuple[str, dict[str, Any]]],
+    *,
+    content: str | None = None,
+    id_prefix: str = "call_fake",
+) -> FakeReply:
+    """A reply in which the assistant calls tools: `[(name, arguments), …]` → `tool_calls`.
+
+    Call ids are `<id_prefix>_<n>` (n from 1) so tests can predict them. The SDK sees an
+    ordinary chat completion with `finish_reason: "tool_calls"`.
+    """
+    tool_calls = [
+        {
+            "id": f"{id_prefix}_{n}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+        for n, (name, arguments) in enumerate(calls, start=1)
+    ]
+    body = {
+        "id": f"chatcmpl-fake-{id_prefix}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": "fake-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": content,
+                    "refusal": None,
+                    "tool_calls": tool_calls,
+                },
+                "finish_reason": "tool_calls",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+    return FakeReply(body=body)
