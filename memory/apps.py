@@ -10,4 +10,4 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from memory import checks  # noqa: F401  (registers the checks)
-        from memory.services import graph, processing  # noqa: F401  (registers job handlers)
+        from memory.services import graph, imports, processing  # noqa: F401  (job handlers)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ninja import NinjaAPI, Router
 
-from memory.api import conversation, memory, status
+from memory.api import conversation, imports, memory, retrieval, status
 from memory.api.auth import AgentBearer
 
 
@@ -13,4 +13,6 @@ def register_routers(api: NinjaAPI) -> None:
     v1.add_router("", conversation.router)
     v1.add_router("", status.router)
     v1.add_router("", memory.router)
+    v1.add_router("", retrieval.router)
+    v1.add_router("", imports.router)
     api.add_router("/v1", v1)
