@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory.engine import event_types, gate
+
 type JsonSchema = dict[str, Any]
 
 SESSION_ID: JsonSchema = {
@@ -55,29 +57,9 @@ RECEIPT_ID: JsonSchema = {
         "derived from this tool call."
     ),
 }
-VERDICTS = ["sufficient", "partial", "mismatch"]
-STRATEGIES = [
-    "answer",
-    "search_events",
-    "search_graph",
-    "search_raw",
-    "expand_event",
-    "expand_graph_node",
-    "expand_block",
-]
-EVENT_TYPES = [
-    "decision",
-    "release",
-    "task_completed",
-    "plan",
-    "change",
-    "cancellation",
-    "incident",
-    "meeting",
-    "collaboration",
-    "migration",
-    "other",
-]
+VERDICTS = list(gate.VERDICTS)
+STRATEGIES = list(gate.STRATEGIES)
+EVENT_TYPES = list(event_types.EVENT_TYPES)
 MESSAGE: JsonSchema = {
     "type": "object",
     "properties": {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -76,6 +77,21 @@ def _signal_group(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """Bind the public socket once, in serve, for every web process to inherit."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    listener.listen(1024)
+    listener.set_inheritable(True)
+    return listener
+
+
 def _display_host(host: str) -> str:
     if host in ("0.0.0.0", ""):
         return "127.0.0.1"
@@ -94,6 +110,12 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1", help="interface to bind (127.0.0.1)")
         parser.add_argument("--port", type=int, default=8000, help="TCP port (8000)")
         parser.add_argument(
+            "--web",
+            type=int,
+            default=min(2, os.cpu_count() or 1),
+            help="daphne processes sharing the port (one per core, at most 2, by default)",
+        )
+        parser.add_argument(
             "--workers",
             type=int,
             default=1,
@@ -104,6 +126,9 @@ class Command(BaseCommand):
         host: str = options["host"]
         port: int = options["port"]
         workers: int = options["workers"]
+        web: int = options["web"]
+        if web < 1:
+            raise CommandError("--web must be 1 or more")
         if not 0 < port < 65536:
             raise CommandError(f"--port {port} is not a TCP port")
         if workers < 0:
@@ -119,12 +144,16 @@ class Command(BaseCommand):
 
         previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         children: list[Child] = []
+        listener: socket.socket | None = None
         try:
-            children = self._start_children(host, port, workers)
+            listener = _listen(host, port)
+            children = self._start_children(listener, web, workers)
             self._announce(host, port, children)
             died = self._watch(children, stop_signal)
         finally:
             self._stop_all(children)
+            if listener is not None:
+                listener.close()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         if died is not None:
@@ -145,9 +174,12 @@ class Command(BaseCommand):
             self.stdout.write(f"Applying {len(plan)} migration(s)…")
             call_command("migrate", interactive=False, verbosity=0)
 
-    def _spawn(self, role: str, name: str, argv: list[str]) -> Child:
+    def _spawn(
+        self, role: str, name: str, argv: list[str], pass_fds: tuple[int, ...] = ()
+    ) -> Child:
         process = subprocess.Popen(
             argv,
+            pass_fds=pass_fds,
             cwd=settings.BASE_DIR,
             stdin=subprocess.DEVNULL,
             process_group=0,
@@ -156,23 +188,21 @@ class Command(BaseCommand):
         )
         return Child(role=role, name=name, process=process)
 
-    def _start_children(self, host: str, port: int, workers: int) -> list[Child]:
+    def _start_children(
+        self, listener: socket.socket, web: int, workers: int
+    ) -> list[Child]:
         manage_py = str(Path(settings.BASE_DIR) / "manage.py")
+        # Every daphne accepts on the one socket bound here, so several web processes share the
+        # port and the kernel spreads connections across them (Python runs one core per process).
+        fd = listener.fileno()
         children = [
             self._spawn(
                 "web",
-                "daphne",
-                [
-                    sys.executable,
-                    "-m",
-                    "daphne",
-                    "-b",
-                    host,
-                    "-p",
-                    str(port),
-                    "stratagate_site.asgi:application",
-                ],
+                f"daphne {n}",
+                [sys.executable, "-m", "daphne", "--fd", str(fd), "stratagate_site.asgi:application"],
+                pass_fds=(fd,),
             )
+            for n in range(1, web + 1)
         ]
         for n in range(1, workers + 1):
             children.append(
