@@ -1,0 +1,371 @@
+"""Search latency on a large namespace: product retrieval, the raw search layer and REST, next to
+an in-memory rank_bm25 baseline on the same messages, on SQLite and PostgreSQL.
+
+    .venv/bin/python benchmarks/search_latency.py [--database sqlite|postgres|both]
+        [--messages 100000] [--events 20000] [--nodes 3000] [--queries 200] [--seed 7]
+        [--pg-url postgres://postgres@127.0.0.1:5432/sg_bench]
+
+Each database runs in its own child process (Django binds one database per process): a fresh
+SQLite file in a temp dir, or a PostgreSQL database created for the run and dropped after it
+(`--pg-url` names it; DATABASE_URL, REDIS_URL and STRATAGATE_* are ignored). The corpus is
+written with bulk_create (benchmarks/_corpus.py) and indexed with reindex_namespace; PostgreSQL
+then gets ANALYZE, as autovacuum would give it. Each operation runs the same seeded queries,
+sequentially, after 5 warm-up calls. HTTP goes to `manage.py serve --workers 0` on the same
+database over one keep-alive connection. Prints a table and writes
+benchmarks/results/search_latency.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+# --- shared with the other benchmark scripts (kept self-contained on purpose) ---
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def clean_env(data_dir: Path) -> dict[str, str]:
+    """This process's environment for a throwaway install: SQLite in data_dir, offline model."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL") and not k.startswith("STRATAGATE_")
+    }
+    env.update(
+        STRATAGATE_DATA_DIR=str(data_dir),
+        DJANGO_SETTINGS_MODULE="stratagate_site.settings",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered) + 0.5) - 1))
+    return ordered[index]
+
+
+def write_result(name: str, result: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
+    return path
+
+
+# --- this benchmark ---
+
+NAMESPACE = "bench"
+WARMUP = 5
+TARGET_P95_MS = 25.0
+TARGET_BM25_SHARE = 0.10
+GROUPS = ("in_process", "search_layer", "baseline", "http")
+
+
+def summary(latencies: list[float], hits: list[int]) -> dict[str, Any]:
+    ms = [x * 1000 for x in latencies]
+    return {
+        "p50_ms": round(percentile(ms, 50), 2),
+        "p95_ms": round(percentile(ms, 95), 2),
+        "p99_ms": round(percentile(ms, 99), 2),
+        "mean_ms": round(sum(ms) / max(1, len(ms)), 2),
+        "max_ms": round(max(ms, default=0.0), 2),
+        "queries_with_hits": round(sum(1 for h in hits if h) / max(1, len(hits)), 3),
+    }
+
+
+def measure(
+    fn: Callable[[str], int], queries: list[tuple[str, str]]
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """Run fn over every query (after warm-up); overall summary and p95 ms per category."""
+    for _, query in queries[:WARMUP]:
+        fn(query)
+    latencies: list[float] = []
+    hits: list[int] = []
+    for _, query in queries:
+        started = time.perf_counter()
+        hits.append(fn(query))
+        latencies.append(time.perf_counter() - started)
+    per_category: dict[str, list[float]] = {}
+    for (category, _), seconds in zip(queries, latencies, strict=True):
+        per_category.setdefault(category, []).append(seconds * 1000)
+    return summary(latencies, hits), {
+        c: round(percentile(v, 95), 2) for c, v in sorted(per_category.items())
+    }
+
+
+def recreate_pg(url: str, *, drop_only: bool = False) -> None:
+    import psycopg
+
+    parts = urllib.parse.urlsplit(url)
+    name = parts.path.lstrip("/")
+    if "bench" not in name:  # it is dropped: never touch a database that may hold real data
+        raise SystemExit(f"--pg-url must name a throwaway database ('bench' in its name): {name}")
+    admin = urllib.parse.urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not drop_only:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def child(args: argparse.Namespace) -> int:
+    data_dir = Path(tempfile.mkdtemp(prefix="stratagate-bench-"))
+    env = clean_env(data_dir)
+    if args.database == "postgres":
+        env["DATABASE_URL"] = args.pg_url
+        recreate_pg(args.pg_url)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection, connections
+
+    try:
+        call_command("migrate", verbosity=0, interactive=False)
+        result = run(args, data_dir)
+    finally:
+        connections.close_all()
+        if args.database == "postgres":
+            recreate_pg(args.pg_url, drop_only=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
+    result["engine"] = connection.vendor
+    Path(args.child).write_text(json.dumps(result))
+    return 0
+
+
+def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
+    import _corpus
+    import _serve
+    from django.db import connection, connections
+    from rank_bm25 import BM25Okapi
+
+    from memory import search
+    from memory.search.text import query_terms
+    from memory.services.activation import activation_build
+    from memory.services.batches import VISIBLE
+    from memory.services.retrieval import EventSearch, RawSearch, events_search, raw_search
+    from memory.services.retrieval_graph import GraphSearch, graph_search
+    from memory.services.tokens import token_create
+
+    started = time.perf_counter()
+    built = _corpus.build(
+        NAMESPACE, messages=args.messages, events=args.events, nodes=args.nodes, seed=args.seed
+    )
+    build_seconds = time.perf_counter() - started
+    namespace = built["namespace"]
+    started = time.perf_counter()
+    indexed = search.reindex_namespace(namespace.pk)
+    index_seconds = time.perf_counter() - started
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("ANALYZE")
+            cursor.execute("SELECT version(), pg_database_size(current_database())")
+            version, size = cursor.fetchone()
+        else:
+            cursor.execute("SELECT sqlite_version()")
+            version, size = cursor.fetchone()[0], None
+    queries = _corpus.queries(random.Random(args.seed + 1), built, args.queries)
+    ns_id = namespace.pk
+    # Context is assembled for a session in the middle of the corpus, as its agent would ask.
+    session = namespace.sessions.order_by("pk")[built["counts"]["sessions"] // 2]
+
+    started = time.perf_counter()
+    ids = [m.pk for m in built["messages"]]
+    bm25 = BM25Okapi([search.analyze(m.content) for m in built["messages"]])
+    bm25_seconds = time.perf_counter() - started
+
+    def bm25_top(q: str) -> int:
+        terms = query_terms(q)
+        return len(bm25.get_top_n(terms, ids, n=6)) if terms else 0
+
+    ops: dict[str, dict[str, Callable[[str], int]]] = {
+        "in_process": {
+            "search_events": lambda q: len(
+                events_search(namespace=namespace, params=EventSearch(query=q)).hits
+            ),
+            "search_raw": lambda q: len(
+                raw_search(namespace=namespace, params=RawSearch(query=q)).hits
+            ),
+            "search_graph": lambda q: len(
+                graph_search(namespace=namespace, params=GraphSearch(query=q)).hits
+            ),
+            "context": lambda q: (
+                len((a := activation_build(namespace=namespace, session=session, query=q)).events)
+                + len(a.nodes)
+            ),
+        },
+        "search_layer": {
+            "search_events(limit=200)": lambda q: len(
+                search.search_events(ns_id, q, limit=200, statuses=VISIBLE)
+            ),
+            "search_messages(limit=6)": lambda q: len(search.search_messages(ns_id, q, limit=6)),
+            "search_nodes(limit=24)": lambda q: len(search.search_nodes(ns_id, q, limit=24)),
+        },
+        "baseline": {"rank_bm25 get_top_n(n=6)": bm25_top},
+    }
+    results: dict[str, Any] = {}
+    categories: dict[str, Any] = {}
+    for group, group_ops in ops.items():
+        for name, fn in group_ops.items():
+            print(f"  [{args.database}] {group}: {name}", file=sys.stderr)
+            results.setdefault(group, {})[name], categories[f"{group}:{name}"] = measure(
+                fn, queries
+            )
+
+    overlap = []
+    for _, q in queries:
+        ours = {h.object_id for h in search.search_messages(ns_id, q, limit=6)}
+        terms = query_terms(q)
+        theirs = set(bm25.get_top_n(terms, ids, n=6)) if terms else set()
+        if ours or theirs:
+            overlap.append(len(ours & theirs) / max(len(ours), len(theirs)))
+
+    _, token = token_create(namespaces=[NAMESPACE], scope="read-write", label="bench")
+    connections.close_all()
+    server, port = _serve.start_serve(data_dir)
+    errors: list[str] = []
+    try:
+        for name, fn in _serve.http_ops(
+            port, token, NAMESPACE, session.external_id, errors
+        ).items():
+            print(f"  [{args.database}] http: {name}", file=sys.stderr)
+            results.setdefault("http", {})[name], categories[f"http:{name}"] = measure(fn, queries)
+    finally:
+        _serve.stop_serve(server)
+    for error in errors[:10]:
+        print("error:", error, file=sys.stderr)
+    return {
+        "database_version": version,
+        "database_bytes": size if size is not None else _sqlite_bytes(data_dir),
+        "corpus": built["counts"],
+        "indexed": indexed,
+        "build_seconds": round(build_seconds, 1),
+        "index_seconds": round(index_seconds, 1),
+        "rank_bm25_build_seconds": round(bm25_seconds, 1),
+        "http_errors": len(errors),
+        "top6_overlap_with_rank_bm25": round(sum(overlap) / max(1, len(overlap)), 3),
+        **results,
+        "p95_ms_by_query_category": categories,
+        "query_categories": {c: sum(1 for k, _ in queries if k == c) for c, _ in queries},
+        "sample_queries": [q for _, q in queries[:12]],
+    }
+
+
+def _sqlite_bytes(data_dir: Path) -> int:
+    return sum(p.stat().st_size for p in data_dir.glob("stratagate.sqlite3*"))
+
+
+def targets(figures: dict[str, Any]) -> dict[str, Any]:
+    """p95 ≤ 25 ms per product call (judged on SQLite), and p95 ≤ 10% of rank_bm25's p95."""
+    bm25 = figures["baseline"]["rank_bm25 get_top_n(n=6)"]["p95_ms"]
+    share = {
+        f"{group}:{name}": round(s["p95_ms"] / bm25, 3)
+        for group in ("in_process", "search_layer")
+        for name, s in figures[group].items()
+    }
+    return {
+        "p95_le_25ms": {n: s["p95_ms"] <= TARGET_P95_MS for n, s in figures["in_process"].items()},
+        "p95_share_of_rank_bm25_p95": share,
+        "share_le_10pct": {k: v <= TARGET_BM25_SHARE for k, v in share.items()},
+    }
+
+
+def print_table(runs: dict[str, dict[str, Any]]) -> None:
+    dbs = list(runs)
+    print(f"{'ms':<34}" + "".join(f"{db:>9}{'p50':>7}{'p95':>7}{'hits':>6}" for db in dbs))
+    first = runs[dbs[0]]
+    for group in GROUPS:
+        print(group.replace("_", " "))
+        for name in first[group]:
+            cells = "".join(
+                f"{'':>9}{s['p50_ms']:>7.1f}{s['p95_ms']:>7.1f}{s['queries_with_hits']:>6.0%}"
+                for s in (r[group][name] for r in runs.values())
+            )
+            print(f"  {name:<32}{cells}")
+    for db, r in runs.items():
+        met = r["targets"]["p95_le_25ms"]
+        shares = r["targets"]["p95_share_of_rank_bm25_p95"]
+        print(
+            f"{db}: build {r['build_seconds']} s, index {r['index_seconds']} s, rank_bm25 build "
+            f"{r['rank_bm25_build_seconds']} s; in-process p95 <= 25 ms: "
+            + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in met.items())
+            + "; p95 as a share of rank_bm25's: "
+            + ", ".join(f"{k.split(':')[1]} {v:.0%}" for k, v in shares.items())
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=("sqlite", "postgres", "both"), default="both")
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--events", type=int, default=20_000)
+    parser.add_argument("--nodes", type=int, default=3_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--pg-url",
+        default="postgres://postgres@127.0.0.1:5432/sg_bench",
+        help="created and dropped by the run; its name must contain 'bench'",
+    )
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args)
+
+    databases = ["sqlite", "postgres"] if args.database == "both" else [args.database]
+    runs: dict[str, dict[str, Any]] = {}
+    for database in databases:
+        with tempfile.NamedTemporaryFile(suffix=".json") as out:
+            argv = [sys.executable, __file__, "--database", database, "--child", out.name]
+            for flag in ("messages", "events", "nodes", "queries", "seed", "pg_url"):
+                argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+            print(f"{database}: building and measuring…", file=sys.stderr)
+            subprocess.run(argv, check=True, cwd=ROOT)
+            runs[database] = json.loads(Path(out.name).read_text())
+            runs[database]["targets"] = targets(runs[database])
+    result: dict[str, Any] = {
+        "benchmark": "search_latency",
+        "parameters": {
+            k: getattr(args, k) for k in ("messages", "events", "nodes", "queries", "seed")
+        },
+        "method": __doc__.split("\n\n", 2)[2].strip().replace("\n", " "),
+        "runs": runs,
+        "machine": machine(),
+    }
+    print_table(runs)
+    write_result("search_latency", result)
+    return 1 if any(r["http_errors"] for r in runs.values()) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
