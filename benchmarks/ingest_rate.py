@@ -164,6 +164,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--workers", type=int, default=1, help="db_workers started by serve")
+    parser.add_argument("--web", type=int, default=1, help="daphne processes started by serve")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="stratagate-bench-") as tmp:
@@ -172,7 +173,16 @@ def main() -> int:
         port = free_port()
         log = (data_dir / "serve.log").open("wb")
         server = subprocess.Popen(
-            [*MANAGE, "serve", "--port", str(port), "--workers", str(args.workers)],
+            [
+                *MANAGE,
+                "serve",
+                "--port",
+                str(port),
+                "--workers",
+                str(args.workers),
+                "--web",
+                str(args.web),
+            ],
             cwd=ROOT,
             env=env,
             stdin=subprocess.DEVNULL,

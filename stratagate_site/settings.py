@@ -98,7 +98,7 @@ SQLITE_OPTIONS = {
 }
 if DATABASE_URL:
     try:
-        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+        DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
     except Exception as exc:  # dj_database_url raises plain exceptions for unknown schemes
         CONFIG_PROBLEMS.append(("stratagate.E003", f"DATABASE_URL is not usable: {exc}"))
         DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
@@ -113,6 +113,9 @@ else:
             "TEST": {"NAME": str(DATA_DIR / "test-stratagate.sqlite3")},
         }
     }
+# No persistent connections: under ASGI every request runs in its own thread, so a kept
+# connection would be left behind by each finished request (Django's ASGI guidance).
+DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- channels ---------------------------------------------------------------------------------

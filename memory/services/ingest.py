@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.utils import timezone
 
 from memory.errors import Conflict, Invalid
 from memory.models import Block, IngestReceipt, Message, MessageRole, Namespace, Session, Turn
 from memory.search import index_messages
+from memory.services.db import write_transaction
 from memory.services.sealing import block_seal_ready_runs
 from memory.services.settings import memory_settings_get
 
@@ -158,7 +159,7 @@ def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
     if found is not None:
         return found
     try:
-        with transaction.atomic():
+        with write_transaction():
             return _store(namespace.pk, turn, content_hash)
     except IntegrityError:
         found = _existing(namespace, turn.receipt_id, content_hash)

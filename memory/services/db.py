@@ -1,0 +1,28 @@
+"""Write transactions that queue politely on SQLite.
+
+SQLite lets one writer in at a time and makes the others poll with sleeps of up to 100 ms;
+under ASGI every request runs in its own thread, so concurrent requests of one process would
+mostly sleep. Taking a process-wide lock first hands the database over the moment it is free.
+Other processes (workers) still meet SQLite's own busy timeout. PostgreSQL needs none of this.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connection, transaction
+
+_SQLITE_WRITER = threading.Lock()
+
+
+@contextmanager
+def write_transaction() -> Iterator[None]:
+    """`transaction.atomic()`, serialised per process on SQLite. Not re-entrant on SQLite."""
+    if connection.vendor != "sqlite":
+        with transaction.atomic():
+            yield
+        return
+    with _SQLITE_WRITER, transaction.atomic():
+        yield
