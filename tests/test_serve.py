@@ -99,6 +99,8 @@ class Served:
                 str(self.port),
                 "--workers",
                 str(workers),
+                "--web",
+                "2",
             ],
             cwd=ROOT,
             env=subprocess_env(tmp_path / "data"),
@@ -154,10 +156,10 @@ def wait_gone(pids: list[int], timeout: float) -> list[int]:
 
 
 def test_serve_answers_and_stops_on_sigint_without_orphans(served: Served) -> None:
-    served.wait_until_ready(expected_children=3)  # daphne + 2 db_workers
+    served.wait_until_ready(expected_children=4)  # 2 daphne + 2 db_workers
     assert f"http://127.0.0.1:{served.port}/" in served.output
     children = served.child_pids()
-    assert len(set(children)) == 3
+    assert len(set(children)) == 4
     for pid in children:
         assert pid_alive(pid), f"child {pid} is not running:\n{served.output}"
         assert parent_pid(pid) == served.process.pid
@@ -174,7 +176,7 @@ def test_serve_answers_and_stops_on_sigint_without_orphans(served: Served) -> No
 def test_serve_killed_outright_leaves_no_orphans(served: Served) -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("parent-death signal is Linux-only")
-    served.wait_until_ready(expected_children=3)
+    served.wait_until_ready(expected_children=4)
     children = served.child_pids()
 
     served.process.kill()  # SIGKILL: serve cannot clean up; the kernel's PDEATHSIG must
@@ -183,8 +185,8 @@ def test_serve_killed_outright_leaves_no_orphans(served: Served) -> None:
 
 
 def test_serve_exits_non_zero_when_a_child_dies(served: Served) -> None:
-    served.wait_until_ready(expected_children=3)
-    web, *workers = served.child_pids()
+    served.wait_until_ready(expected_children=4)
+    web, _, *workers = served.child_pids()
     os.kill(web, signal.SIGKILL)
     try:
         code = served.process.wait(timeout=STOP_TIMEOUT)
