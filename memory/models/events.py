@@ -78,6 +78,12 @@ class Event(models.Model):
             models.Index(fields=["namespace", "status"], name="event_ns_status"),
             models.Index(fields=["namespace", "happened_start"], name="event_ns_happened"),
             models.Index(fields=["source_block"], name="event_block"),
+            # Pinned and safety events: candidates of every activation (services/activation.py).
+            models.Index(
+                fields=["namespace"],
+                condition=models.Q(pinned=True) | models.Q(criticality="safety"),
+                name="event_ns_always",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -11,9 +11,10 @@ is part of the GIN lookup; analyzed terms never contain `#`, so they cannot coll
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
-from django.db import connection
+from django.db import connection, transaction
 
 from memory.search.documents import Document, Kind
 
@@ -26,6 +27,24 @@ MAX_POSITIONS_PER_LEXEME = 255
 MAX_VECTOR_BYTES = 800_000
 # Length normalisation: rank / (1 + log(document length)), closest to BM25's length term.
 RANK_NORMALIZATION = 1
+# The planner's cost of a random page read while searching. With the default 4 it seq-scans the
+# index table once a gate matches a few thousand rows (47 ms where the GIN bitmap scan takes
+# 12 ms); 1.1 is the usual value for SSDs or a cached database. See docs/OPERATIONS.md.
+SEARCH_RANDOM_PAGE_COST = "1.1"
+
+
+@contextmanager
+def _search_costs() -> Iterator[None]:
+    """Run the block with `SEARCH_RANDOM_PAGE_COST`: set transaction-locally inside a savepoint
+    and put back after it, so it never reaches the caller's other queries or connections."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('random_page_cost'), set_config('random_page_cost', %s, true)",
+            [SEARCH_RANDOM_PAGE_COST],
+        )
+        previous = cursor.fetchone()[0]
+        yield  # on an error the atomic block's rollback undoes the setting
+        cursor.execute("SELECT set_config('random_page_cost', %s, true)", [previous])
 
 
 def weight_class(weight: float) -> str:
@@ -125,7 +144,7 @@ def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) ->
     params: list[str | int] = []
     for term in terms:
         params.extend([namespace_id, _lexeme(term), cap])
-    with connection.cursor() as cursor:
+    with _search_costs(), connection.cursor() as cursor:
         cursor.execute("SELECT " + ", ".join([one] * len(terms)), params)
         row = cursor.fetchone()
     return [int(n) for n in row]
@@ -163,7 +182,7 @@ def search(
         params.append(list(statuses))
     sql += " WHERE " + " AND ".join(where) + " ORDER BY score DESC, s.object_id LIMIT %s"
     params.append(limit)
-    with connection.cursor() as cursor:
+    with _search_costs(), connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [(int(object_id), max(float(score), 1e-12)) for object_id, score in rows]

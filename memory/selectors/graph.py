@@ -3,6 +3,7 @@ networkx neighbourhoods (SPEC §6.4, §6.7)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -32,24 +33,32 @@ class AsOf:
     at: datetime | None = None
 
 
+_VALIDITY = ("status", "valid_from", "valid_to", "valid_from_turn", "valid_to_turn")
+
+
 def item_state(item: GraphFact | GraphEdge, as_of: AsOf | None = None) -> str:
     """current: its own status is active and ≥ 1 source event is active; historical: otherwise;
     hidden: every source event is forgotten/archived. As-of uses validity at that point."""
-    statuses = [e.status for e in item.source_events.all()]
+    columns = {c: getattr(item, c) for c in _VALIDITY}
+    return _item_state([e.status for e in item.source_events.all()], columns, as_of)
+
+
+def _item_state(statuses: list[str], item: dict[str, Any], as_of: AsOf | None) -> str:
+    """`item_state` over a fact's or edge's column values (`_VALIDITY`)."""
     if not statuses or all(s in HIDDEN_EVENT for s in statuses):
         return HIDDEN
     if as_of is not None:
         if as_of.turn is not None:
-            started = item.valid_from_turn <= as_of.turn
-            ended = item.valid_to_turn is not None and item.valid_to_turn <= as_of.turn
+            started = item["valid_from_turn"] <= as_of.turn
+            ended = item["valid_to_turn"] is not None and item["valid_to_turn"] <= as_of.turn
         else:
             assert as_of.at is not None
-            started = item.valid_from <= as_of.at
-            ended = item.valid_to is not None and item.valid_to <= as_of.at
+            started = item["valid_from"] <= as_of.at
+            ended = item["valid_to"] is not None and item["valid_to"] <= as_of.at
         if not started:
             return HIDDEN
         return HISTORICAL if ended else CURRENT
-    if item.status == GraphItemStatus.ACTIVE and EventStatus.ACTIVE in statuses:
+    if item["status"] == GraphItemStatus.ACTIVE and EventStatus.ACTIVE in statuses:
         return CURRENT
     return HISTORICAL
 
@@ -99,30 +108,116 @@ def node_out(node: GraphNode) -> dict[str, Any]:
     }
 
 
+_FACT_COLUMNS = (
+    "id", "node_id", "key", "value", "status", "confidence",
+    "valid_from", "valid_to", "valid_from_turn", "valid_to_turn",
+)  # fmt: skip
+_EDGE_COLUMNS = (
+    "id", "from_node_id", "to_node_id", "from_node__name", "to_node__name", "relation", "status",
+    "valid_from", "valid_to", "valid_from_turn", "valid_to_turn",
+)  # fmt: skip
+
+
+def _sources(through: Any, column: str, ids: list[int]) -> dict[int, list[tuple[int, str]]]:
+    """item id → (event id, event status) of each of its source events, in one query."""
+    found: dict[int, list[tuple[int, str]]] = {i: [] for i in ids}
+    rows = through.objects.filter(**{f"{column}__in": ids}).values_list(
+        column, "event_id", "event__status"
+    )
+    for item_id, event_id, status in rows:
+        found[item_id].append((event_id, status))
+    return found
+
+
+def _row_out(
+    row: dict[str, Any], sources: list[tuple[int, str]], as_of: AsOf | None
+) -> dict[str, Any] | None:
+    """`fact_out`/`edge_out` of a values row with its state, or None when hidden."""
+    state = _item_state([status for _, status in sources], row, as_of)
+    if state == HIDDEN:
+        return None
+    ids = sorted(event_id for event_id, _ in sources)
+    if "key" in row:
+        return {
+            "id": row["id"],
+            "key": row["key"],
+            "value": row["value"],
+            "status": row["status"],
+            "state": state,
+            "confidence": row["confidence"],
+            "valid_from": row["valid_from"],
+            "valid_to": row["valid_to"],
+            "valid_from_turn": row["valid_from_turn"],
+            "valid_to_turn": row["valid_to_turn"],
+            "source_event_ids": ids,
+        }
+    return {
+        "id": row["id"],
+        "from": row["from_node_id"],
+        "to": row["to_node_id"],
+        "from_name": row["from_node__name"],
+        "to_name": row["to_node__name"],
+        "relation": row["relation"],
+        "status": row["status"],
+        "state": state,
+        "valid_from": row["valid_from"],
+        "valid_to": row["valid_to"],
+        "source_event_ids": ids,
+    }
+
+
+def node_states(nodes: Iterable[GraphNode], as_of: AsOf | None = None) -> dict[int, dict[str, Any]]:
+    """`node_state` of many nodes, keyed by node id, in four queries however many nodes: facts,
+    edges and the source events' statuses of each, read as plain rows."""
+    by_id = {node.pk: node for node in nodes}
+    if not by_id:
+        return {}
+    ids = list(by_id)
+    facts = list(
+        GraphFact.objects.filter(node_id__in=ids)
+        .order_by("valid_from_turn", "pk")
+        .values(*_FACT_COLUMNS)
+    )
+    edges = list(
+        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids))
+        .order_by("valid_from_turn", "pk")
+        .values(*_EDGE_COLUMNS)
+    )
+    fact_sources = _sources(
+        GraphFact.source_events.through, "graphfact_id", [f["id"] for f in facts]
+    )
+    edge_sources = _sources(
+        GraphEdge.source_events.through, "graphedge_id", [e["id"] for e in edges]
+    )
+    current: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    historical: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    edge_lists: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    for row in facts:
+        fact = _row_out(row, fact_sources[row["id"]], as_of)
+        if fact is not None:
+            (current if fact["state"] == CURRENT else historical)[row["node_id"]].append(fact)
+    for row in edges:
+        edge = _row_out(row, edge_sources[row["id"]], as_of)
+        if edge is not None:
+            for end in dict.fromkeys((row["from_node_id"], row["to_node_id"])):
+                if end in edge_lists:
+                    edge_lists[end].append(edge if end == row["from_node_id"] else dict(edge))
+    return {
+        pk: _state(node, current[pk], historical[pk], edge_lists[pk]) for pk, node in by_id.items()
+    }
+
+
 def node_state(node: GraphNode, as_of: AsOf | None = None) -> dict[str, Any]:
     """A node with its current and historical facts and edges (hidden ones left out)."""
-    facts = (
-        GraphFact.objects.filter(node=node)
-        .prefetch_related(_SOURCES)
-        .order_by("valid_from_turn", "pk")
-    )
-    edge_rows = (
-        GraphEdge.objects.filter(Q(from_node=node) | Q(to_node=node))
-        .select_related("from_node", "to_node")
-        .prefetch_related(_SOURCES)
-        .order_by("valid_from_turn", "pk")
-    )
-    current_facts, historical_facts, edge_list = [], [], []
-    for fact in facts:
-        state = item_state(fact, as_of)
-        if state == CURRENT:
-            current_facts.append(fact_out(fact, state))
-        elif state == HISTORICAL:
-            historical_facts.append(fact_out(fact, state))
-    for edge in edge_rows:
-        state = item_state(edge, as_of)
-        if state != HIDDEN:
-            edge_list.append(edge_out(edge, state))
+    return node_states([node], as_of)[node.pk]
+
+
+def _state(
+    node: GraphNode,
+    current_facts: list[dict[str, Any]],
+    historical_facts: list[dict[str, Any]],
+    edge_list: list[dict[str, Any]],
+) -> dict[str, Any]:
     provenance = sorted(
         {i for f in [*current_facts, *historical_facts, *edge_list] for i in f["source_event_ids"]}
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Q
 
@@ -35,7 +35,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.selectors.graph import CURRENT, node_state
+from memory.selectors.graph import CURRENT, node_states
 
 EVENT_HITS = 20
 NODE_HITS = 12
@@ -98,7 +98,24 @@ def activation_query(session: Session | None, query: str) -> str:
     return "\n".join(parts)[:MAX_QUERY_CHARS]
 
 
-def _weight(event: Event, current_turn: int) -> float:
+class _Source(NamedTuple):
+    """What activation needs of a graph item's source event."""
+
+    id: int
+    last_adopted_turn: int
+    adoptions: int
+    criticality: str
+    status: str
+    pinned: bool
+    session_id: int
+
+
+_SOURCE_COLUMNS = (
+    "last_adopted_turn", "adoptions", "criticality", "status", "pinned", "source_block__session_id",
+)  # fmt: skip
+
+
+def _weight(event: Event | _Source, current_turn: int) -> float:
     return long_term_weight(
         current_turn=current_turn,
         last_adopted_turn=event.last_adopted_turn,
@@ -139,20 +156,32 @@ def _event_card(event: Event) -> dict[str, Any]:
     return card
 
 
+def _always_events(namespace: Namespace) -> list[tuple[int, str]]:
+    """(id, status) of the namespace's pinned or safety events, whatever their status (the
+    partial index `event_ns_always` keeps this cheap)."""
+    return list(
+        Event.objects.filter(namespace=namespace)
+        .filter(Q(pinned=True) | Q(criticality="safety"))
+        .values_list("pk", "status")
+    )
+
+
 def _events(
-    namespace: Namespace, session: Session | None, query: str, current_turn: int
+    namespace: Namespace,
+    session: Session | None,
+    query: str,
+    current_turn: int,
+    important: list[tuple[int, str]],
 ) -> list[Event]:
     hits = (
         search.search_events(namespace.pk, query, limit=EVENT_HITS, statuses=VISIBLE)
         if query
         else []
     )
-    always = Event.objects.filter(namespace=namespace, status__in=VISIBLE).filter(
-        Q(pinned=True) | Q(criticality="safety")
-    )
+    always = [pk for pk, status in important if status in VISIBLE]
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
-    candidates = Event.objects.filter(namespace=namespace, status__in=VISIBLE).filter(
-        Q(pk__in=hit_ids) | Q(pk__in=always.values("pk"))
+    candidates = Event.objects.filter(
+        namespace=namespace, status__in=VISIBLE, pk__in=[*hit_ids, *always]
     )
     if session is not None:
         candidates = candidates.exclude(source_block__session=session)
@@ -191,38 +220,57 @@ def _node_card(node: GraphNode, state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _nodes(
-    namespace: Namespace, session: Session | None, query: str, current_turn: int
+    namespace: Namespace,
+    session: Session | None,
+    query: str,
+    current_turn: int,
+    important: list[tuple[int, str]],
 ) -> list[tuple[GraphNode, dict[str, Any]]]:
     hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
-    important = Q(source_events__pinned=True) | Q(source_events__criticality="safety")
-    always = set(
-        GraphFact.objects.filter(namespace=namespace)
-        .filter(important)
-        .values_list("node_id", flat=True)
-    ) | set(
-        GraphEdge.objects.filter(namespace=namespace)
-        .filter(important)
-        .values_list("from_node_id", flat=True)
+    # Driven by the through tables' event index; the namespace is checked here, not in SQL,
+    # so that SQLite's planner cannot start from the namespace's every fact or edge instead.
+    fact_rows = GraphFact.source_events.through.objects.filter(
+        event_id__in=[pk for pk, _ in important]
     )
+    edge_rows = GraphEdge.source_events.through.objects.filter(
+        event_id__in=[pk for pk, _ in important]
+    )
+    always = {
+        node_id
+        for node_id, ns_id in [
+            *fact_rows.values_list("graphfact__node_id", "graphfact__namespace_id"),
+            *edge_rows.values_list("graphedge__from_node_id", "graphedge__namespace_id"),
+        ]
+        if ns_id == namespace.pk
+    }
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     nodes = GraphNode.objects.in_bulk([*hit_ids, *sorted(always)])
+    states = node_states(nodes.values())
+    current_items = {
+        node_id: [*state["current_facts"], *(e for e in state["edges"] if e["state"] == CURRENT)]
+        for node_id, state in states.items()
+    }
+    events = {
+        row[0]: _Source(*row)
+        for row in Event.objects.filter(
+            pk__in={
+                i
+                for items in current_items.values()
+                for it in items
+                for i in it["source_event_ids"]
+            },
+            status=EventStatus.ACTIVE,
+        ).values_list("pk", *_SOURCE_COLUMNS)
+    }
     kept: dict[int, tuple[GraphNode, dict[str, Any], float]] = {}
     for node_id, node in nodes.items():
-        state = node_state(node)
-        current_items = [
-            *state["current_facts"],
-            *(e for e in state["edges"] if e["state"] == CURRENT),
-        ]
-        if not current_items:
+        state = states[node_id]
+        if not current_items[node_id]:
             continue  # activation shows current state only; history is for explicit search
-        sources = list(
-            Event.objects.filter(
-                pk__in={i for item in current_items for i in item["source_event_ids"]},
-                status=EventStatus.ACTIVE,
-            ).select_related("source_block")
-        )
+        source_ids = {i for item in current_items[node_id] for i in item["source_event_ids"]}
+        sources = [events[i] for i in sorted(source_ids) if i in events]
         if not sources or (
-            session is not None and all(e.source_block.session_id == session.pk for e in sources)
+            session is not None and all(e.session_id == session.pk for e in sources)
         ):
             continue
         important_node = node_id in always and any(
@@ -244,14 +292,18 @@ def activation_build(
     text_query = activation_query(session, query)
     current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
     used = estimate_tokens(FRAMING)
-    event_cards = [_event_card(e) for e in _events(namespace, session, text_query, current_turn)]
+    important = _always_events(namespace)
+    # Packing never looks past the first MAX_EVENTS / MAX_NODES items, so only those get cards.
+    ranked_events = _events(namespace, session, text_query, current_turn, important)[:MAX_EVENTS]
+    event_cards = [_event_card(e) for e in ranked_events]
     header = estimate_tokens(_EVENTS_HEADER)
     packed_events = pack_budget(
         event_cards, cost=_line_cost, budget=TOKEN_BUDGET, used=used + header, max_items=MAX_EVENTS
     )
     if packed_events.items:
         used = packed_events.used
-    node_cards = [_node_card(n, s) for n, s in _nodes(namespace, session, text_query, current_turn)]
+    ranked_nodes = _nodes(namespace, session, text_query, current_turn, important)[:MAX_NODES]
+    node_cards = [_node_card(n, s) for n, s in ranked_nodes]
     header = estimate_tokens(_NODES_HEADER)
     packed_nodes = pack_budget(
         node_cards, cost=_line_cost, budget=TOKEN_BUDGET, used=used + header, max_items=MAX_NODES

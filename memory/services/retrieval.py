@@ -37,6 +37,11 @@ from memory.services.batches import (
 TEXT_POOL = 200  # BM25 hits considered before fusion and filtering
 FILTER_POOL = 2000  # most recent filter matches considered when a filter is set
 TEMPORAL_INTENTS = ("first", "latest")
+# What `_rankings` reads of a text-only pool (no filter); results are then loaded in full.
+_RANKING_COLUMNS = (
+    "id", "status", "criticality", "pinned", "adoptions", "last_adopted_turn",
+    "mentioned_at", "happened_start", "happened_end",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -217,13 +222,19 @@ def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHi
         if params.participants:
             pool = [e for e in pool if _participant_matches(e, params.participants)]
     else:
-        pool = list(Event.objects.filter(namespace=namespace, status__in=VISIBLE, pk__in=text_rank))
+        pool = list(
+            Event.objects.filter(namespace=namespace, status__in=VISIBLE, pk__in=text_rank).only(
+                *_RANKING_COLUMNS
+            )
+        )
     current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
     results: list[EventHit] = []
     if pool:
         rankings, names = _rankings(params, pool, text_rank, current_turn)
         fused = rrf(rankings)[:limit]
         by_id = {e.pk: e for e in pool}
+        if not params.has_filter:  # the pool holds only the ranking columns: load the results
+            by_id.update(Event.objects.in_bulk([pk for pk, _ in fused]))
         member = [set(r) for r in rankings]
         results = [
             EventHit(
@@ -294,26 +305,33 @@ class RawHit:
     turn_range: tuple[int, int]
 
 
-def _neighbours(message: Message) -> list[Message]:
-    """Previous and next message of the same block when sealed, else of the same turn."""
-    turn = message.turn
-    if turn.block_id is not None:
-        scope = Message.objects.filter(turn__block_id=turn.block_id)
-        before = Q(turn__session_turn__lt=turn.session_turn) | Q(
-            turn__session_turn=turn.session_turn, position__lt=message.position
-        )
-        after = Q(turn__session_turn__gt=turn.session_turn) | Q(
-            turn__session_turn=turn.session_turn, position__gt=message.position
-        )
-        order: tuple[str, ...] = ("turn__session_turn", "position")
-    else:
-        scope = Message.objects.filter(turn=turn)
-        before, after = Q(position__lt=message.position), Q(position__gt=message.position)
-        order = ("position",)
-    scope = scope.select_related("session")
-    previous = scope.filter(before).order_by(*(f"-{o}" for o in order)).first()
-    following = scope.filter(after).order_by(*order).first()
-    return [m for m in (previous, following) if m is not None]
+def _neighbours(messages: Sequence[Message]) -> dict[int, list[Message]]:
+    """message id → its previous and next message of the same block when sealed, else of the
+    same turn; two queries however many messages."""
+    blocks = {m.turn.block_id for m in messages if m.turn.block_id is not None}
+    open_turns = {m.turn_id for m in messages if m.turn.block_id is None}
+    rows = Message.objects.filter(
+        Q(turn__block_id__in=blocks) | Q(turn_id__in=open_turns)
+    ).values_list("pk", "turn_id", "turn__block_id", "turn__session_turn", "position")
+    scopes: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    for pk, turn_id, block_id, session_turn, position in rows:
+        if block_id in blocks:
+            scopes.setdefault(("block", block_id), []).append((session_turn, position, pk))
+        if turn_id in open_turns:
+            scopes.setdefault(("turn", turn_id), []).append((session_turn, position, pk))
+    chosen: dict[int, list[int]] = {}
+    for message in messages:
+        turn = message.turn
+        key = ("block", turn.block_id) if turn.block_id is not None else ("turn", turn.pk)
+        ordered = sorted(scopes.get(key, []))
+        at = (turn.session_turn, message.position)
+        before = [pk for st, pos, pk in ordered if (st, pos) < at]
+        after = [pk for st, pos, pk in ordered if (st, pos) > at]
+        chosen[message.pk] = [*before[-1:], *after[:1]]
+    loaded = Message.objects.select_related("session").in_bulk(
+        [i for ids in chosen.values() for i in ids]
+    )
+    return {pk: [loaded[i] for i in ids if i in loaded] for pk, ids in chosen.items()}
 
 
 def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
@@ -331,6 +349,7 @@ def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
     messages = Message.objects.select_related("session", "turn", "turn__block").in_bulk(
         [h.object_id for h in hits]
     )
+    neighbours = _neighbours(list(messages.values()))
     results: list[RawHit] = []
     for hit in sorted(hits, key=lambda h: h.rank):
         message = messages.get(hit.object_id)
@@ -342,7 +361,7 @@ def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
             if block
             else (message.turn.session_turn, message.turn.session_turn)
         )
-        results.append(RawHit(message, hit.score, _neighbours(message), block, turn_range))
+        results.append(RawHit(message, hit.score, neighbours[message.pk], block, turn_range))
     behind = visible_events_for_messages(m.message.pk for m in results)
     batch = batch_create(
         namespace=namespace,

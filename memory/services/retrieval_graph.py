@@ -17,7 +17,7 @@ from memory import search
 from memory.engine.redact import redact
 from memory.models import Event, GraphNode, Namespace, RefKind
 from memory.search.text import analyze
-from memory.selectors.graph import AsOf, node_state
+from memory.selectors.graph import AsOf, node_states
 from memory.services.batches import (
     BatchEntry,
     batch_create,
@@ -152,19 +152,25 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
         else []
     )
     nodes = GraphNode.objects.in_bulk([h.object_id for h in hits])
+    ranked = [
+        (h, nodes[h.object_id]) for h in sorted(hits, key=lambda h: h.rank) if h.object_id in nodes
+    ]
     terms = set(analyze(params.query))
     found: list[GraphHit] = []
-    for text_hit in sorted(hits, key=lambda h: h.rank):
-        node = nodes.get(text_hit.object_id)
-        if node is None or len(found) >= limit:
-            continue
-        state = node_state(node, params.as_of)
-        if not _visible(state):
-            continue  # every source forgotten/archived, or not yet valid as of that point
-        kind = match_type(terms, node.pk, state)
-        bounded = _bounded(state)
-        provenance = _provenance(bounded)
-        found.append(GraphHit(node, text_hit.score, kind, bounded, provenance, []))
+    while ranked and len(found) < limit:
+        # States load `limit` nodes at a time in rank order: ≤ 3 rounds of 4 queries per call.
+        window, ranked = ranked[:limit], ranked[limit:]
+        states = node_states((node for _, node in window), params.as_of)
+        for text_hit, node in window:
+            if len(found) >= limit:
+                break
+            state = states[node.pk]
+            if not _visible(state):
+                continue  # every source forgotten/archived, or not yet valid as of that point
+            kind = match_type(terms, node.pk, state)
+            bounded = _bounded(state)
+            provenance = _provenance(bounded)
+            found.append(GraphHit(node, text_hit.score, kind, bounded, provenance, []))
     events = Event.objects.in_bulk([i for h in found for i in h.provenance_event_ids])
     hits_out: list[GraphHit] = []
     entries: list[BatchEntry] = []

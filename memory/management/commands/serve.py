@@ -30,6 +30,7 @@ from django.db.migrations.executor import MigrationExecutor
 STOP_GRACE_SECONDS = 10.0
 POLL_SECONDS = 0.2
 PR_SET_PDEATHSIG = 1
+ASGI_APPLICATION = "stratagate_site.asgi:application"
 
 
 @dataclass
@@ -188,9 +189,7 @@ class Command(BaseCommand):
         )
         return Child(role=role, name=name, process=process)
 
-    def _start_children(
-        self, listener: socket.socket, web: int, workers: int
-    ) -> list[Child]:
+    def _start_children(self, listener: socket.socket, web: int, workers: int) -> list[Child]:
         manage_py = str(Path(settings.BASE_DIR) / "manage.py")
         # Every daphne accepts on the one socket bound here, so several web processes share the
         # port and the kernel spreads connections across them (Python runs one core per process).
@@ -199,7 +198,7 @@ class Command(BaseCommand):
             self._spawn(
                 "web",
                 f"daphne {n}",
-                [sys.executable, "-m", "daphne", "--fd", str(fd), "stratagate_site.asgi:application"],
+                [sys.executable, "-m", "daphne", "--fd", str(fd), ASGI_APPLICATION],
                 pass_fds=(fd,),
             )
             for n in range(1, web + 1)

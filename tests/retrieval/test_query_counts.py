@@ -1,0 +1,157 @@
+"""Retrieval loads graph state in batches: graph search and activated memory issue the same
+number of queries however many graph nodes match or are tied to pinned/safety events (the
+latency target of SPEC §8 depends on it)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from memory import search
+from memory.models import (
+    Event,
+    GraphEdge,
+    GraphFact,
+    GraphItemStatus,
+    GraphNode,
+    Namespace,
+    NodeType,
+    Session,
+)
+from memory.selectors.graph import node_state, node_states
+from memory.services.activation import activation_build
+from memory.services.retrieval import RawSearch, raw_search
+from memory.services.retrieval_graph import GraphSearch, graph_search
+from tests.retrieval.conftest import the_events
+
+pytestmark = pytest.mark.django_db
+
+WHEN = datetime(2023, 5, 6, 10, 0, tzinfo=UTC)
+
+
+def _add_nodes(namespace: Namespace, event: Event, count: int, start: int) -> list[GraphNode]:
+    """`count` tool nodes named "zebratool N", each with two facts and an edge citing `event`."""
+    nodes = []
+    for i in range(start, start + count):
+        node = GraphNode.objects.create(
+            namespace=namespace,
+            key=f"zebratool-{i}",
+            name=f"zebratool {i}",
+            node_type=NodeType.TOOL,
+        )
+        for key in ("colour", "size"):
+            fact = GraphFact.objects.create(
+                namespace=namespace,
+                node=node,
+                key=key,
+                value=f"{key} {i}",
+                status=GraphItemStatus.ACTIVE,
+                valid_from=WHEN,
+                valid_from_turn=1,
+            )
+            fact.source_events.add(event)
+        if nodes:
+            edge = GraphEdge.objects.create(
+                namespace=namespace,
+                from_node=node,
+                to_node=nodes[-1],
+                relation="uses",
+                status=GraphItemStatus.ACTIVE,
+                valid_from=WHEN,
+                valid_from_turn=1,
+            )
+            edge.source_events.add(event)
+        nodes.append(node)
+    search.reindex_namespace(namespace.pk)
+    return nodes
+
+
+def _queries(call) -> int:  # type: ignore[no-untyped-def]
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    return len(captured)
+
+
+def test_graph_search_issues_the_same_queries_for_two_or_twenty_matching_nodes(project):
+    namespace = Namespace.objects.get(name="proj")
+    _, pnpm, _ = the_events(project)
+    event = Event.objects.get(pk=pnpm["id"])
+    _add_nodes(namespace, event, 2, 0)
+
+    def run() -> int:
+        return len(graph_search(namespace=namespace, params=GraphSearch(query="zebratool")).hits)
+
+    few = _queries(run)
+    assert run() == 2
+    _add_nodes(namespace, event, 18, 2)
+    many = _queries(run)
+    assert run() == 8  # the default limit
+    assert many == few <= 25  # PostgreSQL adds 4 statements per search call (planner cost)
+
+
+def test_activation_issues_the_same_queries_for_two_or_twenty_pinned_nodes(project):
+    namespace = Namespace.objects.get(name="proj")
+    _, pnpm, _ = the_events(project)
+    Event.objects.filter(pk=pnpm["id"]).update(pinned=True)
+    event = Event.objects.get(pk=pnpm["id"])
+    session = Session.objects.get(namespace=namespace, external_id="s1")
+    other = Session.objects.create(namespace=namespace, external_id="s2")
+    _add_nodes(namespace, event, 2, 0)
+
+    def run() -> int:
+        built = activation_build(namespace=namespace, session=other, query="zebratool")
+        return len(built.nodes)
+
+    few = _queries(run)
+    assert run() >= 1
+    _add_nodes(namespace, event, 18, 2)
+    many = _queries(run)
+    assert run() == 4  # MAX_NODES
+    assert many == few <= 35
+    # Its own session's memory is never activated, whatever the number of nodes.
+    assert activation_build(namespace=namespace, session=session, query="zebratool").nodes == []
+
+
+def test_node_states_of_many_nodes_equal_each_node_state_in_four_queries(project):
+    namespace = Namespace.objects.get(name="proj")
+    _, pnpm, _ = the_events(project)
+    nodes = _add_nodes(namespace, Event.objects.get(pk=pnpm["id"]), 5, 0)
+    nodes += list(GraphNode.objects.filter(namespace=namespace).exclude(key__startswith="zebra"))
+    with CaptureQueriesContext(connection) as captured:
+        states = node_states(nodes)
+    assert len(captured) == 4
+    assert states == {node.pk: node_state(node) for node in nodes}
+    assert node_states([]) == {}
+
+
+def test_raw_search_fetches_every_hits_neighbours_in_two_queries(project):
+    namespace = Namespace.objects.get(name="proj")
+    found = raw_search(namespace=namespace, params=RawSearch(query="pnpm npm prototype noted"))
+    assert len(found.hits) >= 3
+    assert all(len(hit.neighbours) == 1 for hit in found.hits)  # one-turn blocks: user ↔ reply
+    assert all(hit.neighbours[0].turn_id == hit.message.turn_id for hit in found.hits)
+    counts = {
+        _queries(lambda q=q: raw_search(namespace=namespace, params=RawSearch(query=q)))
+        for q in ("pnpm", "pnpm npm prototype noted")
+    }
+    assert len(counts) == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL planner setting")
+def test_search_lowers_random_page_cost_only_for_its_own_statements(project):
+    namespace = Namespace.objects.get(name="proj")
+
+    def setting() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW random_page_cost")
+            return str(cursor.fetchone()[0])
+
+    before = setting()
+    with transaction.atomic():
+        assert search.search_events(namespace.pk, "pnpm")
+        assert setting() == before  # put back inside the caller's transaction too
+    assert search.search_messages(namespace.pk, "pnpm")
+    assert setting() == before
