@@ -78,6 +78,14 @@ def _signal_group(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
 
 
+def default_web_processes() -> int:
+    """Measured (benchmarks/ingest_rate.py): on SQLite a second web process only adds lock
+    contention (74 → 64 turns/s); PostgreSQL takes concurrent writers."""
+    if connections[DEFAULT_DB_ALIAS].vendor == "sqlite":
+        return 1
+    return min(2, os.cpu_count() or 1)
+
+
 def _listen(host: str, port: int) -> socket.socket:
     """Bind the public socket once, in serve, for every web process to inherit."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -113,8 +121,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--web",
             type=int,
-            default=min(2, os.cpu_count() or 1),
-            help="daphne processes sharing the port (one per core, at most 2, by default)",
+            default=None,
+            help=(
+                "daphne processes sharing the port (default: 1 on SQLite, whose single writer "
+                "makes more processes slower; one per core, at most 2, on PostgreSQL)"
+            ),
         )
         parser.add_argument(
             "--workers",
@@ -127,7 +138,7 @@ class Command(BaseCommand):
         host: str = options["host"]
         port: int = options["port"]
         workers: int = options["workers"]
-        web: int = options["web"]
+        web: int = options["web"] or default_web_processes()
         if web < 1:
             raise CommandError("--web must be 1 or more")
         if not 0 < port < 65536:
