@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
-import platform
 import random
 import signal
 import socket
@@ -23,79 +21,17 @@ import tempfile
 import threading
 import time
 import urllib.request
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-# --- shared with the other benchmark script (kept self-contained on purpose) ---
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
-
-TOPICS = [
-    ("the storage layer", "SQLite in WAL mode for one machine, PostgreSQL beyond that"),
-    ("the release date", "we ship version 2.3 on 14 March, after the security review"),
-    ("Alice's team", "Alice leads payments; Bob moved to the search team last week"),
-    ("the flaky test", "test_checkout fails when the clock crosses midnight UTC"),
-    ("the budget", "the cloud budget is 4,000 EUR a month, 15% is spent on logging"),
-    ("the deployment", "deploys go through the staging cluster in Frankfurt first"),
-    ("the API design", "pagination uses opaque cursors, never page numbers"),
-    ("the on-call rota", "Carol is on call from Monday; escalate to Dan after 30 minutes"),
-]
-
-
-def clean_env(data_dir: Path) -> dict[str, str]:
-    """This process's environment for a throwaway install: SQLite in data_dir, offline model."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "REDIS_URL") and not k.startswith("STRATAGATE_")
-    }
-    env.update(
-        STRATAGATE_DATA_DIR=str(data_dir),
-        DJANGO_SETTINGS_MODULE="stratagate_site.settings",
-        PYTHONUNBUFFERED="1",
-    )
-    return env
-
-
-def synthetic_turn(rng: random.Random, n: int) -> tuple[str, str]:
-    """A plausible user/assistant exchange (varied words, dates, names and numbers)."""
-    topic, fact = TOPICS[rng.randrange(len(TOPICS))]
-    user = f"Turn {n}: can you remind me what we decided about {topic}?"
-    if rng.random() < 0.3:
-        user += f" I think it came up around {rng.randint(1, 28)} May."
-    assistant = f"Yes. For {topic}: {fact}."
-    if rng.random() < 0.25:
-        assistant += "\n\n```python\ndef check(value):\n    return value is not None\n```"
-    if rng.random() < 0.5:
-        assistant += f" Follow-up item #{rng.randint(100, 999)} tracks the remaining work."
-    return user, assistant
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-
-
-def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    index = min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered) + 0.5) - 1))
-    return ordered[index]
-
-
-def write_result(name: str, result: dict[str, Any]) -> Path:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
-    return path
-
+from _common import (
+    ROOT,
+    clean_env,
+    machine,
+    percentile,
+    synthetic_turn,
+    write_result,
+)
 
 # --- this benchmark ---
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import shutil
 import subprocess
@@ -30,55 +29,16 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-# --- shared with the other benchmark scripts (kept self-contained on purpose) ---
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
-
-
-def clean_env(data_dir: Path) -> dict[str, str]:
-    """This process's environment for a throwaway install: SQLite in data_dir, offline model."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "REDIS_URL") and not k.startswith("STRATAGATE_")
-    }
-    env.update(
-        STRATAGATE_DATA_DIR=str(data_dir),
-        DJANGO_SETTINGS_MODULE="stratagate_site.settings",
-        PYTHONUNBUFFERED="1",
-    )
-    return env
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-
-
-def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    index = min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered) + 0.5) - 1))
-    return ordered[index]
-
-
-def write_result(name: str, result: dict[str, Any]) -> Path:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
-    return path
-
+from _common import (
+    ROOT,
+    clean_env,
+    machine,
+    percentile,
+    write_result,
+)
 
 # --- this benchmark ---
 
