@@ -38,3 +38,13 @@ def test_bad_environment_values_become_errors(monkeypatch):
 
 def test_a_clean_configuration_has_no_errors(settings):
     assert not [i for i in _ids() if i.startswith("stratagate.E")]
+
+
+def test_sqlite_databases_use_write_ahead_logging(db):
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        assert cursor.fetchone()[0] == "wal"
