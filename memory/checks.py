@@ -35,6 +35,15 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
                 "STRATAGATE_LLM_BASE_URL must start with http:// or https://.", id="stratagate.E021"
             )
         )
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if engine not in ("django.db.backends.sqlite3", "django.db.backends.postgresql"):
+        messages.append(
+            Error(
+                f"DATABASE_URL selects {engine}; StrataGate runs on SQLite or PostgreSQL "
+                "(its full-text search uses their own engines).",
+                id="stratagate.E004",
+            )
+        )
     if not settings.DEBUG and settings.SECRET_KEY.startswith("insecure-"):
         messages.append(Warning("DJANGO_SECRET_KEY is a fallback value.", id="stratagate.W001"))
     return messages

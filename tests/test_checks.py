@@ -48,3 +48,10 @@ def test_sqlite_databases_use_write_ahead_logging(db):
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA journal_mode")
         assert cursor.fetchone()[0] == "wal"
+
+
+def test_a_database_other_than_sqlite_or_postgres_is_e004(monkeypatch):
+    from django.conf import settings
+
+    monkeypatch.setitem(settings.DATABASES["default"], "ENGINE", "django.db.backends.mysql")
+    assert "stratagate.E004" in _ids()

@@ -12,6 +12,7 @@ PostgreSQL a TRUNCATE (Django's test flush) empties the index too, so no index r
 its object. No Django models: these tables are written with SQL by memory.search only.
 """
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import migrations
 
 KINDS = {
@@ -90,7 +91,7 @@ BUILDERS = {
 def _run(schema_editor, reverse):
     vendor = schema_editor.connection.vendor
     if vendor not in BUILDERS:
-        raise NotImplementedError(f"no full-text search index for {vendor}")
+        raise ImproperlyConfigured(f"StrataGate supports SQLite and PostgreSQL, not {vendor}")
     build = BUILDERS[vendor][1 if reverse else 0]
     for table, spec in KINDS.items():
         for statement in build(table, *spec):

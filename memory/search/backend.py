@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
 from memory.search import postgres, sqlite_fts5
@@ -45,4 +46,6 @@ def backend() -> SearchBackend:
         return sqlite_fts5
     if connection.vendor == "postgresql":
         return postgres
-    raise NotImplementedError(f"no full-text backend for {connection.vendor}")
+    raise ImproperlyConfigured(
+        f"StrataGate supports SQLite and PostgreSQL; {connection.vendor} has no search backend"
+    )
