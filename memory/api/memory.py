@@ -13,8 +13,13 @@ from memory.api.auth import namespace_for, request_token
 from memory.api.presenters import message_out
 from memory.errors import Invalid, NotFound
 from memory.models import Event, EventStatus, GraphNode, Message, Namespace, TokenScope
-from memory.selectors.events import TimelineFilter, event_out, event_timeline
-from memory.selectors.graph import AsOf, node_neighbours, node_out, node_state
+from memory.selectors.events import (
+    TimelineFilter,
+    event_out,
+    event_relations_many,
+    event_timeline,
+)
+from memory.selectors.graph import AsOf, node_neighbours, node_state, node_states
 from memory.services.events import event_lifecycle
 from memory.services.expansion import event_expand_batch, node_expand_batch
 
@@ -67,11 +72,12 @@ def expand_event(
         session_id=session_id,
         from_batch=batch_id,
     )
+    shown = event_out(event, current_turn=namespace.current_turn)
     return {
         "batch_id": batch.public_id,
         "ref": f"event:{event.pk}",
-        "event": event_out(event, current_turn=namespace.current_turn),
-        "relations": event_out(event, current_turn=namespace.current_turn)["relations"],
+        "event": shown,
+        "relations": shown["relations"],
         "sources": [message_out(m) for m in sources],
         "source_block": {"block_id": block.pk, "turn_range": [block.first_turn, block.last_turn]},
     }
@@ -98,21 +104,25 @@ def timeline(request: HttpRequest, ns: str, params: Query[TimelineQuery]) -> dic
         statuses = wanted
     if not 1 <= params.limit <= 1000:
         raise Invalid("limit must be 1–1000", code="invalid_limit")
-    events = event_timeline(
-        namespace=namespace,
-        filters=TimelineFilter(
-            statuses=statuses,
-            event_type=params.event_type,
-            participant=params.participant,
-            happened_from=params.happened_from,
-            happened_to=params.happened_to,
-        ),
-        limit=params.limit,
+    events = list(
+        event_timeline(
+            namespace=namespace,
+            filters=TimelineFilter(
+                statuses=statuses,
+                event_type=params.event_type,
+                participant=params.participant,
+                happened_from=params.happened_from,
+                happened_to=params.happened_to,
+            ),
+            limit=params.limit,
+        )
     )
+    relations = event_relations_many(events)
     return {
         "current_turn": namespace.current_turn,
         "events": [
-            event_out(e, current_turn=namespace.current_turn, with_relations=True) for e in events
+            event_out(e, current_turn=namespace.current_turn, relations=relations[e.pk])
+            for e in events
         ],
     }
 
@@ -190,18 +200,15 @@ def graph_state(request: HttpRequest, ns: str, as_of: str | None = None) -> dict
     """Every node with its current facts (or as of a turn/date) — the graph's state at a glance."""
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     point = parse_as_of(as_of)
-    nodes = []
-    for node in GraphNode.objects.filter(namespace=namespace).order_by("pk"):
-        state = node_state(node, point)
-        nodes.append(
-            {
-                **state["node"],
-                "current_facts": state["current_facts"],
-                "historical_facts": state["historical_facts"],
-                "edges": [e for e in state["edges"] if e["from"] == node.pk],
-            }
-        )
+    rows = list(GraphNode.objects.filter(namespace=namespace).order_by("pk"))
+    states = node_states(rows, point)
+    nodes = [
+        {
+            **states[node.pk]["node"],
+            "current_facts": states[node.pk]["current_facts"],
+            "historical_facts": states[node.pk]["historical_facts"],
+            "edges": [e for e in states[node.pk]["edges"] if e["from"] == node.pk],
+        }
+        for node in rows
+    ]
     return {"as_of": as_of, "nodes": nodes}
-
-
-__all__ = ["node_out", "router"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -35,27 +36,46 @@ def event_weight(event: Event, current_turn: int) -> dict[str, Any]:
     }
 
 
-def event_relations(event: Event) -> dict[str, list[int]]:
-    relations: dict[str, list[int]] = {kind: [] for kind in RelationKind.values}
-    relations["superseded_by"] = [event.superseded_by_id] if event.superseded_by_id else []
-    rows = EventRelation.objects.filter(Q(from_event=event) | Q(to_event=event)).values_list(
-        "from_event_id", "to_event_id", "kind"
-    )
+def event_relations_many(events: Iterable[Event]) -> dict[int, dict[str, list[int]]]:
+    """Relations of several events in one query (list pages must not query per event)."""
+    wanted = {e.pk: e for e in events}
+    out: dict[int, dict[str, list[int]]] = {}
+    for pk, event in wanted.items():
+        out[pk] = {kind: [] for kind in RelationKind.values}
+        out[pk]["superseded_by"] = [event.superseded_by_id] if event.superseded_by_id else []
+    rows = EventRelation.objects.filter(
+        Q(from_event_id__in=wanted) | Q(to_event_id__in=wanted)
+    ).values_list("from_event_id", "to_event_id", "kind")
     for source, target, kind in rows:
-        if source == event.pk:
-            relations[kind].append(target)
-        elif kind == RelationKind.SUPERSEDES and target == event.pk:
-            continue  # shown as superseded_by
-        elif kind == RelationKind.BEFORE:
+        if source in out:
+            out[source][kind].append(target)
+        if target not in out:
+            continue
+        relations = out[target]
+        if kind == RelationKind.BEFORE:
             relations[RelationKind.AFTER].append(source)
         elif kind == RelationKind.AFTER:
             relations[RelationKind.BEFORE].append(source)
         elif kind in (RelationKind.SAME_AS, RelationKind.RELATED):
             relations[kind].append(source)
-    return {kind: sorted(set(ids)) for kind, ids in relations.items()}
+        # supersedes pointing here is shown as superseded_by; conflicts are stored both ways
+    return {pk: {k: sorted(set(ids)) for k, ids in rel.items()} for pk, rel in out.items()}
 
 
-def event_out(event: Event, *, current_turn: int, with_relations: bool = True) -> dict[str, Any]:
+def event_relations(event: Event) -> dict[str, list[int]]:
+    return event_relations_many([event])[event.pk]
+
+
+def event_out(
+    event: Event,
+    *,
+    current_turn: int,
+    with_relations: bool = True,
+    relations: dict[str, list[int]] | None = None,
+) -> dict[str, Any]:
+    """The API shape of an event; pass `relations` (from event_relations_many) on list pages."""
+    if relations is None and with_relations:
+        relations = event_relations(event)
     return {
         "id": event.pk,
         "title": redact(event.title),
@@ -78,7 +98,7 @@ def event_out(event: Event, *, current_turn: int, with_relations: bool = True) -
             "basis": event.temporal_basis,
             "status": event.temporal_status,
         },
-        "relations": event_relations(event) if with_relations else {},
+        "relations": relations or {},
         "weight": event_weight(event, current_turn),
         "source_block_id": event.source_block_id,
         "source_message_ids": sorted(m.pk for m in event.source_messages.all()),

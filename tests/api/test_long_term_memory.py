@@ -178,3 +178,19 @@ def test_a_small_talk_block_yields_no_events_and_is_ready(owner, drain, one_turn
     drain()
     assert Event.objects.count() == 0
     assert owner.get("/ns/proj/sessions/s1/blocks").json()["blocks"][0]["status"] == "ready"
+
+
+def test_timeline_and_graph_pages_do_not_query_per_item(
+    owner, drain, one_turn_blocks, django_assert_max_num_queries
+):
+    _npm_pnpm_plan(owner, drain)
+    for n, text in enumerate(
+        ["I prefer tabs.", "We decided to use Postgres.", "I work at Acme."], start=4
+    ):
+        _say(owner, n, text)
+    drain()
+    assert len(_events(owner)) >= 5
+    with django_assert_max_num_queries(8):
+        assert owner.get("/ns/proj/events").status_code == 200
+    with django_assert_max_num_queries(10):
+        assert owner.get("/ns/proj/graph").status_code == 200
