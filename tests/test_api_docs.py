@@ -29,3 +29,20 @@ def test_documented_paths_exist():
         if "{action}" in path:
             continue
         assert path.split("?")[0] in text or path.rsplit("/", 1)[0] + "/{action}" in text, path
+
+
+def test_every_operation_declares_its_success_response_schema():
+    schema = api.get_openapi_schema()
+    missing = []
+    for path, ops in schema["paths"].items():
+        for method, op in ops.items():
+            success = {code: r for code, r in op["responses"].items() if str(code).startswith("2")}
+            if not success or not all(r.get("content") for r in success.values()):
+                missing.append(f"{method.upper()} {path}")
+    assert missing == []
+
+
+def test_edges_keep_their_from_key_in_the_schema():
+    components = api.get_openapi_schema()["components"]["schemas"]
+    assert "from" in components["EdgeOut"]["properties"]
+    assert "from_" not in components["EdgeOut"]["properties"]

@@ -10,9 +10,17 @@ from django.http.response import HttpResponseBase
 from ninja import Field, Router, Schema, Status
 
 from memory.api.auth import namespace_for, request_token, require_scope
-from memory.errors import Invalid, NotFound
-from memory.models import ImportBatch, Namespace, TokenScope
-from memory.selectors.imports import import_list, import_out, import_status, import_summary
+from memory.errors import Invalid
+from memory.models import TokenScope
+from memory.selectors.imports import (
+    ImportOut,
+    ImportSummaryOut,
+    import_get,
+    import_list,
+    import_out,
+    import_status,
+    import_summary,
+)
 from memory.services.imports import (
     Choice,
     export_v2,
@@ -70,11 +78,8 @@ class PromptOut(Schema):
     prompt: str
 
 
-def _batch(namespace: Namespace, import_id: int) -> ImportBatch:
-    batch = ImportBatch.objects.filter(namespace=namespace, pk=import_id).first()
-    if batch is None:
-        raise NotFound(f"import {import_id} not found", code="import_not_found")
-    return batch
+class ImportListOut(Schema):
+    imports: list[ImportSummaryOut]
 
 
 @router.post("/ns/{ns}/imports", response={202: ImportCreatedOut}, operation_id="imports_create")
@@ -90,16 +95,16 @@ def create(request: HttpRequest, ns: str, payload: ImportIn) -> Status:
     return Status(202, {"import_id": batch.pk, "status": import_status(batch)})
 
 
-@router.get("/ns/{ns}/imports", operation_id="imports_list")
-def list_imports(request: HttpRequest, ns: str) -> dict[str, Any]:
+@router.get("/ns/{ns}/imports", response=ImportListOut, operation_id="imports_list")
+def list_imports(request: HttpRequest, ns: str) -> ImportListOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
-    return {"imports": [import_summary(b) for b in import_list(namespace)]}
+    return ImportListOut(imports=[import_summary(b) for b in import_list(namespace)])
 
 
-@router.get("/ns/{ns}/imports/{import_id}", operation_id="imports_get")
-def get(request: HttpRequest, ns: str, import_id: int) -> dict[str, Any]:
+@router.get("/ns/{ns}/imports/{import_id}", response=ImportOut, operation_id="imports_get")
+def get(request: HttpRequest, ns: str, import_id: int) -> ImportOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
-    return import_out(_batch(namespace, import_id))
+    return import_out(import_get(namespace, import_id))
 
 
 @router.post(
@@ -113,7 +118,7 @@ def commit(
         Choice(index=c.index, action=c.action.strip().lower(), target_event_ids=c.target_event_ids)
         for c in (payload.choices if payload and payload.choices else [])
     ]
-    result = import_commit(batch=_batch(namespace, import_id), choices=choices)
+    result = import_commit(batch=import_get(namespace, import_id), choices=choices)
     return {
         "import_id": result.batch.pk,
         "status": result.batch.status,
@@ -127,7 +132,7 @@ def commit(
 @router.post("/ns/{ns}/imports/{import_id}/undo", response=UndoOut, operation_id="imports_undo")
 def undo(request: HttpRequest, ns: str, import_id: int) -> dict[str, Any]:
     namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
-    result = import_undo(batch=_batch(namespace, import_id))
+    result = import_undo(batch=import_get(namespace, import_id))
     return {
         "import_id": result.batch.pk,
         "status": result.batch.status,
@@ -136,7 +141,21 @@ def undo(request: HttpRequest, ns: str, import_id: int) -> dict[str, Any]:
     }
 
 
-@router.get("/ns/{ns}/export", operation_id="memory_export")
+EXPORT_RESPONSES = {
+    "responses": {
+        200: {
+            "description": "`v2`: a stratagate.external-memory.v2 document (docs/IMPORT.md); "
+            "`jsonl`: the lossless namespace dump, one JSON record per line, streamed.",
+            "content": {
+                "application/json": {"schema": {"type": "object"}},
+                "application/x-ndjson": {"schema": {"type": "string"}},
+            },
+        }
+    }
+}
+
+
+@router.get("/ns/{ns}/export", openapi_extra=EXPORT_RESPONSES, operation_id="memory_export")
 def export(request: HttpRequest, ns: str, format: str = "v2") -> HttpResponseBase:
     """`v2`: an external-memory document; `jsonl`: the lossless dump, streamed."""
     namespace = namespace_for(request, ns, scope=TokenScope.READ)

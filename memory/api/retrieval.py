@@ -6,18 +6,16 @@ that batch and `record-use` closes it, reinforcing only what a sufficient assess
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.db.models import Prefetch
 from django.http import HttpRequest
 from ninja import Router
 
 from memory.api.auth import namespace_for
 from memory.api.memory import parse_as_of
-from memory.api.presenters import message_out
 from memory.api.retrieval_schemas import (
     AssessIn,
-    AssessOut,
+    EventResultOut,
+    GraphResultOut,
+    RawResultOut,
     RecordUseIn,
     RecordUseOut,
     SearchEventsIn,
@@ -27,40 +25,32 @@ from memory.api.retrieval_schemas import (
     SearchRawIn,
     SearchRawOut,
 )
-from memory.errors import NotFound
-from memory.models import (
-    BatchItem,
-    Event,
-    Message,
-    Namespace,
-    RetrievalBatch,
-    TokenScope,
-    UsageReceipt,
+from memory.models import TokenScope
+from memory.selectors.audit import (
+    AssessmentOut,
+    AuditChainOut,
+    EventUsageOut,
+    assessment_out,
+    audit_chain,
+    memory_usage,
+    receipt_get,
 )
-from memory.selectors.audit import audit_chain, memory_usage
-from memory.selectors.events import event_out
+from memory.selectors.events import event_get, events_by_ids
+from memory.selectors.messages import message_out, messages_out
+from memory.selectors.namespaces import namespace_turn
 from memory.services import retrieval
 from memory.services.adoption import UseRequest, usage_record
+from memory.services.batches import batch_refs
 from memory.services.gate import AssessRequest, gate_assess
 from memory.services.retrieval_graph import GraphSearch, graph_search
 
 router = Router(tags=["retrieval"])
 
 
-def _refs(batch: RetrievalBatch) -> list[str]:
-    return list(
-        BatchItem.objects.filter(batch=batch).order_by("rank").values_list("ref", flat=True)
-    )
-
-
-def _current_turn(namespace: Namespace) -> int:
-    return Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
-
-
 @router.post(
     "/ns/{ns}/search/events", response=SearchEventsOut, operation_id="memory_search_events"
 )
-def search_events(request: HttpRequest, ns: str, payload: SearchEventsIn) -> dict[str, Any]:
+def search_events(request: HttpRequest, ns: str, payload: SearchEventsIn) -> SearchEventsOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     participants = payload.participants or []
     if isinstance(participants, str):
@@ -79,27 +69,31 @@ def search_events(request: HttpRequest, ns: str, payload: SearchEventsIn) -> dic
             temporal_intent=payload.temporal_intent or None,
         ),
     )
-    turn = _current_turn(namespace)
-    events = Event.objects.prefetch_related("source_messages").in_bulk(
-        [h.event.pk for h in found.hits]
+    events = events_by_ids(
+        namespace, [h.event.pk for h in found.hits], current_turn=namespace_turn(namespace)
     )
-    return {
-        "batch_id": found.batch.public_id,
-        "evidence_refs": _refs(found.batch),
-        "results": [
-            {
-                "ref": f"event:{hit.event.pk}",
-                "score": round(hit.score, 6),
-                "matched_by": list(hit.matched_by),
-                "event": event_out(events[hit.event.pk], current_turn=turn),
-            }
+    return SearchEventsOut(
+        batch_id=found.batch.public_id,
+        evidence_refs=batch_refs(found.batch),
+        results=[
+            EventResultOut(
+                ref=f"event:{hit.event.pk}",
+                score=round(hit.score, 6),
+                matched_by=list(hit.matched_by),
+                event=events[hit.event.pk],
+            )
             for hit in found.hits
         ],
-    }
+    )
 
 
-@router.post("/ns/{ns}/search/graph", response=SearchGraphOut, operation_id="memory_search_graph")
-def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> dict[str, Any]:
+@router.post(
+    "/ns/{ns}/search/graph",
+    response=SearchGraphOut,
+    by_alias=True,
+    operation_id="memory_search_graph",
+)
+def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> SearchGraphOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     found = graph_search(
         namespace=namespace,
@@ -110,32 +104,28 @@ def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> dict[
             as_of=parse_as_of(payload.as_of),
         ),
     )
-    return {
-        "batch_id": found.batch.public_id,
-        "evidence_refs": _refs(found.batch),
-        "results": [
-            {
-                "ref": f"node:{hit.node.pk}",
-                "score": round(hit.score, 6),
-                "match_type": hit.match_type,
-                "node": hit.state["node"],
-                "current_facts": [
-                    {**f, "ref": f"fact:{f['id']}"} for f in hit.state["current_facts"]
-                ],
-                "historical_facts": [
-                    {**f, "ref": f"fact:{f['id']}"} for f in hit.state["historical_facts"]
-                ],
-                "edges": hit.state["edges"],
-                "provenance_event_ids": hit.provenance_event_ids,
-                "timeline": hit.timeline,
-            }
+    return SearchGraphOut(
+        batch_id=found.batch.public_id,
+        evidence_refs=batch_refs(found.batch),
+        results=[
+            GraphResultOut(
+                ref=hit.state.node.ref,
+                score=round(hit.score, 6),
+                match_type=hit.match_type,
+                node=hit.state.node,
+                current_facts=hit.state.current_facts,
+                historical_facts=hit.state.historical_facts,
+                edges=hit.state.edges,
+                provenance_event_ids=hit.provenance_event_ids,
+                timeline=hit.timeline,
+            )
             for hit in found.hits
         ],
-    }
+    )
 
 
 @router.post("/ns/{ns}/search/raw", response=SearchRawOut, operation_id="memory_search_raw")
-def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> dict[str, Any]:
+def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> SearchRawOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     found = retrieval.raw_search(
         namespace=namespace,
@@ -143,26 +133,26 @@ def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> dict[str,
             query=payload.query, limit=payload.limit, session_id=payload.session_id
         ),
     )
-    return {
-        "batch_id": found.batch.public_id,
-        "evidence_refs": _refs(found.batch),
-        "results": [
-            {
-                "ref": f"raw:{hit.message.pk}",
-                "score": round(hit.score, 6),
-                "message": message_out(hit.message),
-                "neighbours": [message_out(m) for m in hit.neighbours],
-                "block_id": hit.block.pk if hit.block else None,
-                "sealed": hit.block is not None,
-                "turn_range": list(hit.turn_range),
-            }
+    return SearchRawOut(
+        batch_id=found.batch.public_id,
+        evidence_refs=batch_refs(found.batch),
+        results=[
+            RawResultOut(
+                ref=f"raw:{hit.message.pk}",
+                score=round(hit.score, 6),
+                message=message_out(hit.message),
+                neighbours=messages_out(hit.neighbours),
+                block_id=hit.block.pk if hit.block else None,
+                sealed=hit.block is not None,
+                turn_range=list(hit.turn_range),
+            )
             for hit in found.hits
         ],
-    }
+    )
 
 
-@router.post("/ns/{ns}/assess", response=AssessOut, operation_id="memory_assess")
-def assess(request: HttpRequest, ns: str, payload: AssessIn) -> dict[str, Any]:
+@router.post("/ns/{ns}/assess", response=AssessmentOut, operation_id="memory_assess")
+def assess(request: HttpRequest, ns: str, payload: AssessIn) -> AssessmentOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     done = gate_assess(
         namespace=namespace,
@@ -177,25 +167,11 @@ def assess(request: HttpRequest, ns: str, payload: AssessIn) -> dict[str, Any]:
             session_id=payload.session_id,
         ),
     )
-    row = done.assessment
-    return {
-        "assessment_id": row.pk,
-        "batch_id": done.batch.public_id,
-        "submitted_verdict": row.submitted_verdict,
-        "verdict": row.verdict,
-        "accepted_refs": row.accepted_refs,
-        "rejected_refs": row.rejected_refs,
-        "fit": row.fit,
-        "missing": row.missing,
-        "submitted_next_strategy": row.submitted_next_strategy,
-        "next_strategy": row.next_strategy,
-        "notes": row.notes,
-        "advice": row.advice,
-    }
+    return assessment_out(done.assessment, done.batch.public_id)
 
 
 @router.post("/ns/{ns}/record-use", response=RecordUseOut, operation_id="memory_record_use")
-def record_use(request: HttpRequest, ns: str, payload: RecordUseIn) -> dict[str, Any]:
+def record_use(request: HttpRequest, ns: str, payload: RecordUseIn) -> RecordUseOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
     recorded = usage_record(
         namespace=namespace,
@@ -208,40 +184,28 @@ def record_use(request: HttpRequest, ns: str, payload: RecordUseIn) -> dict[str,
         ),
     )
     receipt = recorded.receipt
-    return {
-        "receipt_id": receipt.receipt_id,
-        "duplicate": recorded.duplicate,
-        "reinforced_event_ids": receipt.reinforced_event_ids,
-        "batch_id": receipt.batch.public_id,
-        "batch_closed": True,
-        "zero_increment": not receipt.evidence_refs,
-        "verdict": receipt.verdict or None,
-    }
+    return RecordUseOut(
+        receipt_id=receipt.receipt_id,
+        duplicate=recorded.duplicate,
+        reinforced_event_ids=receipt.reinforced_event_ids,
+        batch_id=receipt.batch.public_id,
+        batch_closed=True,
+        zero_increment=not receipt.evidence_refs,
+        verdict=receipt.verdict or None,
+    )
 
 
-@router.get("/ns/{ns}/audit", operation_id="memory_audit_receipt")
-def audit(request: HttpRequest, ns: str, receipt_id: str) -> dict[str, Any]:
+@router.get("/ns/{ns}/audit", response=AuditChainOut, operation_id="memory_audit_receipt")
+def audit(request: HttpRequest, ns: str, receipt_id: str) -> AuditChainOut:
     """A receipt's chain: answer turn → gate verdict → used memories → source messages."""
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
-    receipt = (
-        UsageReceipt.objects.filter(namespace=namespace, receipt_id=receipt_id)
-        .select_related("batch", "assessment", "session", "answer_turn")
-        .first()
-    )
-    if receipt is None:
-        raise NotFound(f"receipt {receipt_id[:200]!r} not found", code="receipt_not_found")
-    return audit_chain(receipt)
+    return audit_chain(receipt_get(namespace, receipt_id))
 
 
-@router.get("/ns/{ns}/events/{event_id}/usage", operation_id="memory_event_usage")
-def event_usage(request: HttpRequest, ns: str, event_id: int) -> dict[str, Any]:
+@router.get(
+    "/ns/{ns}/events/{event_id}/usage", response=EventUsageOut, operation_id="memory_event_usage"
+)
+def event_usage(request: HttpRequest, ns: str, event_id: int) -> EventUsageOut:
     """Every answer that cited this event, batches that showed it unused, and activations."""
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
-    event = (
-        Event.objects.filter(namespace=namespace, pk=event_id)
-        .prefetch_related(Prefetch("source_messages", queryset=Message.objects.all()))
-        .first()
-    )
-    if event is None:
-        raise NotFound(f"event {event_id} not found", code="event_not_found")
-    return memory_usage(event)
+    return memory_usage(event_get(namespace, event_id))

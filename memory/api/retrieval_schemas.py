@@ -7,6 +7,10 @@ from typing import Any
 
 from ninja import Field, Schema
 
+from memory.selectors.events import EventOut, TimelineEntryOut
+from memory.selectors.graph import EdgeOut, FactOut, NodeOut
+from memory.selectors.messages import MessageOut
+
 
 class SearchEventsIn(Schema):
     query: str
@@ -28,7 +32,7 @@ class EventResultOut(Schema):
     ref: str
     score: float
     matched_by: list[str]
-    event: dict[str, Any]
+    event: EventOut
 
 
 class SearchEventsOut(Schema):
@@ -48,12 +52,12 @@ class GraphResultOut(Schema):
     ref: str
     score: float
     match_type: str
-    node: dict[str, Any]
-    current_facts: list[dict[str, Any]]
-    historical_facts: list[dict[str, Any]]
-    edges: list[dict[str, Any]]
+    node: NodeOut
+    current_facts: list[FactOut]
+    historical_facts: list[FactOut]
+    edges: list[EdgeOut]
     provenance_event_ids: list[int]
-    timeline: list[dict[str, Any]]
+    timeline: list[TimelineEntryOut]
 
 
 class SearchGraphOut(Schema):
@@ -73,8 +77,8 @@ class SearchRawIn(Schema):
 class RawResultOut(Schema):
     ref: str
     score: float
-    message: dict[str, Any]
-    neighbours: list[dict[str, Any]]
+    message: MessageOut
+    neighbours: list[MessageOut]
     block_id: int | None
     sealed: bool
     turn_range: list[int]
@@ -98,39 +102,6 @@ class AssessIn(Schema):
         default=None,
         description="The user's question, for gate advice; defaults to the batch's query.",
     )
-
-
-class RejectedRefOut(Schema):
-    index: int
-    ref: Any
-    reason: str
-    detail: str
-
-
-class NoteOut(Schema):
-    code: str
-    message: str
-
-
-class AdviceOut(Schema):
-    code: str
-    message: str
-    refs: list[str]
-
-
-class AssessOut(Schema):
-    assessment_id: int
-    batch_id: str
-    submitted_verdict: str
-    verdict: str
-    accepted_refs: list[str]
-    rejected_refs: list[RejectedRefOut]
-    fit: str
-    missing: str
-    submitted_next_strategy: str
-    next_strategy: str
-    notes: list[NoteOut]
-    advice: list[AdviceOut]
 
 
 class RecordUseIn(Schema):

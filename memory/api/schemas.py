@@ -7,6 +7,12 @@ from typing import Any
 
 from ninja import Field, Schema
 
+from memory.selectors.blocks import BlockOut
+from memory.selectors.events import EventOut, RelationsOut
+from memory.selectors.graph import EdgeOut, FactOut, NeighbourOut, NodeOut
+from memory.selectors.jobs import JobOut
+from memory.selectors.messages import MessageOut
+
 
 class ToolCallIn(Schema):
     name: str = Field(max_length=200)
@@ -37,18 +43,6 @@ class TurnOut(Schema):
     sealed_block_id: int | None
 
 
-class BlockOut(Schema):
-    block_id: int
-    sequence: int
-    turn_range: list[int]
-    status: str
-    level: int | None
-    content: str
-    tokens: int
-    last_lifted_by: str | None
-    last_lifted_at: datetime | None
-
-
 class BlocksOut(Schema):
     blocks: list[BlockOut]
     open_tail_turns: int
@@ -69,16 +63,6 @@ class ExpandOut(Schema):
     level: int
     content: str
     tokens: int
-
-
-class MessageOut(Schema):
-    id: int
-    role: str
-    name: str | None
-    content: str
-    created_at: datetime
-    session_id: str
-    turn_id: int
 
 
 class HistoryBlockOut(Schema):
@@ -136,19 +120,48 @@ class SettingsOut(Schema):
     level_schedule: list[int]
 
 
-class JobOut(Schema):
-    id: int
-    kind: str
-    status: str
-    block_id: int | None
-    attempts: int
-    max_attempts: int
-    run_after: datetime | None
-    last_error: str
-    error_preview: str
-    created_at: datetime
-    finished_at: datetime | None
-
-
 class JobsOut(Schema):
     jobs: list[JobOut]
+
+
+class SourceBlockOut(Schema):
+    block_id: int
+    session_id: str
+    turn_range: list[int]
+
+
+class ExpandEventOut(Schema):
+    batch_id: str
+    ref: str
+    event: EventOut
+    relations: RelationsOut
+    sources: list[MessageOut]
+    source_block: SourceBlockOut
+
+
+class TimelineOut(Schema):
+    current_turn: int
+    events: list[EventOut]
+
+
+class ExpandNodeOut(Schema):
+    batch_id: str
+    ref: str
+    node: NodeOut
+    current_facts: list[FactOut]
+    historical_facts: list[FactOut]
+    edges: list[EdgeOut]
+    provenance_event_ids: list[int]
+    neighbours: list[NeighbourOut]
+    provenance_events: list[EventOut]
+
+
+class GraphNodeStateOut(NodeOut):
+    current_facts: list[FactOut]
+    historical_facts: list[FactOut]
+    edges: list[EdgeOut]  # outgoing only: each edge is listed once, at its source node
+
+
+class GraphStateOut(Schema):
+    as_of: str | None
+    nodes: list[GraphNodeStateOut]

@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import Final, Protocol
+
+from memory.engine.lifecycle import EVENT_STATUSES, HIDDEN_STATUSES, SUPERSEDED
 
 BASE_DECAY: Final = 0.15
 REHEARSAL_FACTOR: Final = 1.5
@@ -25,8 +27,8 @@ CRITICALITY_FLOORS: Final[Mapping[str, float]] = MappingProxyType(
 )
 SUPERSEDED_CAP: Final = 0.1
 # Lifecycle statuses that hide an event and zero its weight, whatever else is true.
-ZERO_WEIGHT_STATUSES: Final = frozenset({"forgotten", "archived"})
-_KNOWN_STATUSES: Final = frozenset({"active", "superseded", "forgotten", "archived"})
+ZERO_WEIGHT_STATUSES: Final = frozenset(HIDDEN_STATUSES)
+_KNOWN_STATUSES: Final = frozenset(EVENT_STATUSES)
 
 # Bands for the UI's "events by weight band" chart (SPEC §13.1); lower bounds are inclusive.
 BAND_HIGH_FROM: Final = 0.7
@@ -67,11 +69,38 @@ def long_term_weight(
     t = max(0, current_turn - last_adopted_turn)
     weight = max(CRITICALITY_FLOORS[criticality], math.exp(-adoption_lambda(adoptions) * t))
     caps = [
-        c for c in (forced_cap, SUPERSEDED_CAP if status == "superseded" else None) if c is not None
+        c for c in (forced_cap, SUPERSEDED_CAP if status == SUPERSEDED else None) if c is not None
     ]
     if caps:
         weight = min(weight, *caps)
     return max(0.0, min(1.0, weight))
+
+
+class WeightState(Protocol):
+    """What the weight reads of an event (a model instance or any row with these attributes)."""
+
+    @property
+    def last_adopted_turn(self) -> int: ...
+    @property
+    def adoptions(self) -> int: ...
+    @property
+    def criticality(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def pinned(self) -> bool: ...
+
+
+def current_weight(event: WeightState, current_turn: int) -> float:
+    """`long_term_weight` of an event's stored state at `current_turn`."""
+    return long_term_weight(
+        current_turn=current_turn,
+        last_adopted_turn=event.last_adopted_turn,
+        adoptions=event.adoptions,
+        criticality=event.criticality,
+        status=event.status,
+        pinned=event.pinned,
+    )
 
 
 def weight_band(w: float) -> str:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch, Q
 
+from memory.engine.graph_state import CURRENT, HISTORICAL, Validity, item_state
 from memory.models import Event, GraphEdge, GraphFact, GraphNode, Message
 from memory.search.text import analyze, date_terms
-from memory.selectors.graph import CURRENT, HISTORICAL, item_state
 
 CHUNK = 500
 
@@ -141,7 +141,7 @@ def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:
 def _node_chunk(ids: list[int]) -> Iterator[Document]:
     facts: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for fact in GraphFact.objects.filter(node_id__in=ids).prefetch_related(_SOURCES):
-        state = item_state(fact)
+        state = item_state([e.status for e in fact.source_events.all()], Validity.of(fact))
         if state in (CURRENT, HISTORICAL):
             facts[fact.node_id][state].append(f"{fact.key.replace('_', ' ')} {fact.value}")
     links: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
@@ -152,7 +152,7 @@ def _node_chunk(ids: list[int]) -> Iterator[Document]:
     )
     wanted = set(ids)
     for edge in edges:
-        state = item_state(edge)
+        state = item_state([e.status for e in edge.source_events.all()], Validity.of(edge))
         if state not in (CURRENT, HISTORICAL):
             continue
         for here, there in ((edge.from_node, edge.to_node), (edge.to_node, edge.from_node)):

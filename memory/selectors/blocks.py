@@ -1,28 +1,145 @@
-"""Reads of short-term memory: blocks at their displayed level and a session's layered history."""
+"""Reads of short-term memory: sessions, blocks at their displayed level (SPEC §4), the six views
+of each block, and a session's layered history (§4.8)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 
 from memory.engine.decay import display_level
 from memory.engine.layering import render_l5
+from memory.engine.redact import redact
 from memory.engine.tokens import estimate_tokens
-from memory.models import Block, BlockStatus, BlockView, Message, Session, Turn
+from memory.errors import NotFound
+from memory.models import (
+    Block,
+    BlockStatus,
+    BlockView,
+    Message,
+    MessageRole,
+    Namespace,
+    Session,
+    Turn,
+)
+from memory.selectors.out import Out
 from memory.services.sealing import view_messages
 from memory.services.settings import memory_settings_get
+
+LEVELS = range(6)
+
+
+def session_get(namespace: Namespace, session_id: str) -> Session:
+    session = Session.objects.filter(namespace=namespace, external_id=session_id).first()
+    if session is None:
+        raise NotFound(f"session {session_id[:200]!r} not found", code="session_not_found")
+    return session
+
+
+def session_find(namespace: Namespace, session_id: str) -> Session | None:
+    return Session.objects.filter(namespace=namespace, external_id=session_id).first()
+
+
+def block_get(namespace: Namespace, block_id: int) -> Block:
+    block = Block.objects.filter(namespace=namespace, pk=block_id).select_related("session").first()
+    if block is None:
+        raise NotFound(f"block {block_id} not found", code="block_not_found")
+    return block
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session_id: str
+    turns: int
+    blocks: int
+    blocks_ready: int
+    blocks_pending: int
+    blocks_failed: int
+    last_activity_at: datetime | None
+    created_at: datetime
+    first_message: str  # the first user message, redacted (a label for people)
+    imported: bool  # holds an import's synthetic source turn
+
+
+LABEL_CHARS = 120
+
+
+def session_list(namespace: Namespace) -> QuerySet[Session]:
+    """Sessions, most recently active first, annotated for `session_row`; slice it to page."""
+    first_user = Message.objects.filter(session=OuterRef("pk"), role=MessageRole.USER).order_by(
+        "turn__session_turn", "position"
+    )
+    return (
+        Session.objects.filter(namespace=namespace)
+        .annotate(
+            n_blocks=Count("blocks"),
+            n_ready=Count("blocks", filter=Q(blocks__status=BlockStatus.READY)),
+            n_pending=Count("blocks", filter=Q(blocks__status=BlockStatus.PENDING)),
+            n_failed=Count("blocks", filter=Q(blocks__status=BlockStatus.FAILED)),
+            first_message=Subquery(first_user.values("content")[:1]),
+            imported=Exists(Turn.objects.filter(session=OuterRef("pk"), synthetic=True)),
+        )
+        .order_by("-last_activity_at", "-pk")
+    )
+
+
+def session_row(session: Session) -> SessionRow:
+    """A row of `session_list` (its annotations are required)."""
+    text = " ".join(str(getattr(session, "first_message", "") or "").split())
+    return SessionRow(
+        session_id=session.external_id,
+        turns=session.turn_count,
+        blocks=getattr(session, "n_blocks", 0),
+        blocks_ready=getattr(session, "n_ready", 0),
+        blocks_pending=getattr(session, "n_pending", 0),
+        blocks_failed=getattr(session, "n_failed", 0),
+        last_activity_at=session.last_activity_at,
+        created_at=session.created_at,
+        first_message=redact(text[:LABEL_CHARS]),
+        imported=bool(getattr(session, "imported", False)),
+    )
 
 
 @dataclass(frozen=True)
 class BlockDisplay:
     block: Block
     level: int | None  # None for pending/failed blocks (shown as raw turns)
-    content: str
+    content: str  # as stored; redact on the way out
     tokens: int
     views: dict[int, BlockView] = field(default_factory=dict)
 
     @property
     def turn_range(self) -> tuple[int, int]:
         return (self.block.first_turn, self.block.last_turn)
+
+
+class BlockOut(Out):
+    """A block as the agent API shows it: at its displayed level (raw while not ready)."""
+
+    block_id: int
+    sequence: int
+    turn_range: list[int]
+    status: str
+    level: int | None
+    content: str
+    tokens: int
+    last_lifted_by: str | None
+    last_lifted_at: datetime | None
+
+
+def block_out(shown: BlockDisplay) -> BlockOut:
+    return BlockOut.model_construct(
+        block_id=shown.block.pk,
+        sequence=shown.block.sequence,
+        turn_range=list(shown.turn_range),
+        status=shown.block.status,
+        level=shown.level,
+        content=redact(shown.content),
+        tokens=shown.tokens,
+        last_lifted_by=shown.block.last_lifted_by or None,
+        last_lifted_at=shown.block.last_lifted_at,
+    )
 
 
 @dataclass(frozen=True)
@@ -63,6 +180,10 @@ def block_display_list(*, session: Session, lam: float | None = None) -> list[Bl
     return shown
 
 
+def block_display(block: Block, *, lam: float | None = None) -> BlockDisplay:
+    return next(b for b in block_display_list(session=block.session, lam=lam) if b.block == block)
+
+
 def open_tail_messages(session: Session) -> tuple[list[Message], int]:
     turns = Turn.objects.filter(session=session, block__isnull=True)
     messages = list(
@@ -82,3 +203,28 @@ def layered_history(*, session: Session, lam: float | None = None) -> LayeredHis
     tail_tokens = estimate_tokens(_raw_text(tail)) if tail else 0
     tokens = sum(b.tokens for b in ready) + sum(b.tokens for b in pending) + tail_tokens
     return LayeredHistory(ready, pending, tail, tail_turns, tokens)
+
+
+@dataclass(frozen=True)
+class SessionBlocks:
+    """What `memory_get_blocks` answers: the blocks, the open tail and, when empty, why."""
+
+    blocks: list[BlockDisplay]
+    open_tail_turns: int
+    block_turns: int
+    reason: str | None
+
+
+def session_blocks(namespace: Namespace, session_id: str) -> SessionBlocks:
+    block_turns = memory_settings_get().block_turns
+    session = session_find(namespace, session_id)
+    if session is None:
+        others = Block.objects.filter(namespace=namespace).exists()
+        why = "blocks_in_other_sessions" if others else "no_blocks_yet"
+        return SessionBlocks([], 0, block_turns, why)
+    shown = block_display_list(session=session)
+    tail_turns = Turn.objects.filter(session=session, block__isnull=True).count()
+    if shown:
+        return SessionBlocks(shown, tail_turns, block_turns, None)
+    why = "open_tail_pending" if tail_turns else "no_blocks_yet"
+    return SessionBlocks(shown, tail_turns, block_turns, why)

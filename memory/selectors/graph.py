@@ -1,111 +1,148 @@
-"""Graph reads: current vs historical state derived from source events, as-of views, and
-networkx neighbourhoods (SPEC §6.4, §6.7)."""
+"""Graph reads: nodes with their current and historical facts and edges (state derived from the
+source events by `memory.engine.graph_state`, SPEC §6.4), as-of views (§6.7) and networkx
+neighbourhoods. Every read here loads a fixed number of queries however many nodes it shows.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import networkx as nx
-from django.db.models import Prefetch, Q
+from django.db.models import Q
+from pydantic import Field, computed_field
 
-from memory.models import (
-    Event,
-    EventStatus,
-    GraphEdge,
-    GraphFact,
-    GraphItemStatus,
-    GraphNode,
-    Namespace,
-)
+from memory.engine.graph_state import CURRENT, HIDDEN, HISTORICAL, AsOf, Validity, item_state
+from memory.engine.redact import redact
+from memory.errors import NotFound
+from memory.models import GraphEdge, GraphFact, GraphNode, Namespace
+from memory.selectors.out import Out
 
-HIDDEN_EVENT = (EventStatus.FORGOTTEN, EventStatus.ARCHIVED)
-CURRENT, HISTORICAL, HIDDEN = "current", "historical", "hidden"
-
-
-@dataclass(frozen=True)
-class AsOf:
-    """A past point: a namespace turn or a date. Validity intervals decide, not today's status."""
-
-    turn: int | None = None
-    at: datetime | None = None
-
-
-_VALIDITY = ("status", "valid_from", "valid_to", "valid_from_turn", "valid_to_turn")
-
-
-def item_state(item: GraphFact | GraphEdge, as_of: AsOf | None = None) -> str:
-    """current: its own status is active and ≥ 1 source event is active; historical: otherwise;
-    hidden: every source event is forgotten/archived. As-of uses validity at that point."""
-    columns = {c: getattr(item, c) for c in _VALIDITY}
-    return _item_state([e.status for e in item.source_events.all()], columns, as_of)
+__all__ = [
+    "CURRENT",
+    "HIDDEN",
+    "HISTORICAL",
+    "AsOf",
+    "EdgeOut",
+    "FactOut",
+    "NeighbourOut",
+    "NodeOut",
+    "NodeStateOut",
+    "graph_networkx",
+    "graph_nodes",
+    "node_get",
+    "node_neighbours",
+    "node_state",
+    "node_states",
+]
 
 
-def _item_state(statuses: list[str], item: dict[str, Any], as_of: AsOf | None) -> str:
-    """`item_state` over a fact's or edge's column values (`_VALIDITY`)."""
-    if not statuses or all(s in HIDDEN_EVENT for s in statuses):
-        return HIDDEN
-    if as_of is not None:
-        if as_of.turn is not None:
-            started = item["valid_from_turn"] <= as_of.turn
-            ended = item["valid_to_turn"] is not None and item["valid_to_turn"] <= as_of.turn
-        else:
-            assert as_of.at is not None
-            started = item["valid_from"] <= as_of.at
-            ended = item["valid_to"] is not None and item["valid_to"] <= as_of.at
-        if not started:
-            return HIDDEN
-        return HISTORICAL if ended else CURRENT
-    if item["status"] == GraphItemStatus.ACTIVE and EventStatus.ACTIVE in statuses:
-        return CURRENT
-    return HISTORICAL
+class NodeOut(Out):
+    id: int
+    name: str
+    type: str
+    aliases: list[str]
+    tags: list[str]
+    current_state: dict[str, str] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ref(self) -> str:
+        return f"node:{self.id}"
 
 
-_SOURCES = Prefetch("source_events", queryset=Event.objects.only("id", "status"))
+class Sourced(Out):
+    """A fact or edge: every one names the events it was derived from (SPEC §6.2)."""
+
+    source_event_ids: list[int]
 
 
-def fact_out(fact: GraphFact, state: str) -> dict[str, Any]:
-    return {
-        "id": fact.pk,
-        "key": fact.key,
-        "value": fact.value,
-        "status": fact.status,
-        "state": state,
-        "confidence": fact.confidence,
-        "valid_from": fact.valid_from,
-        "valid_to": fact.valid_to,
-        "valid_from_turn": fact.valid_from_turn,
-        "valid_to_turn": fact.valid_to_turn,
-        "source_event_ids": sorted(e.pk for e in fact.source_events.all()),
-    }
+class FactOut(Sourced):
+    id: int
+    node_id: int
+    key: str
+    value: str
+    status: str
+    state: str  # current | historical (hidden facts are never returned)
+    confidence: float
+    valid_from: datetime
+    valid_to: datetime | None
+    valid_from_turn: int
+    valid_to_turn: int | None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ref(self) -> str:
+        return f"fact:{self.id}"
 
 
-def edge_out(edge: GraphEdge, state: str) -> dict[str, Any]:
-    return {
-        "id": edge.pk,
-        "from": edge.from_node_id,
-        "to": edge.to_node_id,
-        "from_name": edge.from_node.name,
-        "to_name": edge.to_node.name,
-        "relation": edge.relation,
-        "status": edge.status,
-        "state": state,
-        "valid_from": edge.valid_from,
-        "valid_to": edge.valid_to,
-        "source_event_ids": sorted(e.pk for e in edge.source_events.all()),
-    }
+class EdgeOut(Sourced):
+    id: int
+    # `from` is a Python keyword: the attribute is `from_`, the JSON key `from` (routes that
+    # return edges serialise by alias).
+    from_: int = Field(alias="from")
+    to: int
+    from_name: str
+    to_name: str
+    relation: str
+    status: str
+    state: str
+    valid_from: datetime
+    valid_to: datetime | None
+    valid_from_turn: int
+    valid_to_turn: int | None
+
+    def other_end(self, node_id: int) -> tuple[int, str]:
+        """The node at the other end seen from `node_id`: (id, name)."""
+        return (self.to, self.to_name) if self.from_ == node_id else (self.from_, self.from_name)
 
 
-def node_out(node: GraphNode) -> dict[str, Any]:
-    return {
-        "id": node.pk,
-        "name": node.name,
-        "type": node.node_type,
-        "aliases": node.aliases,
-        "tags": node.tags,
-    }
+class NodeStateOut(Out):
+    """A node with its visible facts and edges (hidden ones left out) and their source events."""
+
+    node: NodeOut
+    current_facts: list[FactOut]
+    historical_facts: list[FactOut]
+    edges: list[EdgeOut]
+    provenance_event_ids: list[int]
+
+    @property
+    def current_edges(self) -> list[EdgeOut]:
+        return [e for e in self.edges if e.state == CURRENT]
+
+    @property
+    def historical_edges(self) -> list[EdgeOut]:
+        return [e for e in self.edges if e.state == HISTORICAL]
+
+    @property
+    def visible(self) -> bool:
+        return bool(self.current_facts or self.historical_facts or self.edges)
+
+
+class NeighbourOut(Out):
+    id: int
+    name: str
+    type: str
+    distance: int
+
+
+def node_get(namespace: Namespace, node_id: int) -> GraphNode:
+    node = GraphNode.objects.filter(namespace=namespace, pk=node_id).first()
+    if node is None:
+        raise NotFound(f"graph node {node_id} not found", code="node_not_found")
+    return node
+
+
+def node_out(node: GraphNode, current_state: dict[str, str] | None = None) -> NodeOut:
+    return NodeOut.model_construct(
+        id=node.pk,
+        name=redact(node.name),
+        type=node.node_type,
+        aliases=[redact(a) for a in node.aliases],
+        tags=list(node.tags),
+        current_state=current_state or {},
+    )
 
 
 _FACT_COLUMNS = (
@@ -129,46 +166,54 @@ def _sources(through: Any, column: str, ids: list[int]) -> dict[int, list[tuple[
     return found
 
 
-def _row_out(
+def _fact(
     row: dict[str, Any], sources: list[tuple[int, str]], as_of: AsOf | None
-) -> dict[str, Any] | None:
-    """`fact_out`/`edge_out` of a values row with its state, or None when hidden."""
-    state = _item_state([status for _, status in sources], row, as_of)
+) -> FactOut | None:
+    state = item_state([s for _, s in sources], Validity.of(row), as_of)
     if state == HIDDEN:
         return None
-    ids = sorted(event_id for event_id, _ in sources)
-    if "key" in row:
-        return {
-            "id": row["id"],
-            "key": row["key"],
-            "value": row["value"],
-            "status": row["status"],
-            "state": state,
-            "confidence": row["confidence"],
-            "valid_from": row["valid_from"],
-            "valid_to": row["valid_to"],
-            "valid_from_turn": row["valid_from_turn"],
-            "valid_to_turn": row["valid_to_turn"],
-            "source_event_ids": ids,
-        }
-    return {
-        "id": row["id"],
-        "from": row["from_node_id"],
-        "to": row["to_node_id"],
-        "from_name": row["from_node__name"],
-        "to_name": row["to_node__name"],
-        "relation": row["relation"],
-        "status": row["status"],
-        "state": state,
-        "valid_from": row["valid_from"],
-        "valid_to": row["valid_to"],
-        "source_event_ids": ids,
-    }
+    return FactOut.model_construct(
+        id=row["id"],
+        node_id=row["node_id"],
+        key=row["key"],
+        value=redact(row["value"]),
+        status=row["status"],
+        state=state,
+        confidence=row["confidence"],
+        valid_from=row["valid_from"],
+        valid_to=row["valid_to"],
+        valid_from_turn=row["valid_from_turn"],
+        valid_to_turn=row["valid_to_turn"],
+        source_event_ids=sorted(event_id for event_id, _ in sources),
+    )
 
 
-def node_states(nodes: Iterable[GraphNode], as_of: AsOf | None = None) -> dict[int, dict[str, Any]]:
-    """`node_state` of many nodes, keyed by node id, in four queries however many nodes: facts,
-    edges and the source events' statuses of each, read as plain rows."""
+def _edge(
+    row: dict[str, Any], sources: list[tuple[int, str]], as_of: AsOf | None
+) -> EdgeOut | None:
+    state = item_state([s for _, s in sources], Validity.of(row), as_of)
+    if state == HIDDEN:
+        return None
+    return EdgeOut.model_construct(
+        id=row["id"],
+        from_=row["from_node_id"],
+        to=row["to_node_id"],
+        from_name=redact(row["from_node__name"]),
+        to_name=redact(row["to_node__name"]),
+        relation=row["relation"],
+        status=row["status"],
+        state=state,
+        valid_from=row["valid_from"],
+        valid_to=row["valid_to"],
+        valid_from_turn=row["valid_from_turn"],
+        valid_to_turn=row["valid_to_turn"],
+        source_event_ids=sorted(event_id for event_id, _ in sources),
+    )
+
+
+def node_states(nodes: Iterable[GraphNode], as_of: AsOf | None = None) -> dict[int, NodeStateOut]:
+    """Each node's state, keyed by node id, in four queries however many nodes: facts, edges
+    and the source events' statuses of each, read as plain rows."""
     by_id = {node.pk: node for node in nodes}
     if not by_id:
         return {}
@@ -189,66 +234,80 @@ def node_states(nodes: Iterable[GraphNode], as_of: AsOf | None = None) -> dict[i
     edge_sources = _sources(
         GraphEdge.source_events.through, "graphedge_id", [e["id"] for e in edges]
     )
-    current: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
-    historical: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
-    edge_lists: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    current: dict[int, list[FactOut]] = {pk: [] for pk in ids}
+    historical: dict[int, list[FactOut]] = {pk: [] for pk in ids}
+    edge_lists: dict[int, list[EdgeOut]] = {pk: [] for pk in ids}
     for row in facts:
-        fact = _row_out(row, fact_sources[row["id"]], as_of)
+        fact = _fact(row, fact_sources[row["id"]], as_of)
         if fact is not None:
-            (current if fact["state"] == CURRENT else historical)[row["node_id"]].append(fact)
+            (current if fact.state == CURRENT else historical)[row["node_id"]].append(fact)
     for row in edges:
-        edge = _row_out(row, edge_sources[row["id"]], as_of)
+        edge = _edge(row, edge_sources[row["id"]], as_of)
         if edge is not None:
             for end in dict.fromkeys((row["from_node_id"], row["to_node_id"])):
                 if end in edge_lists:
-                    edge_lists[end].append(edge if end == row["from_node_id"] else dict(edge))
+                    edge_lists[end].append(edge)
     return {
         pk: _state(node, current[pk], historical[pk], edge_lists[pk]) for pk, node in by_id.items()
     }
 
 
-def node_state(node: GraphNode, as_of: AsOf | None = None) -> dict[str, Any]:
-    """A node with its current and historical facts and edges (hidden ones left out)."""
+def node_state(node: GraphNode, as_of: AsOf | None = None) -> NodeStateOut:
     return node_states([node], as_of)[node.pk]
 
 
 def _state(
     node: GraphNode,
-    current_facts: list[dict[str, Any]],
-    historical_facts: list[dict[str, Any]],
-    edge_list: list[dict[str, Any]],
-) -> dict[str, Any]:
-    provenance = sorted(
-        {i for f in [*current_facts, *historical_facts, *edge_list] for i in f["source_event_ids"]}
+    current_facts: list[FactOut],
+    historical_facts: list[FactOut],
+    edge_list: list[EdgeOut],
+) -> NodeStateOut:
+    items: list[Sourced] = [*current_facts, *historical_facts, *edge_list]
+    provenance = sorted({i for item in items for i in item.source_event_ids})
+    return NodeStateOut.model_construct(
+        node=node_out(node, {f.key: f.value for f in current_facts}),
+        current_facts=current_facts,
+        historical_facts=historical_facts,
+        edges=edge_list,
+        provenance_event_ids=provenance,
     )
-    return {
-        "node": {**node_out(node), "current_state": {f["key"]: f["value"] for f in current_facts}},
-        "current_facts": current_facts,
-        "historical_facts": historical_facts,
-        "edges": edge_list,
-        "provenance_event_ids": provenance,
-    }
+
+
+def graph_nodes(namespace: Namespace, as_of: AsOf | None = None) -> list[NodeStateOut]:
+    """Every node of the namespace with its state, by id; five queries."""
+    nodes = list(GraphNode.objects.filter(namespace=namespace).order_by("pk"))
+    states = node_states(nodes, as_of)
+    return [states[node.pk] for node in nodes]
 
 
 def graph_networkx(
     namespace: Namespace, *, include_historical: bool = False, as_of: AsOf | None = None
 ) -> nx.MultiDiGraph:
-    """Nodes and non-hidden edges as a networkx graph (for neighbourhoods, paths, importance)."""
+    """Nodes and non-hidden edges as a networkx graph (for neighbourhoods, paths, importance).
+    Three queries: nodes, edges, and the edges' source event statuses."""
     graph: nx.MultiDiGraph = nx.MultiDiGraph()
-    for node in GraphNode.objects.filter(namespace=namespace):
-        graph.add_node(node.pk, name=node.name, type=node.node_type)
-    for edge in GraphEdge.objects.filter(namespace=namespace).prefetch_related(_SOURCES):
-        state = item_state(edge, as_of)
+    for pk, name, node_type in GraphNode.objects.filter(namespace=namespace).values_list(
+        "pk", "name", "node_type"
+    ):
+        graph.add_node(pk, name=name, type=node_type)
+    edges = list(GraphEdge.objects.filter(namespace=namespace).values(*_EDGE_COLUMNS))
+    sources = _sources(GraphEdge.source_events.through, "graphedge_id", [e["id"] for e in edges])
+    for row in edges:
+        state = item_state([s for _, s in sources[row["id"]]], Validity.of(row), as_of)
         if state == CURRENT or (include_historical and state == HISTORICAL):
             graph.add_edge(
-                edge.from_node_id, edge.to_node_id, key=edge.pk, relation=edge.relation, state=state
+                row["from_node_id"],
+                row["to_node_id"],
+                key=row["id"],
+                relation=row["relation"],
+                state=state,
             )
     return graph
 
 
 def node_neighbours(
     node: GraphNode, *, depth: int = 1, as_of: AsOf | None = None
-) -> list[dict[str, Any]]:
+) -> list[NeighbourOut]:
     graph = graph_networkx(node.namespace, include_historical=True, as_of=as_of)
     if node.pk not in graph:
         return []
@@ -256,12 +315,12 @@ def node_neighbours(
         graph.to_undirected(as_view=True), node.pk, cutoff=depth
     )
     return [
-        {
-            "id": other,
-            "name": graph.nodes[other]["name"],
-            "type": graph.nodes[other]["type"],
-            "distance": distance,
-        }
+        NeighbourOut.model_construct(
+            id=other,
+            name=redact(graph.nodes[other]["name"]),
+            type=graph.nodes[other]["type"],
+            distance=distance,
+        )
         for other, distance in sorted(reach.items(), key=lambda kv: (kv[1], kv[0]))
         if other != node.pk
     ]

@@ -1,7 +1,8 @@
-"""Namespace health: counts, job states, settings and model mode in one read (SPEC §13.1)."""
+"""Namespace health: counts, job states, settings and model mode in one read (SPEC §12.3, §13.1)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, F, Sum
@@ -12,6 +13,10 @@ from memory.models import (
     Assessment,
     Block,
     Event,
+    GraphEdge,
+    GraphFact,
+    GraphNode,
+    JobStatus,
     Message,
     ModelCall,
     Namespace,
@@ -21,29 +26,89 @@ from memory.models import (
     Turn,
     UsageReceipt,
 )
+from memory.selectors.out import Out
 from memory.services.llm_runtime import model_mode
 from memory.services.settings import memory_settings_get
+
+FAILED_JOBS_SHOWN = 20
+RECENT_MODEL_CALLS = 5
+
+
+class CountsOut(Out):
+    sessions: int
+    turns: int
+    messages: int
+    blocks: dict[str, int]  # by status
+    events: dict[str, int]  # by lifecycle status
+    nodes: int
+    facts: int
+    edges: int
+    receipts: int
+    zero_increment_receipts: int
+    adoptions: int  # Σ (n − 1): every event starts at n = 1 (SPEC §7.3)
+
+
+class RetrievalCountsOut(Out):
+    batches: dict[str, int]
+    assessments: dict[str, int]
+    activations: int
+
+
+class FailedJobOut(Out):
+    id: int
+    kind: str
+    block_id: int | None
+    attempts: int
+    error_preview: str
+
+
+class ModelCallOut(Out):
+    kind: str
+    model: str
+    latency_ms: int
+    prompt_tokens: int
+    completion_tokens: int
+    created_at: datetime
+
+
+class ModelCallsOut(Out):
+    recent: list[ModelCallOut]
+    by_kind: dict[str, int]
+
+
+class SettingsBriefOut(Out):
+    block_lambda: float
+    block_turns: int
+
+
+class HealthOut(Out):
+    namespace: str
+    current_turn: int
+    last_activity_at: datetime | None
+    counts: CountsOut
+    retrieval: RetrievalCountsOut
+    jobs: dict[str, dict[str, int]]  # kind → status → count
+    failed_jobs: list[FailedJobOut]
+    model_calls: ModelCallsOut
+    settings: SettingsBriefOut
+    model_mode: str
+
+    @property
+    def jobs_running(self) -> int:
+        return sum(
+            by.get(JobStatus.RUNNING, 0) + by.get(JobStatus.QUEUED, 0) for by in self.jobs.values()
+        )
+
+    @property
+    def jobs_failed(self) -> int:
+        return sum(by.get(JobStatus.FAILED, 0) for by in self.jobs.values())
 
 
 def _counts_by(queryset: Any, field: str) -> dict[str, int]:
     return {row[field]: row["n"] for row in queryset.values(field).annotate(n=Count("pk"))}
 
 
-def _usage_counts(namespace: Namespace) -> dict[str, int]:
-    """Receipts and adoptions (SPEC §10): only usage receipts move these, never retrieval.
-    `adoptions` = Σ (n − 1) over events, since every event starts at n = 1 (SPEC §7.3)."""
-    receipts = UsageReceipt.objects.filter(namespace=namespace)
-    adopted = Event.objects.filter(namespace=namespace).aggregate(total=Sum(F("adoptions") - 1))[
-        "total"
-    ]
-    return {
-        "receipts": receipts.count(),
-        "zero_increment_receipts": receipts.filter(evidence_refs=[]).count(),
-        "adoptions": int(adopted or 0),
-    }
-
-
-def namespace_health(*, namespace: Namespace) -> dict[str, Any]:
+def namespace_health(*, namespace: Namespace) -> HealthOut:
     settings = memory_settings_get()
     jobs: dict[str, dict[str, int]] = {}
     rows = (
@@ -53,56 +118,63 @@ def namespace_health(*, namespace: Namespace) -> dict[str, Any]:
     )
     for row in rows:
         jobs.setdefault(row["kind"], {})[row["status"]] = row["n"]
-    recent_ok = ModelCall.objects.filter(namespace=namespace, ok=True).order_by("-id")[:5]
-    failures = ProcessingJob.objects.filter(namespace=namespace, status="failed").order_by("-id")[
-        :20
+    recent_ok = ModelCall.objects.filter(namespace=namespace, ok=True).order_by("-id")[
+        :RECENT_MODEL_CALLS
     ]
-    return {
-        "namespace": namespace.name,
-        "current_turn": namespace.current_turn,
-        "last_activity_at": namespace.last_activity_at,
-        "counts": {
-            "sessions": Session.objects.filter(namespace=namespace).count(),
-            "turns": Turn.objects.filter(namespace=namespace).count(),
-            "messages": Message.objects.filter(namespace=namespace).count(),
-            "blocks": _counts_by(Block.objects.filter(namespace=namespace), "status"),
-            **_usage_counts(namespace),
-        },
-        "retrieval": {
-            "batches": _counts_by(RetrievalBatch.objects.filter(namespace=namespace), "status"),
-            "assessments": _counts_by(Assessment.objects.filter(namespace=namespace), "verdict"),
-            "activations": Activation.objects.filter(namespace=namespace).count(),
-        },
-        "jobs": jobs,
-        "failed_jobs": [
-            {
-                "id": job.pk,
-                "kind": job.kind,
-                "block_id": job.block_id,
-                "attempts": job.attempts,
-                "error_preview": redact(job.error_preview),
-            }
+    failures = ProcessingJob.objects.filter(namespace=namespace, status=JobStatus.FAILED).order_by(
+        "-id"
+    )[:FAILED_JOBS_SHOWN]
+    receipts = UsageReceipt.objects.filter(namespace=namespace)
+    adopted = Event.objects.filter(namespace=namespace).aggregate(total=Sum(F("adoptions") - 1))
+    return HealthOut.model_construct(
+        namespace=namespace.name,
+        current_turn=namespace.current_turn,
+        last_activity_at=namespace.last_activity_at,
+        counts=CountsOut.model_construct(
+            sessions=Session.objects.filter(namespace=namespace).count(),
+            turns=Turn.objects.filter(namespace=namespace).count(),
+            messages=Message.objects.filter(namespace=namespace).count(),
+            blocks=_counts_by(Block.objects.filter(namespace=namespace), "status"),
+            events=_counts_by(Event.objects.filter(namespace=namespace), "status"),
+            nodes=GraphNode.objects.filter(namespace=namespace).count(),
+            facts=GraphFact.objects.filter(namespace=namespace).count(),
+            edges=GraphEdge.objects.filter(namespace=namespace).count(),
+            receipts=receipts.count(),
+            zero_increment_receipts=receipts.filter(evidence_refs=[]).count(),
+            adoptions=int(adopted["total"] or 0),
+        ),
+        retrieval=RetrievalCountsOut.model_construct(
+            batches=_counts_by(RetrievalBatch.objects.filter(namespace=namespace), "status"),
+            assessments=_counts_by(Assessment.objects.filter(namespace=namespace), "verdict"),
+            activations=Activation.objects.filter(namespace=namespace).count(),
+        ),
+        jobs=jobs,
+        failed_jobs=[
+            FailedJobOut.model_construct(
+                id=job.pk,
+                kind=job.kind,
+                block_id=job.block_id,
+                attempts=job.attempts,
+                error_preview=redact(job.error_preview),
+            )
             for job in failures
         ],
-        "model_calls": {
-            "recent": [
-                {
-                    "kind": call.kind,
-                    "model": call.model,
-                    "latency_ms": call.latency_ms,
-                    "prompt_tokens": call.prompt_tokens,
-                    "completion_tokens": call.completion_tokens,
-                    "created_at": call.created_at,
-                }
+        model_calls=ModelCallsOut.model_construct(
+            recent=[
+                ModelCallOut.model_construct(
+                    kind=call.kind,
+                    model=call.model,
+                    latency_ms=call.latency_ms,
+                    prompt_tokens=call.prompt_tokens,
+                    completion_tokens=call.completion_tokens,
+                    created_at=call.created_at,
+                )
                 for call in recent_ok
             ],
-            "by_kind": {
-                row["kind"]: row["n"]
-                for row in ModelCall.objects.filter(namespace=namespace)
-                .values("kind")
-                .annotate(n=Count("pk"))
-            },
-        },
-        "settings": {"block_lambda": settings.block_lambda, "block_turns": settings.block_turns},
-        "model_mode": model_mode(),
-    }
+            by_kind=_counts_by(ModelCall.objects.filter(namespace=namespace), "kind"),
+        ),
+        settings=SettingsBriefOut.model_construct(
+            block_lambda=settings.block_lambda, block_turns=settings.block_turns
+        ),
+        model_mode=model_mode(),
+    )

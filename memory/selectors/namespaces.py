@@ -1,4 +1,4 @@
-"""Namespace list with per-namespace counts, in a fixed number of queries."""
+"""Namespace reads: look-ups by name and the namespace's turn counter."""
 
 from __future__ import annotations
 
@@ -7,7 +7,20 @@ from datetime import datetime
 
 from django.db.models import Count, Q
 
+from memory.errors import NotFound
 from memory.models import BlockStatus, Namespace
+
+
+def namespace_get(name: str) -> Namespace:
+    namespace = Namespace.objects.filter(name=name).first()
+    if namespace is None:
+        raise NotFound(f"namespace {name[:200]!r} not found", code="namespace_not_found")
+    return namespace
+
+
+def namespace_turn(namespace: Namespace) -> int:
+    """The committed turn counter (the instance may be older than the latest ingest)."""
+    return Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,11 @@ from typing import Any, NamedTuple
 from django.db.models import Q
 
 from memory import search
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
 from memory.engine.tokens import estimate_tokens
-from memory.engine.weights import long_term_weight
+from memory.engine.weights import current_weight
 from memory.models import (
     Activation,
     Event,
@@ -35,7 +36,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.selectors.graph import CURRENT, node_states
+from memory.selectors.graph import EdgeOut, FactOut, NodeStateOut, node_states
 
 EVENT_HITS = 20
 NODE_HITS = 12
@@ -44,7 +45,6 @@ MAX_NODES = 4
 TOKEN_BUDGET = 900
 TAIL_TURNS = 2
 MAX_QUERY_CHARS = 4000
-VISIBLE = (EventStatus.ACTIVE, EventStatus.SUPERSEDED)
 FRAMING = (
     "[Activated long-term memory]\n"
     "Historical memory context from earlier conversations.\n"
@@ -115,17 +115,6 @@ _SOURCE_COLUMNS = (
 )  # fmt: skip
 
 
-def _weight(event: Event | _Source, current_turn: int) -> float:
-    return long_term_weight(
-        current_turn=current_turn,
-        last_adopted_turn=event.last_adopted_turn,
-        adoptions=event.adoptions,
-        criticality=event.criticality,
-        status=event.status,
-        pinned=event.pinned,
-    )
-
-
 def _compact(card: dict[str, Any]) -> str:
     return json.dumps(card, ensure_ascii=False, separators=(",", ":"), default=str)
 
@@ -174,14 +163,14 @@ def _events(
     important: list[tuple[int, str]],
 ) -> list[Event]:
     hits = (
-        search.search_events(namespace.pk, query, limit=EVENT_HITS, statuses=VISIBLE)
+        search.search_events(namespace.pk, query, limit=EVENT_HITS, statuses=VISIBLE_STATUSES)
         if query
         else []
     )
-    always = [pk for pk, status in important if status in VISIBLE]
+    always = [pk for pk, status in important if status in VISIBLE_STATUSES]
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     candidates = Event.objects.filter(
-        namespace=namespace, status__in=VISIBLE, pk__in=[*hit_ids, *always]
+        namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=[*hit_ids, *always]
     )
     if session is not None:
         candidates = candidates.exclude(source_block__session=session)
@@ -195,27 +184,25 @@ def _events(
     }
     relevance = [i for i in hit_ids if i in by_id]
     weight = sorted(
-        by_id.values(), key=lambda e: (-_weight(e, current_turn), -e.mentioned_at.timestamp(), e.pk)
+        by_id.values(),
+        key=lambda e: (-current_weight(e, current_turn), -e.mentioned_at.timestamp(), e.pk),
     )
     return [by_id[pk] for pk, _ in rrf([relevance, [e.pk for e in weight]])]
 
 
-def _node_card(node: GraphNode, state: dict[str, Any]) -> dict[str, Any]:
+def _node_card(node: GraphNode, state: NodeStateOut) -> dict[str, Any]:
     links = [
-        f"{e['relation']} {e['to_name']}"
-        if e["from"] == node.pk
-        else f"{e['from_name']} {e['relation']}"
-        for e in state["edges"]
-        if e["state"] == CURRENT
+        f"{e.relation} {e.to_name}" if e.from_ == node.pk else f"{e.from_name} {e.relation}"
+        for e in state.current_edges
     ][:6]
     card: dict[str, Any] = {
         "ref": f"node:{node.pk}",
         "name": redact(node.name),
         "type": node.node_type,
-        "facts": {f["key"]: redact(str(f["value"])) for f in state["current_facts"]},
+        "facts": {f.key: f.value for f in state.current_facts},
     }
     if links:
-        card["links"] = [redact(link) for link in links]
+        card["links"] = links
     return card
 
 
@@ -225,7 +212,7 @@ def _nodes(
     query: str,
     current_turn: int,
     important: list[tuple[int, str]],
-) -> list[tuple[GraphNode, dict[str, Any]]]:
+) -> list[tuple[GraphNode, NodeStateOut]]:
     hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
     # Driven by the through tables' event index; the namespace is checked here, not in SQL,
     # so that SQLite's planner cannot start from the namespace's every fact or edge instead.
@@ -246,28 +233,24 @@ def _nodes(
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     nodes = GraphNode.objects.in_bulk([*hit_ids, *sorted(always)])
     states = node_states(nodes.values())
-    current_items = {
-        node_id: [*state["current_facts"], *(e for e in state["edges"] if e["state"] == CURRENT)]
-        for node_id, state in states.items()
+    current_items: dict[int, list[FactOut | EdgeOut]] = {
+        node_id: [*state.current_facts, *state.current_edges] for node_id, state in states.items()
     }
     events = {
         row[0]: _Source(*row)
         for row in Event.objects.filter(
             pk__in={
-                i
-                for items in current_items.values()
-                for it in items
-                for i in it["source_event_ids"]
+                i for items in current_items.values() for it in items for i in it.source_event_ids
             },
             status=EventStatus.ACTIVE,
         ).values_list("pk", *_SOURCE_COLUMNS)
     }
-    kept: dict[int, tuple[GraphNode, dict[str, Any], float]] = {}
+    kept: dict[int, tuple[GraphNode, NodeStateOut, float]] = {}
     for node_id, node in nodes.items():
         state = states[node_id]
         if not current_items[node_id]:
             continue  # activation shows current state only; history is for explicit search
-        source_ids = {i for item in current_items[node_id] for i in item["source_event_ids"]}
+        source_ids = {i for item in current_items[node_id] for i in item.source_event_ids}
         sources = [events[i] for i in sorted(source_ids) if i in events]
         if not sources or (
             session is not None and all(e.session_id == session.pk for e in sources)
@@ -278,7 +261,7 @@ def _nodes(
         )
         if node_id not in hit_ids and not important_node:
             continue
-        kept[node_id] = (node, state, max(_weight(e, current_turn) for e in sources))
+        kept[node_id] = (node, state, max(current_weight(e, current_turn) for e in sources))
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i][2], i))
     return [(kept[pk][0], kept[pk][1]) for pk, _ in rrf([relevance, weight])]

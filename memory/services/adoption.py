@@ -19,12 +19,12 @@ from django.db.models import F
 from django.utils import timezone
 
 from memory.engine.gate import canonical_ref, parse_ref
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.errors import Conflict, Invalid
 from memory.models import (
     Assessment,
     BatchStatus,
     Event,
-    EventStatus,
     Namespace,
     RetrievalBatch,
     UsageItem,
@@ -36,7 +36,6 @@ MAX_RECEIPT_ID = 200
 MAX_REFS = 8
 # Longer answers are kept as their SHA-256 only ("the answer text or its hash", SPEC §10.4).
 MAX_ANSWER_TEXT = 20_000
-REINFORCEABLE = (EventStatus.ACTIVE, EventStatus.SUPERSEDED)
 
 
 @dataclass(frozen=True)
@@ -183,7 +182,7 @@ def _record(
             Event.objects.filter(namespace=locked_ns, pk__in=wanted).values_list("pk", flat=True)
         )
         reinforced = sorted(
-            Event.objects.filter(pk__in=existing, status__in=REINFORCEABLE).values_list(
+            Event.objects.filter(pk__in=existing, status__in=VISIBLE_STATUSES).values_list(
                 "pk", flat=True
             )
         )

@@ -15,17 +15,16 @@ from typing import Any
 
 from django.db import transaction
 
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.errors import Invalid, NotFound
 from memory.models import (
     BatchItem,
     Event,
-    EventStatus,
     Namespace,
     RetrievalBatch,
     Session,
 )
 
-VISIBLE = (EventStatus.ACTIVE, EventStatus.SUPERSEDED)
 BATCH_ID_PREFIX = "b_"
 MAX_QUERY_CHARS = 4000
 
@@ -177,6 +176,13 @@ def batch_items(batch: RetrievalBatch) -> dict[str, BatchItem]:
     return {item.ref: item for item in BatchItem.objects.filter(batch=batch).order_by("rank")}
 
 
+def batch_refs(batch: RetrievalBatch) -> list[str]:
+    """The refs a batch showed, in rank order (what `evidence_refs` answers)."""
+    return list(
+        BatchItem.objects.filter(batch=batch).order_by("rank").values_list("ref", flat=True)
+    )
+
+
 def batch_behind(batch: RetrievalBatch) -> dict[str, list[int]]:
     behind = batch.params.get("behind", {}) if isinstance(batch.params, dict) else {}
     return {str(ref): [int(i) for i in ids] for ref, ids in behind.items()}
@@ -186,7 +192,7 @@ def visible_events_for_messages(message_ids: Iterable[int]) -> dict[int, list[in
     """message id → ids of the visible events that cite it as a source."""
     through = Event.source_messages.through
     rows = through.objects.filter(
-        message_id__in=list(message_ids), event__status__in=VISIBLE
+        message_id__in=list(message_ids), event__status__in=VISIBLE_STATUSES
     ).values_list("message_id", "event_id")
     found: dict[int, list[int]] = {}
     for message_id, event_id in rows:
@@ -196,7 +202,7 @@ def visible_events_for_messages(message_ids: Iterable[int]) -> dict[int, list[in
 
 def visible_events_for_block(block_id: int) -> list[int]:
     return list(
-        Event.objects.filter(source_block_id=block_id, status__in=VISIBLE)
+        Event.objects.filter(source_block_id=block_id, status__in=VISIBLE_STATUSES)
         .order_by("pk")
         .values_list("pk", flat=True)
     )

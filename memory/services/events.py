@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from memory.engine.lifecycle import HIDDEN_STATUSES, VISIBLE_STATUSES
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.errors import Conflict, Invalid
 from memory.models import (
@@ -122,16 +123,13 @@ def event_lifecycle(*, event: Event, action: str, actor: str) -> Event:
         elif action == "archive":
             locked.status = EventStatus.ARCHIVED
         else:
-            if locked.status not in (EventStatus.FORGOTTEN, EventStatus.ARCHIVED):
+            if locked.status not in HIDDEN_STATUSES:
                 raise Conflict(
                     f"event {locked.pk} is {locked.status}; only hidden events can be restored",
                     code="event_not_hidden",
                 )
             superseder = locked.superseded_by
-            still_superseded = superseder is not None and superseder.status in (
-                EventStatus.ACTIVE,
-                EventStatus.SUPERSEDED,
-            )
+            still_superseded = superseder is not None and superseder.status in VISIBLE_STATUSES
             locked.status = EventStatus.SUPERSEDED if still_superseded else EventStatus.ACTIVE
         locked.save(update_fields=["status", "pinned"])
         if locked.status != before["status"]:

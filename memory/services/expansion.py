@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch
+from memory.selectors.graph import NodeStateOut
 from memory.services.batches import (
     BatchEntry,
     batch_create,
@@ -34,17 +35,17 @@ def _session_for(
     return origin.session if origin is not None else None
 
 
-def _raw_entries(messages: list[Message]) -> list[BatchEntry]:
-    behind = visible_events_for_messages(m.pk for m in messages)
+def _raw_entries(message_ids: list[int]) -> list[BatchEntry]:
+    behind = visible_events_for_messages(message_ids)
     return [
         BatchEntry(
-            ref=f"raw:{m.pk}",
+            ref=f"raw:{pk}",
             kind=RefKind.RAW,
-            object_id=m.pk,
+            object_id=pk,
             expanded=True,
-            events=tuple(behind.get(m.pk, [])),
+            events=tuple(behind.get(pk, [])),
         )
-        for m in messages
+        for pk in message_ids
     ]
 
 
@@ -52,7 +53,7 @@ def event_expand_batch(
     *,
     namespace: Namespace,
     event: Event,
-    sources: list[Message],
+    source_ids: list[int],
     session_id: str | None = None,
     from_batch: str | None = None,
 ) -> RetrievalBatch:
@@ -72,7 +73,7 @@ def event_expand_batch(
                 expanded=True,
                 events=(event.pk,),
             ),
-            *_raw_entries(sources),
+            *_raw_entries(source_ids),
         ],
     )
 
@@ -81,8 +82,7 @@ def node_expand_batch(
     *,
     namespace: Namespace,
     node_id: int,
-    state: dict[str, Any],
-    provenance_event_ids: list[int],
+    state: NodeStateOut,
     session_id: str | None = None,
     from_batch: str | None = None,
 ) -> RetrievalBatch:
@@ -94,22 +94,22 @@ def node_expand_batch(
             kind=RefKind.NODE,
             object_id=node_id,
             expanded=True,
-            events=tuple(provenance_event_ids),
+            events=tuple(state.provenance_event_ids),
         )
     ]
-    for fact in [*state["current_facts"], *state["historical_facts"]]:
+    for fact in [*state.current_facts, *state.historical_facts]:
         entries.append(
             BatchEntry(
-                ref=f"fact:{fact['id']}",
+                ref=fact.ref,
                 kind=RefKind.FACT,
-                object_id=fact["id"],
+                object_id=fact.id,
                 expanded=True,
-                events=tuple(fact["source_event_ids"]),
+                events=tuple(fact.source_event_ids),
             )
         )
     entries.extend(
         BatchEntry(ref=f"event:{i}", kind=RefKind.EVENT, object_id=i, expanded=True, events=(i,))
-        for i in provenance_event_ids
+        for i in state.provenance_event_ids
     )
     return batch_create(
         namespace=namespace,
@@ -147,12 +147,12 @@ def block_expand_batch(
         )
     ]
     if level == 5:
-        messages = list(
-            Message.objects.filter(turn__block=block).order_by("turn__session_turn", "position")[
-                :RAW_REFS_PER_BLOCK
-            ]
+        messages = Message.objects.filter(turn__block=block).order_by(
+            "turn__session_turn", "position"
         )
-        entries.extend(_raw_entries(messages))
+        entries.extend(
+            _raw_entries(list(messages.values_list("pk", flat=True)[:RAW_REFS_PER_BLOCK]))
+        )
     return batch_create(
         namespace=namespace,
         session=session if session is not None else block.session,

@@ -8,6 +8,7 @@ from collections import Counter
 
 from django.db import transaction
 
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.offline_events import SourceMessage, TimelineEvent, detect_supersession
 from memory.engine.offline_events import extract_events as offline_extract_events
 from memory.engine.prompts.extraction import (
@@ -55,7 +56,7 @@ def block_messages(block: Block) -> list[Message]:
 def extraction_timeline(*, block: Block, text: str) -> list[Event]:
     """≤ 8 events relevant to `text` plus ≤ 4 most recent, all still visible (not hidden)."""
     visible = Event.objects.filter(
-        namespace_id=block.namespace_id, status__in=[EventStatus.ACTIVE, EventStatus.SUPERSEDED]
+        namespace_id=block.namespace_id, status__in=VISIBLE_STATUSES
     ).exclude(source_block=block)
     recent = list(visible.order_by("-formed_turn", "-id")[:TIMELINE_RECENT])
     wanted = _terms(text)

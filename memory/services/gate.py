@@ -22,6 +22,8 @@ from memory.engine.gate import (
     gate_advice,
     parse_ref,
 )
+from memory.engine.graph_state import CURRENT, Validity, item_state
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.errors import Conflict, Invalid
 from memory.models import (
     Assessment,
@@ -37,7 +39,6 @@ from memory.models import (
     RelationKind,
     RetrievalBatch,
 )
-from memory.selectors.graph import CURRENT, item_state
 from memory.services.batches import batch_behind, batch_items, batch_resolve
 
 MAX_QUESTION_CHARS = 2000
@@ -77,6 +78,10 @@ def _conflicts(event_ids: Sequence[int]) -> dict[int, set[int]]:
     return found
 
 
+def _state(fact: GraphFact) -> str:
+    return item_state([e.status for e in fact.source_events.all()], Validity.of(fact))
+
+
 def _own_text_and_state(ref: str) -> tuple[str, bool | None, tuple[str, ...]]:
     """A ref's own wording, whether it is historical (None: decide from its events) and the
     people it names."""
@@ -87,14 +92,12 @@ def _own_text_and_state(ref: str) -> tuple[str, bool | None, tuple[str, ...]]:
         found = fact.first()
         if found is None:
             return "", None, ()
-        return f"{found.key} {found.value}", item_state(found) != CURRENT, ()
+        return f"{found.key} {found.value}", _state(found) != CURRENT, ()
     if parsed.kind == "node":
         node = GraphNode.objects.filter(pk=parsed.object_id).first()
         if node is None:
             return "", None, ()
-        current = any(
-            item_state(f) == CURRENT for f in node.facts.prefetch_related("source_events")
-        )
+        current = any(_state(f) == CURRENT for f in node.facts.prefetch_related("source_events"))
         people = (node.name,) if node.node_type == "person" else ()
         return node.name, None if current else True, people
     if parsed.kind == "raw":
@@ -116,7 +119,7 @@ def evidence_facts(batch: RetrievalBatch, refs: Sequence[str]) -> list[EvidenceF
     facts: list[EvidenceFacts] = []
     for ref in refs:
         evs = [events[i] for i in behind.get(ref, []) if i in events]
-        evs = [e for e in evs if e.status in (EventStatus.ACTIVE, EventStatus.SUPERSEDED)]
+        evs = [e for e in evs if e.status in VISIBLE_STATUSES]
         own_text, historical, people = _own_text_and_state(ref)
         texts = [own_text, *(f"{e.title}. {e.summary} {' '.join(e.quotes)}" for e in evs)]
         if historical is None:

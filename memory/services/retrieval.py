@@ -20,12 +20,12 @@ from django.utils import timezone
 
 from memory import search
 from memory.engine.event_types import EVENT_TYPE_ALIASES, normalize_event_type, normalize_key
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import rrf
-from memory.engine.weights import long_term_weight
+from memory.engine.weights import current_weight
 from memory.errors import Invalid
-from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch
+from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch, Session
 from memory.services.batches import (
-    VISIBLE,
     BatchEntry,
     batch_create,
     caller_session,
@@ -118,7 +118,7 @@ def _validate(params: EventSearch) -> int:
 
 
 def _filtered(namespace: Namespace, params: EventSearch) -> QuerySet[Event]:
-    events = Event.objects.filter(namespace=namespace, status__in=VISIBLE)
+    events = Event.objects.filter(namespace=namespace, status__in=VISIBLE_STATUSES)
     if params.event_type:
         events = events.filter(event_type=_event_type(params.event_type))
     if params.source_session_id:
@@ -174,15 +174,7 @@ def _rankings(
     else:
 
         def weight_key(e: Event) -> tuple[float, datetime, int]:
-            w = long_term_weight(
-                current_turn=current_turn,
-                last_adopted_turn=e.last_adopted_turn,
-                adoptions=e.adoptions,
-                criticality=e.criticality,
-                status=e.status,
-                pinned=e.pinned,
-            )
-            return (w, e.mentioned_at, e.pk)
+            return (current_weight(e, current_turn), e.mentioned_at, e.pk)
 
         rankings.append([e.pk for e in sorted(pool, key=weight_key, reverse=True)])
         names.append("weight")
@@ -206,12 +198,12 @@ def _rankings(
     return rankings, names
 
 
-def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHit]:
-    """Search events and record the batch (SPEC §8.4). Sets `last_retrieved_at` on the hits."""
+def events_rank(*, namespace: Namespace, params: EventSearch) -> list[EventHit]:
+    """Rank events for a search (SPEC §8.4). Reads only: no batch, no `last_retrieved_at`
+    (the UI's search uses this directly; agents go through `events_search`)."""
     limit = _validate(params)
-    session = caller_session(namespace, params.session_id)
     hits = (
-        search.search_events(namespace.pk, params.query, limit=TEXT_POOL, statuses=VISIBLE)
+        search.search_events(namespace.pk, params.query, limit=TEXT_POOL, statuses=VISIBLE_STATUSES)
         if params.query.strip()
         else []
     )
@@ -223,31 +215,37 @@ def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHi
             pool = [e for e in pool if _participant_matches(e, params.participants)]
     else:
         pool = list(
-            Event.objects.filter(namespace=namespace, status__in=VISIBLE, pk__in=text_rank).only(
-                *_RANKING_COLUMNS
-            )
+            Event.objects.filter(
+                namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=text_rank
+            ).only(*_RANKING_COLUMNS)
         )
+    if not pool:
+        return []
     current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
-    results: list[EventHit] = []
-    if pool:
-        rankings, names = _rankings(params, pool, text_rank, current_turn)
-        fused = rrf(rankings)[:limit]
-        by_id = {e.pk: e for e in pool}
-        if not params.has_filter:  # the pool holds only the ranking columns: load the results
-            by_id.update(Event.objects.in_bulk([pk for pk, _ in fused]))
-        member = [set(r) for r in rankings]
-        results = [
-            EventHit(
-                event=by_id[pk],
-                score=score,
-                matched_by=tuple(n for n, m in zip(names, member, strict=True) if pk in m),
-            )
-            for pk, score in fused
-        ]
-        if params.temporal_intent in TEMPORAL_INTENTS:
-            results.sort(
-                key=lambda h: chronology(h.event), reverse=params.temporal_intent == "latest"
-            )
+    rankings, names = _rankings(params, pool, text_rank, current_turn)
+    fused = rrf(rankings)[:limit]
+    by_id = {e.pk: e for e in pool}
+    if not params.has_filter:  # the pool holds only the ranking columns: load the results
+        by_id.update(Event.objects.in_bulk([pk for pk, _ in fused]))
+    member = [set(r) for r in rankings]
+    results = [
+        EventHit(
+            event=by_id[pk],
+            score=score,
+            matched_by=tuple(n for n, m in zip(names, member, strict=True) if pk in m),
+        )
+        for pk, score in fused
+    ]
+    if params.temporal_intent in TEMPORAL_INTENTS:
+        results.sort(key=lambda h: chronology(h.event), reverse=params.temporal_intent == "latest")
+    return results
+
+
+def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHit]:
+    """`events_rank`, recorded as the agent's batch; sets `last_retrieved_at` on the hits."""
+    _validate(params)
+    session = caller_session(namespace, params.session_id)
+    results = events_rank(namespace=namespace, params=params)
     with transaction.atomic():
         if results:
             Event.objects.filter(pk__in=[h.event.pk for h in results]).update(
@@ -334,11 +332,13 @@ def _neighbours(messages: Sequence[Message]) -> dict[int, list[Message]]:
     return {pk: [loaded[i] for i in ids if i in loaded] for pk, ids in chosen.items()}
 
 
-def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
-    """BM25 over sealed and open-tail messages (SPEC §8.6); no side effect but the batch."""
+def raw_rank(
+    *, namespace: Namespace, params: RawSearch, session: Session | None = None
+) -> list[RawHit]:
+    """BM25 over sealed and open-tail messages (SPEC §8.6), optionally within `session`, with
+    each hit's neighbours, block and turn range. Reads only."""
     validate_query(params.query)
     limit = validate_limit(params.limit, default=6)
-    session = caller_session(namespace, params.session_id)
     hits = (
         search.search_messages(
             namespace.pk, params.query, limit=limit, session_pk=session.pk if session else None
@@ -362,6 +362,15 @@ def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
             else (message.turn.session_turn, message.turn.session_turn)
         )
         results.append(RawHit(message, hit.score, neighbours[message.pk], block, turn_range))
+    return results
+
+
+def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
+    """`raw_rank` within the caller's session when given, recorded as the agent's batch."""
+    validate_query(params.query)
+    validate_limit(params.limit, default=6)
+    session = caller_session(namespace, params.session_id)
+    results = raw_rank(namespace=namespace, params=params, session=session)
     behind = visible_events_for_messages(m.message.pk for m in results)
     batch = batch_create(
         namespace=namespace,

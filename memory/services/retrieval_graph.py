@@ -10,14 +10,13 @@ a ref of the batch, so the agent can cite exactly what it used.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
 from memory import search
-from memory.engine.redact import redact
+from memory.engine.graph_state import CURRENT, AsOf
 from memory.models import Event, GraphNode, Namespace, RefKind
 from memory.search.text import analyze
-from memory.selectors.graph import AsOf, node_states
+from memory.selectors.events import TimelineEntryOut, timeline_entry
+from memory.selectors.graph import FactOut, NodeStateOut, Sourced, node_states
 from memory.services.batches import (
     BatchEntry,
     batch_create,
@@ -30,7 +29,6 @@ from memory.services.retrieval import Found
 MAX_FACTS = 8  # per list (current, historical)
 MAX_EDGES = 12
 PROVENANCE_LIMIT = 6  # notes §8.7 GRAPH_PROVENANCE_LIMIT
-TIMELINE_SUMMARY_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -46,36 +44,30 @@ class GraphHit:
     node: GraphNode
     score: float
     match_type: str
-    state: dict[str, Any]
+    state: NodeStateOut
     provenance_event_ids: list[int]
-    timeline: list[dict[str, Any]]
+    timeline: list[TimelineEntryOut]
 
 
-def _fact_text(fact: dict[str, Any]) -> str:
-    return f"{str(fact['key']).replace('_', ' ')} {fact['value']}"
+def _fact_text(fact: FactOut) -> str:
+    return f"{fact.key.replace('_', ' ')} {fact.value}"
 
 
-def _edge_text(edge: dict[str, Any], node_id: int) -> str:
-    return str(edge["to_name"] if edge["from"] == node_id else edge["from_name"])
-
-
-def match_type(query_terms: set[str], node_id: int, state: dict[str, Any]) -> str:
+def match_type(query_terms: set[str], node_id: int, state: NodeStateOut) -> str:
     """current | historical | both, from where the query's terms occur in the node's state."""
-    current_edges = [e for e in state["edges"] if e["state"] == "current"]
-    historical_edges = [e for e in state["edges"] if e["state"] == "historical"]
     current = {
         t
         for text in [
-            *(_fact_text(f) for f in state["current_facts"]),
-            *(_edge_text(e, node_id) for e in current_edges),
+            *(_fact_text(f) for f in state.current_facts),
+            *(e.other_end(node_id)[1] for e in state.current_edges),
         ]
         for t in analyze(text)
     }
     historical = {
         t
         for text in [
-            *(_fact_text(f) for f in state["historical_facts"]),
-            *(_edge_text(e, node_id) for e in historical_edges),
+            *(_fact_text(f) for f in state.historical_facts),
+            *(e.other_end(node_id)[1] for e in state.historical_edges),
         ]
         for t in analyze(text)
     }
@@ -86,66 +78,41 @@ def match_type(query_terms: set[str], node_id: int, state: dict[str, Any]) -> st
         return "current"
     if in_history:
         return "historical"
-    return "current" if state["current_facts"] or current_edges else "historical"
+    return "current" if state.current_facts or state.current_edges else "historical"
 
 
-def _bounded(state: dict[str, Any]) -> dict[str, Any]:
-    edges = sorted(state["edges"], key=lambda e: (e["state"] != "current", -e["id"]))
-    return {
-        **state,
-        "current_facts": state["current_facts"][-MAX_FACTS:],
-        "historical_facts": state["historical_facts"][-MAX_FACTS:],
-        "edges": edges[:MAX_EDGES],
-    }
+def _bounded(state: NodeStateOut) -> NodeStateOut:
+    edges = sorted(state.edges, key=lambda e: (e.state != CURRENT, -e.id))
+    return state.model_copy(
+        update={
+            "current_facts": state.current_facts[-MAX_FACTS:],
+            "historical_facts": state.historical_facts[-MAX_FACTS:],
+            "edges": edges[:MAX_EDGES],
+        }
+    )
 
 
-def _provenance(state: dict[str, Any]) -> list[int]:
+def _provenance(state: NodeStateOut) -> list[int]:
     """≤ 6 events, those behind the current state first, newest first within each group."""
-    current = [
-        i
-        for item in [
-            *state["current_facts"],
-            *(e for e in state["edges"] if e["state"] == "current"),
-        ]
-        for i in item["source_event_ids"]
-    ]
-    rest = [
-        i
-        for item in [*state["historical_facts"], *state["edges"]]
-        for i in item["source_event_ids"]
+    current: list[Sourced] = [*state.current_facts, *state.current_edges]
+    rest: list[Sourced] = [*state.historical_facts, *state.edges]
+    groups = [
+        sorted({i for item in items for i in item.source_event_ids}, reverse=True)
+        for items in (current, rest)
     ]
     chosen: list[int] = []
-    for group in (sorted(set(current), reverse=True), sorted(set(rest), reverse=True)):
+    for group in groups:
         for event_id in group:
             if event_id not in chosen and len(chosen) < PROVENANCE_LIMIT:
                 chosen.append(event_id)
     return chosen
 
 
-def timeline_entry(event: Event) -> dict[str, Any]:
-    when: datetime = event.happened_start or event.happened_end or event.mentioned_at
-    return {
-        "id": event.pk,
-        "ref": f"event:{event.pk}",
-        "title": redact(event.title),
-        "summary": redact(event.summary[:TIMELINE_SUMMARY_CHARS]),
-        "event_type": event.event_type,
-        "status": event.status,
-        "temporal_status": event.temporal_status,
-        "time": when,
-        "time_basis": "occurrence" if event.happened_start or event.happened_end else "mention",
-    }
-
-
-def _visible(state: dict[str, Any]) -> bool:
-    return bool(state["current_facts"] or state["historical_facts"] or state["edges"])
-
-
-def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit]:
-    """Search graph nodes and record the batch (SPEC §8.5). Reads only, apart from the batch."""
+def graph_rank(*, namespace: Namespace, params: GraphSearch) -> list[GraphHit]:
+    """Graph nodes by BM25 with their bounded state, provenance and timeline (SPEC §8.5).
+    Reads only: no batch, nothing recorded (the UI's search uses this directly)."""
     validate_query(params.query)
     limit = validate_limit(params.limit, default=8)
-    session = caller_session(namespace, params.session_id)
     hits = (
         search.search_nodes(namespace.pk, params.query, limit=limit * 3)
         if params.query.strip()
@@ -156,7 +123,7 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
         (h, nodes[h.object_id]) for h in sorted(hits, key=lambda h: h.rank) if h.object_id in nodes
     ]
     terms = set(analyze(params.query))
-    found: list[GraphHit] = []
+    found: list[tuple[GraphNode, float, str, NodeStateOut, list[int]]] = []
     while ranked and len(found) < limit:
         # States load `limit` nodes at a time in rank order: ≤ 3 rounds of 4 queries per call.
         window, ranked = ranked[:limit], ranked[limit:]
@@ -165,53 +132,57 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
             if len(found) >= limit:
                 break
             state = states[node.pk]
-            if not _visible(state):
+            if not state.visible:
                 continue  # every source forgotten/archived, or not yet valid as of that point
-            kind = match_type(terms, node.pk, state)
             bounded = _bounded(state)
-            provenance = _provenance(bounded)
-            found.append(GraphHit(node, text_hit.score, kind, bounded, provenance, []))
-    events = Event.objects.in_bulk([i for h in found for i in h.provenance_event_ids])
+            kind = match_type(terms, node.pk, state)
+            found.append((node, text_hit.score, kind, bounded, _provenance(bounded)))
+    events = Event.objects.in_bulk([i for *_, provenance in found for i in provenance])
     hits_out: list[GraphHit] = []
-    entries: list[BatchEntry] = []
-    for hit in found:
+    for node, score, kind, state, provenance in found:
         shown = sorted(
-            (events[i] for i in hit.provenance_event_ids if i in events),
+            (events[i] for i in provenance if i in events),
             key=lambda e: (e.happened_start or e.happened_end or e.mentioned_at, e.pk),
         )
         timeline = [timeline_entry(e) for e in shown]
-        hits_out.append(
-            GraphHit(
-                hit.node, hit.score, hit.match_type, hit.state, hit.provenance_event_ids, timeline
-            )
-        )
+        hits_out.append(GraphHit(node, score, kind, state, provenance, timeline))
+    return hits_out
+
+
+def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit]:
+    """`graph_rank`, recorded as the agent's batch: every node, shown fact and timeline event
+    becomes a ref the agent may cite."""
+    hits = graph_rank(namespace=namespace, params=params)
+    session = caller_session(namespace, params.session_id)
+    entries: list[BatchEntry] = []
+    for hit in hits:
         entries.append(
             BatchEntry(
                 ref=f"node:{hit.node.pk}",
                 kind=RefKind.NODE,
                 object_id=hit.node.pk,
                 score=hit.score,
-                events=tuple(e.pk for e in shown),
+                events=tuple(e.id for e in hit.timeline),
             )
         )
-        for fact in [*hit.state["current_facts"], *hit.state["historical_facts"]]:
+        for fact in [*hit.state.current_facts, *hit.state.historical_facts]:
             entries.append(
                 BatchEntry(
-                    ref=f"fact:{fact['id']}",
+                    ref=fact.ref,
                     kind=RefKind.FACT,
-                    object_id=fact["id"],
+                    object_id=fact.id,
                     score=hit.score,
-                    events=tuple(fact["source_event_ids"]),
+                    events=tuple(fact.source_event_ids),
                 )
             )
-        for event in shown:
+        for entry in hit.timeline:
             entries.append(
                 BatchEntry(
-                    ref=f"event:{event.pk}",
+                    ref=entry.ref,
                     kind=RefKind.EVENT,
-                    object_id=event.pk,
+                    object_id=entry.id,
                     score=hit.score,
-                    events=(event.pk,),
+                    events=(entry.id,),
                 )
             )
     batch = batch_create(
@@ -230,4 +201,4 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
         },
         entries=entries,
     )
-    return Found(batch=batch, hits=hits_out)
+    return Found(batch=batch, hits=hits)

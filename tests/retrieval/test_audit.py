@@ -84,9 +84,9 @@ def test_memory_usage_tells_cited_from_retrieved_and_injected(project, answered)
 def test_audit_selectors_work_without_the_api(answered):
     receipt = UsageReceipt.objects.get(receipt_id="answer-1")
     chain = audit_chain(receipt)
-    assert chain["answer_turn"]["session_turn"] == 1
+    assert chain.answer_turn is not None and chain.answer_turn.session_turn == 1
     usage = memory_usage(Event.objects.get(pk=answered["pnpm"]["id"]))
-    assert usage["cited"][0]["refs"] == [f"event:{answered['pnpm']['id']}"]
+    assert usage.cited[0].refs == [f"event:{answered['pnpm']['id']}"]
 
 
 def test_an_answer_turn_is_found_after_the_receipt_without_an_answer_text(project):

@@ -14,7 +14,7 @@ from django.db import connections
 
 from memory.errors import StrataGateError
 from memory.models import ImportBatch, ImportStatus, JobStatus, ProcessingJob
-from memory.selectors.imports import import_out
+from memory.selectors.imports import ImportOut, import_out
 from memory.services.imports import Choice, import_commit, import_create, import_undo
 from memory.services.imports.formats import FORMATS
 from memory.services.jobs import job_run, jobs_drain
@@ -68,17 +68,17 @@ class Command(BaseCommand):
             self._preview(batch)
             view = import_out(ImportBatch.objects.get(pk=batch.pk))
             self._table(view)
-            if view["status"] not in (ImportStatus.READY, ImportStatus.AWAITING_CONFIRMATION):
-                raise CommandError(f"the preview ended as {view['status']}: {view['job']}")
+            if view.status not in (ImportStatus.READY, ImportStatus.AWAITING_CONFIRMATION):
+                raise CommandError(f"the preview ended as {view.status}: {view.job}")
             if not options["yes"] and not self._confirm():
                 self.stdout.write(f"not committed; import {batch.pk} stays in preview")
                 return
             choices = []
             if options["accept_proposed"]:
                 choices = [
-                    Choice(d["index"], d["action"], d["target_event_ids"] or None)
-                    for d in view["decisions"]
-                    if d["requires_confirmation"] and d["action"]
+                    Choice(d.index, d.action, d.target_event_ids or None)
+                    for d in view.decisions
+                    if d.requires_confirmation and d.action
                 ]
             result = import_commit(batch=batch, choices=choices)
         except StrataGateError as exc:
@@ -136,18 +136,18 @@ class Command(BaseCommand):
         )
         self.stderr.flush()
 
-    def _table(self, view: dict[str, Any]) -> None:
+    def _table(self, view: ImportOut) -> None:
         self.stdout.write(f"{'#':>3}  {'action':<9} {'conf':>4}  {'?':1}  {'targets':<14} title")
-        for d in view["decisions"]:
-            confidence = "" if d["confidence"] is None else f"{d['confidence']:.2f}"
-            targets = ",".join(str(i) for i in d["target_event_ids"]) or "-"
-            title = str(d["candidate"].get("title", ""))[:60]
-            mark = "?" if d["requires_confirmation"] else ""
+        for d in view.decisions:
+            confidence = "" if d.confidence is None else f"{d.confidence:.2f}"
+            targets = ",".join(str(i) for i in d.target_event_ids) or "-"
+            title = str(d.candidate.get("title", ""))[:60]
+            mark = "?" if d.requires_confirmation else ""
             self.stdout.write(
-                f"{d['index']:>3}  {d['action'] or '-':<9} {confidence:>4}  {mark:1}  "
+                f"{d.index:>3}  {d.action or '-':<9} {confidence:>4}  {mark:1}  "
                 f"{targets:<14} {title}"
             )
-        waiting = view["requires_confirmation_count"]
+        waiting = view.requires_confirmation_count
         if waiting:
             self.stdout.write(
                 f"{waiting} row(s) marked ? have confidence < 0.85: they are ignored unless "

@@ -68,7 +68,7 @@ def event_candidate(event: Event, links: dict[str, list[int]], current_turn: int
             "origin": event.origin,
             "formedTurn": event.formed_turn,
             "sourceBlockId": event.source_block_id,
-            "weight": event_weight(event, current_turn),
+            "weight": event_weight(event, current_turn).model_dump(),
         },
     }
     category = _category(event)

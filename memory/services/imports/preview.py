@@ -24,6 +24,7 @@ from memory.engine.import_similarity import (
     decide_offline,
     fingerprint,
 )
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.prompts.import_decision import (
     SYSTEM_PROMPT,
     ImportDecisionOut,
@@ -35,7 +36,6 @@ from memory.llm.client import LLMClient
 from memory.llm.errors import LLMError
 from memory.models import (
     Event,
-    EventStatus,
     ImportBatch,
     ImportCandidate,
     ImportStatus,
@@ -55,7 +55,6 @@ from memory.services.jobs import job_create, job_handler
 from memory.services.llm_runtime import llm_call, llm_client
 
 DEFAULT_TOP_K = 5
-LIVE = (EventStatus.ACTIVE, EventStatus.SUPERSEDED)
 KIND_MEMORIES, KIND_CONVERSATIONS, KIND_DUMP = "memories", "conversations", "dump"
 
 
@@ -185,7 +184,7 @@ def _live_duplicates(namespace_id: int) -> dict[str, int]:
     """Fingerprint → the oldest live event with it (computed once per job run)."""
     found: dict[str, int] = {}
     events = (
-        Event.objects.filter(namespace_id=namespace_id, status__in=LIVE)
+        Event.objects.filter(namespace_id=namespace_id, status__in=VISIBLE_STATUSES)
         .order_by("pk")
         .values_list("pk", "title", "summary")
     )
@@ -196,7 +195,7 @@ def _live_duplicates(namespace_id: int) -> dict[str, int]:
 
 def _matches(namespace_id: int, candidate: dict[str, Any], top_k: int) -> list[Event]:
     hits = search_events(namespace_id, search_query(candidate), limit=top_k)
-    by_id = Event.objects.filter(namespace_id=namespace_id, status__in=LIVE).in_bulk(
+    by_id = Event.objects.filter(namespace_id=namespace_id, status__in=VISIBLE_STATUSES).in_bulk(
         [h.object_id for h in hits]
     )
     return [by_id[h.object_id] for h in hits if h.object_id in by_id][:top_k]

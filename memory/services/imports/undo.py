@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.errors import Conflict
 from memory.models import (
     Block,
@@ -44,8 +45,6 @@ from memory.search.index import index_nodes_of_events
 from memory.services.imports.graph_rollback import graph_detach_events
 from memory.services.imports.restore import dump_unrestore
 
-VISIBLE = (EventStatus.ACTIVE, EventStatus.SUPERSEDED)
-
 
 @dataclass(frozen=True)
 class UndoResult:
@@ -68,10 +67,10 @@ def _restore_superseded(removed: set[int], before: dict[str, dict[str, Any]]) ->
         recorded = before.get(str(event.pk)) or {}
         earlier = recorded.get("superseded_by")
         pointer = earlier if earlier in still else (max(still) if still else None)
-        if event.status in VISIBLE:
+        if event.status in VISIBLE_STATUSES:
             if pointer is not None:
                 event.status = EventStatus.SUPERSEDED
-            elif earlier is None and recorded.get("status") in VISIBLE:
+            elif earlier is None and recorded.get("status") in VISIBLE_STATUSES:
                 event.status = recorded["status"]
             else:
                 event.status = EventStatus.ACTIVE
