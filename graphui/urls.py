@@ -1,11 +1,28 @@
-"""Memory UI URLs."""
+"""Memory UI URLs. Every view is a URL: filters, pages and tabs live in the query string, so any
+view can be linked and reloaded. All of them need a login (graphui.middleware.UILoginRequired)."""
 
 from django.urls import path
 
-from graphui.views import namespaces
+from graphui.views import events, graph, health, namespaces, search, sessions, settings
 
 app_name = "graphui"
 
 urlpatterns = [
     path("", namespaces.namespace_list, name="namespaces"),
+    path("switch/", namespaces.namespace_switch, name="switch"),
+    path("settings/", settings.settings_page, name="settings"),
+    path("settings/preview.json", settings.settings_preview, name="settings_preview"),
+    path("settings/test-model/", settings.model_test, name="settings_test_model"),
+    path("ns/<str:ns>/", health.health_page, name="health"),
+    path("ns/<str:ns>/sessions/", sessions.session_list_page, name="sessions"),
+    path("ns/<str:ns>/sessions/<path:session_id>", sessions.session_page, name="session"),
+    path("ns/<str:ns>/blocks/<int:block_id>/", sessions.block_link, name="block"),
+    path("ns/<str:ns>/blocks/<int:block_id>/expand/", sessions.block_expand_action, name="expand"),
+    path("ns/<str:ns>/messages/<int:message_id>/", sessions.message_link, name="message"),
+    path("ns/<str:ns>/events/", events.timeline_page, name="timeline"),
+    path("ns/<str:ns>/events/<int:event_id>/", events.event_page, name="event"),
+    path("ns/<str:ns>/search/", search.search_page, name="search"),
+    path("ns/<str:ns>/graph/", graph.graph_page, name="graph"),
+    path("ns/<str:ns>/graph/data.json", graph.graph_data, name="graph_data"),
+    path("ns/<str:ns>/graph/nodes/<int:node_id>/", graph.node_page, name="node"),
 ]

@@ -56,6 +56,23 @@ def env_float(name: str, default: float, *, low: float, high: float, check_id: s
     return value
 
 
+def env_time_zone(name: str, default: str, *, check_id: str) -> str:
+    """An IANA time zone name (e.g. Europe/Berlin); unknown names are a check error."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        ZoneInfo(raw)
+    except (ZoneInfoNotFoundError, ValueError):
+        CONFIG_PROBLEMS.append(
+            (check_id, f"{name}={raw!r} is not a known time zone (e.g. UTC, Asia/Shanghai).")
+        )
+        return default
+    return raw
+
+
 def env_choice(name: str, default: str, choices: tuple[str, ...], *, check_id: str) -> str:
     raw = env_str(name)
     if not raw:

@@ -14,6 +14,7 @@ from stratagate_site.env import (
     env_float,
     env_int,
     env_str,
+    env_time_zone,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -57,12 +58,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "graphui.middleware.UILoginRequired",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "graphui.middleware.StrataGateErrorPages",
 ]
 
 ROOT_URLCONF = "stratagate_site.urls"
@@ -80,6 +84,8 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+                "graphui.context.layout",
             ],
         },
     },
@@ -183,8 +189,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"
-LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
+# The Memory UI speaks English and Simplified Chinese; the browser's language (or the
+# switcher's choice) decides. Times are stored in UTC and shown in STRATAGATE_TIME_ZONE.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env_time_zone("STRATAGATE_TIME_ZONE", "UTC", check_id="stratagate.E014")
 USE_I18N = True
 USE_TZ = True
 

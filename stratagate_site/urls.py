@@ -2,8 +2,12 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, JsonResponse
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
+from django.views.i18n import set_language
 
 from stratagate_site.api import api
 
@@ -21,5 +25,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # The language switcher works on the login page too.
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
+    path(
+        "favicon.ico",
+        login_not_required(RedirectView.as_view(url=static("graphui/favicon.svg"))),
+    ),
     path("", include("graphui.urls")),
 ]

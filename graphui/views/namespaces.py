@@ -1,14 +1,26 @@
-"""Namespaces page: every namespace with its health at a glance."""
+"""Namespaces page (every namespace with its health at a glance) and the namespace switcher."""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
+from graphui.access import ui_namespace
 from memory.selectors.namespaces import namespace_overview
 
+# Pages that exist for every namespace and take only the namespace: the switcher keeps the page.
+NAMESPACE_PAGES = ("health", "sessions", "timeline", "graph", "search")
 
-@login_required
+
 def namespace_list(request: HttpRequest) -> HttpResponse:
     return render(request, "graphui/namespaces.html", {"rows": namespace_overview()})
+
+
+def namespace_switch(request: HttpRequest) -> HttpResponse:
+    """The switcher is a plain GET form: open the same kind of page in the chosen namespace."""
+    name = request.GET.get("ns", "")
+    if not name:
+        return redirect("graphui:namespaces")
+    namespace = ui_namespace(request, name)
+    page = request.GET.get("page", "")
+    return redirect(f"graphui:{page if page in NAMESPACE_PAGES else 'health'}", ns=namespace.name)

@@ -120,9 +120,12 @@ class EventRelation(models.Model):
 
 
 class AdminAction(models.Model):
-    """Who pinned, forgot or restored what, and when (also UI actions, SPEC §13)."""
+    """Who changed what, and when: event pin/forget/restore, block expansion from the UI,
+    settings, job retries, imports (SPEC §13). Installation-wide actions have no namespace."""
 
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="+")
+    namespace = models.ForeignKey(
+        Namespace, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     actor = models.CharField(max_length=200)
     action = models.CharField(max_length=32)
     target = models.CharField(max_length=100)

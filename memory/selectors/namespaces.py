@@ -53,3 +53,7 @@ def namespace_overview() -> list[NamespaceRow]:
         )
         for ns in rows
     ]
+
+
+def namespace_names() -> list[str]:
+    return list(Namespace.objects.order_by("name").values_list("name", flat=True))

@@ -63,10 +63,102 @@ def chromium_browser() -> Iterator[Any]:
 @pytest.fixture
 def browser_page(chromium_browser: Any) -> Iterator[Any]:
     """A fresh page in its own browser context (no cookies shared between tests)."""
-    context = chromium_browser.new_context()
+    # English unless a test switches: Chromium would otherwise send the machine's locale.
+    context = chromium_browser.new_context(locale="en-US", viewport={"width": 1280, "height": 800})
     context.set_default_timeout(15_000)
     page = context.new_page()
     try:
         yield page
     finally:
         context.close()
+
+
+# --- Memory UI helpers shared by every page's browser tests ------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def staff_user(django_user_model: Any) -> Any:
+    """`ada`, a staff user (settings and admin actions need staff)."""
+    return django_user_model.objects.create_user(username="ada", password=PASSWORD, is_staff=True)
+
+
+def log_in(page: Any, base_url: str, username: str = "ada", password: str = PASSWORD) -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    with page.expect_navigation():
+        page.click("form.stack button[type=submit]")
+
+
+class PageWatch:
+    """Records what a page did: every request, failed loads (a missing favicon counts), console
+    errors, CSP violations, uncaught exceptions and dialogs (an XSS probe that runs would open
+    an alert, which is dismissed and recorded)."""
+
+    def __init__(self, page: Any, base_url: str) -> None:
+        self.base_url = base_url
+        self.requests: list[str] = []
+        self.failed: list[str] = []
+        self.console_errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("requestfailed", lambda r: self.failed.append(f"failed {r.url} {r.failure}"))
+        page.on(
+            "response",
+            lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+        )
+        page.on(
+            "console",
+            lambda m: (
+                self.console_errors.append(m.text)
+                if m.type in ("error", "warning") or "Content Security Policy" in m.text
+                else None
+            ),
+        )
+        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+
+        def on_dialog(dialog: Any) -> None:
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+
+    def outside_requests(self) -> list[str]:
+        return [
+            u
+            for u in self.requests
+            if not u.startswith(self.base_url) and not u.startswith("data:")
+        ]
+
+    def assert_clean(self, *, allow_status: tuple[int, ...] = ()) -> None:
+        failed = [f for f in self.failed if not any(f.startswith(f"{s} ") for s in allow_status)]
+        assert self.outside_requests() == [], self.outside_requests()
+        assert failed == [], failed
+        assert self.console_errors == [], self.console_errors
+        assert self.page_errors == [], self.page_errors
+        assert self.dialogs == [], self.dialogs
+
+
+@pytest.fixture
+def watch(browser_page: Any, live_server: Any) -> PageWatch:
+    return PageWatch(browser_page, live_server.url)
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Full-page PNG under test-artifacts/screenshots/ (ignored by git), for people to look at."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def assert_probes_inert(page: Any) -> None:
+    """Hostile memory rendered as text: no injected element, no javascript: link, no dialog."""
+    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("a[href^='javascript:' i]").count() == 0
+    assert page.locator("script:not([src]):not([type='application/json'])").count() == 0

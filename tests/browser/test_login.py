@@ -46,7 +46,7 @@ def log_in(page: Any, username: str, password: str) -> None:
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     with page.expect_navigation():
-        page.click("button[type=submit]")
+        page.click("form.stack button[type=submit]")
 
 
 def test_anonymous_visitor_is_sent_to_login(live_server: Any, browser_page: Any) -> None:

@@ -1,0 +1,27 @@
+"""What every Memory UI page's layout needs: the namespace switcher, the page in view, the time
+zone and the model mode. One query (the namespace names), made only when the layout renders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from memory.selectors.namespaces import namespace_names
+from memory.services.llm_runtime import model_mode
+
+
+def layout(request: HttpRequest) -> dict[str, Any]:
+    if not request.user.is_authenticated:
+        return {}
+    match = request.resolver_match
+    return {
+        "ui_namespaces": SimpleLazyObject(namespace_names),
+        "ui_ns": match.kwargs.get("ns") if match else None,
+        "ui_page": match.url_name if match else None,
+        "ui_time_zone": settings.TIME_ZONE,
+        "ui_model_mode": model_mode(),
+        "ui_live_shared": bool(settings.REDIS_URL),
+    }
