@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.http import HttpRequest
-from django.utils.dateparse import parse_datetime
 from ninja import Query, Router, Schema
 
 from memory.api.auth import namespace_for, request_token
@@ -17,7 +16,6 @@ from memory.api.schemas import (
     SourceBlockOut,
     TimelineOut,
 )
-from memory.engine.graph_state import AsOf
 from memory.errors import Invalid
 from memory.models import EventStatus, TokenScope
 from memory.selectors.events import (
@@ -30,30 +28,19 @@ from memory.selectors.events import (
     events_by_ids,
     events_out,
 )
-from memory.selectors.graph import graph_nodes, node_get, node_neighbours, node_state
+from memory.selectors.graph import (
+    as_of_from_text,
+    graph_nodes,
+    node_get,
+    node_neighbours,
+    node_state,
+)
 from memory.services.events import event_lifecycle
 from memory.services.expansion import event_expand_batch, node_expand_batch
 
 router = Router(tags=["memory"])
 
 TIMELINE_MAX = 1000
-
-
-def parse_as_of(value: str | None) -> AsOf | None:
-    """`as_of` is a namespace turn (an integer) or an ISO 8601 date/time (naive → UTC)."""
-    if value is None or value == "":
-        return None
-    if value.isdigit():
-        return AsOf(turn=int(value))
-    try:
-        parsed = parse_datetime(value) or parse_datetime(f"{value}T23:59:59.999999+00:00")
-    except ValueError:
-        parsed = None
-    if parsed is None:
-        raise Invalid("as_of must be a turn number or an ISO 8601 date", code="invalid_as_of")
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return AsOf(at=parsed)
 
 
 @router.get(
@@ -174,7 +161,7 @@ def expand_node(
 ) -> ExpandNodeOut:
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
     node = node_get(namespace, node_id)
-    point = parse_as_of(as_of)
+    point = as_of_from_text(as_of)
     state = node_state(node, point)
     batch = node_expand_batch(
         namespace=namespace,
@@ -205,7 +192,7 @@ def expand_node(
 def graph_state(request: HttpRequest, ns: str, as_of: str | None = None) -> GraphStateOut:
     """Every node with its current facts (or as of a turn/date) — the graph's state at a glance."""
     namespace = namespace_for(request, ns, scope=TokenScope.READ)
-    states = graph_nodes(namespace, parse_as_of(as_of))
+    states = graph_nodes(namespace, as_of_from_text(as_of))
     return GraphStateOut(
         as_of=as_of,
         nodes=[

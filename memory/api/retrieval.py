@@ -10,7 +10,6 @@ from django.http import HttpRequest
 from ninja import Router
 
 from memory.api.auth import namespace_for
-from memory.api.memory import parse_as_of
 from memory.api.retrieval_schemas import (
     AssessIn,
     EventResultOut,
@@ -36,6 +35,7 @@ from memory.selectors.audit import (
     receipt_get,
 )
 from memory.selectors.events import event_get, events_by_ids
+from memory.selectors.graph import as_of_from_text
 from memory.selectors.messages import message_out, messages_out
 from memory.selectors.namespaces import namespace_turn
 from memory.services import retrieval
@@ -101,7 +101,7 @@ def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> Searc
             query=payload.query,
             limit=payload.limit,
             session_id=payload.session_id,
-            as_of=parse_as_of(payload.as_of),
+            as_of=as_of_from_text(payload.as_of),
         ),
     )
     return SearchGraphOut(

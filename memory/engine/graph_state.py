@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 from typing import Any, Final, NamedTuple
 
 from memory.engine.lifecycle import ACTIVE, HIDDEN_STATUSES
@@ -28,6 +28,25 @@ class AsOf:
 
     turn: int | None = None
     at: datetime | None = None
+
+
+def parse_as_of(value: str | None) -> AsOf | None:
+    """`as_of` as people and agents write it: a namespace turn ("42") or an ISO 8601 date or
+    time ("2023-05-10" means the end of that day; a naive time is UTC). Empty → None (now).
+    Raises ValueError for anything else."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    if text.isdigit():
+        return AsOf(turn=int(text))
+    try:
+        if len(text) == 10:
+            at = datetime.combine(date.fromisoformat(text), time.max, tzinfo=UTC)
+        else:
+            at = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T"))
+    except ValueError as exc:
+        raise ValueError(f"as_of must be a turn number or an ISO 8601 date, got {text!r}") from exc
+    return AsOf(at=at if at.tzinfo else at.replace(tzinfo=UTC))
 
 
 class Validity(NamedTuple):

@@ -13,9 +13,17 @@ import networkx as nx
 from django.db.models import Q
 from pydantic import Field, computed_field
 
-from memory.engine.graph_state import CURRENT, HIDDEN, HISTORICAL, AsOf, Validity, item_state
+from memory.engine.graph_state import (
+    CURRENT,
+    HIDDEN,
+    HISTORICAL,
+    AsOf,
+    Validity,
+    item_state,
+    parse_as_of,
+)
 from memory.engine.redact import redact
-from memory.errors import NotFound
+from memory.errors import Invalid, NotFound
 from memory.models import GraphEdge, GraphFact, GraphNode, Namespace
 from memory.selectors.out import Out
 
@@ -29,6 +37,7 @@ __all__ = [
     "NeighbourOut",
     "NodeOut",
     "NodeStateOut",
+    "as_of_from_text",
     "graph_networkx",
     "graph_nodes",
     "node_get",
@@ -125,6 +134,14 @@ class NeighbourOut(Out):
     name: str
     type: str
     distance: int
+
+
+def as_of_from_text(value: str | None) -> AsOf | None:
+    """`engine.graph_state.parse_as_of`, with 422 `invalid_as_of` for bad input."""
+    try:
+        return parse_as_of(value)
+    except ValueError as exc:
+        raise Invalid(str(exc), code="invalid_as_of") from exc
 
 
 def node_get(namespace: Namespace, node_id: int) -> GraphNode:

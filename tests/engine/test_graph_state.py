@@ -6,7 +6,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.engine.graph_state import CURRENT, HIDDEN, HISTORICAL, AsOf, Validity, item_state
+from memory.engine.graph_state import (
+    CURRENT,
+    HIDDEN,
+    HISTORICAL,
+    AsOf,
+    Validity,
+    item_state,
+    parse_as_of,
+)
 
 MAY_1 = datetime(2023, 5, 1, tzinfo=UTC)
 MAY_10 = datetime(2023, 5, 10, tzinfo=UTC)
@@ -65,3 +73,24 @@ def test_validity_reads_rows_and_objects_alike():
         status, valid_from, valid_to, valid_from_turn, valid_to_turn = OPEN
 
     assert Validity.of(Fact()) == OPEN
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", None),
+        ("  ", None),
+        ("42", AsOf(turn=42)),
+        ("2023-05-10", AsOf(at=datetime(2023, 5, 10, 23, 59, 59, 999999, tzinfo=UTC))),
+        ("2023-05-10T08:30:00Z", AsOf(at=datetime(2023, 5, 10, 8, 30, tzinfo=UTC))),
+        ("2023-05-10T08:30", AsOf(at=datetime(2023, 5, 10, 8, 30, tzinfo=UTC))),
+    ],
+)
+def test_as_of_is_a_turn_or_a_date(text, expected):
+    assert parse_as_of(text) == expected
+
+
+@pytest.mark.parametrize("text", ["yesterday", "-3", "2023-13-01", "12abc"])
+def test_other_as_of_text_is_refused(text):
+    with pytest.raises(ValueError, match="as_of must be"):
+        parse_as_of(text)
