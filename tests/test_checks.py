@@ -55,3 +55,14 @@ def test_a_database_other_than_sqlite_or_postgres_is_e004(monkeypatch):
 
     monkeypatch.setitem(settings.DATABASES["default"], "ENGINE", "django.db.backends.mysql")
     assert "stratagate.E004" in _ids()
+
+
+def test_an_unknown_time_zone_is_e014_and_falls_back_to_utc(monkeypatch):
+    monkeypatch.setattr(env, "CONFIG_PROBLEMS", [])
+    monkeypatch.setenv("STRATAGATE_TIME_ZONE", "Mars/Olympus_Mons")
+    assert env.env_time_zone("STRATAGATE_TIME_ZONE", "UTC", check_id="stratagate.E014") == "UTC"
+    assert [cid for cid, _ in env.CONFIG_PROBLEMS] == ["stratagate.E014"]
+    monkeypatch.setenv("STRATAGATE_TIME_ZONE", "Asia/Shanghai")
+    zone = env.env_time_zone("STRATAGATE_TIME_ZONE", "UTC", check_id="stratagate.E014")
+    assert zone == "Asia/Shanghai"
+    assert len(env.CONFIG_PROBLEMS) == 1
