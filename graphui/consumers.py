@@ -1,30 +1,52 @@
-"""Live updates: a logged-in user joins a namespace's group and receives what workers publish."""
+"""Live updates: a logged-in user's page joins its namespace's group and receives what services
+publish after their transactions commit (memory.services.live). The consumer only joins groups
+and pushes; it never writes, and anything a browser sends is ignored."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from memory.errors import NotFound
+from memory.selectors.namespaces import namespace_get
+from memory.services.live import namespace_group
 
-def namespace_group(name: str) -> str:
-    # Group names allow only [A-Za-z0-9._-]; namespace names may also hold ':'.
-    return "ns." + name.replace(":", "_")
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+
+
+@database_sync_to_async
+def _namespace_id(name: str) -> int | None:
+    try:
+        return namespace_get(name).pk
+    except NotFound:
+        return None
 
 
 class NamespaceConsumer(AsyncJsonWebsocketConsumer):
+    group: str | None = None
+
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=4401)
+            await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        self.group = namespace_group(self.scope["url_route"]["kwargs"]["ns"])
+        namespace_id = await _namespace_id(self.scope["url_route"]["kwargs"]["ns"])
+        if namespace_id is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.group = namespace_group(namespace_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
+        if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """Pages only listen; nothing a browser sends changes anything."""
 
     async def memory_update(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])

@@ -25,6 +25,7 @@ from memory.models import (
 )
 from memory.search import index_events
 from memory.search.index import index_nodes_of_events
+from memory.services.live import publish
 
 
 @dataclass(frozen=True)
@@ -141,4 +142,5 @@ def event_lifecycle(*, event: Event, action: str, actor: str) -> Event:
             target=f"event:{locked.pk}",
             details={"before": before, "after": {"status": locked.status, "pinned": locked.pinned}},
         )
+        publish(locked.namespace_id, "event.changed", action=action, event_ids=[locked.pk])
     return locked

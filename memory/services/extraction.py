@@ -34,6 +34,7 @@ from memory.models import (
 )
 from memory.services.events import EventContext, event_create, event_relate, event_supersede
 from memory.services.jobs import job_create, job_handler
+from memory.services.live import publish
 from memory.services.llm_runtime import llm_call, llm_client
 
 TIMELINE_RELEVANT = 8
@@ -177,6 +178,13 @@ def block_events_extract(job: ProcessingJob) -> None:
     with transaction.atomic():
         created = _store_events(block, grounded, timeline, messages, formed_turn)
         block_mark_ready(block_id=block.pk)
+        if created:
+            publish(
+                block.namespace_id,
+                "event.changed",
+                action="extracted",
+                event_ids=[e.pk for e in created],
+            )
         for start in range(0, len(created), PROJECTION_BATCH):
             job_create(
                 namespace_id=block.namespace_id,

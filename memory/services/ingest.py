@@ -15,6 +15,7 @@ from memory.errors import Conflict, Invalid
 from memory.models import Block, IngestReceipt, Message, MessageRole, Namespace, Session, Turn
 from memory.search import index_messages
 from memory.services.db import write_transaction
+from memory.services.live import publish
 from memory.services.sealing import block_seal_ready_runs
 from memory.services.settings import memory_settings_get
 
@@ -210,4 +211,12 @@ def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
         namespace=namespace, receipt_id=turn.receipt_id, content_hash=content_hash, turn=stored
     )
     sealed = block_seal_ready_runs(session=session, block_turns=memory_settings_get().block_turns)
+    publish(
+        namespace.pk,
+        "turn.created",
+        session_id=session.external_id,
+        session_turn=stored.session_turn,
+        namespace_turn=stored.namespace_turn,
+        sealed_block_ids=[b.pk for b in sealed],
+    )
     return IngestResult(turn=stored, duplicate=False, sealed_blocks=sealed)

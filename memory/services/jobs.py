@@ -17,6 +17,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memory.models import Block, BlockStatus, JobKind, JobStatus, ProcessingJob
+from memory.services.live import publish
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,9 @@ def job_claim(job_id: int, *, now: datetime) -> ProcessingJob | None:
     )
     if claimed != 1:
         return None
-    return ProcessingJob.objects.select_related("block", "namespace").get(pk=job_id)
+    job = ProcessingJob.objects.select_related("block", "namespace").get(pk=job_id)
+    _announce(job, JobStatus.RUNNING)
+    return job
 
 
 def job_run(job_id: int) -> str:
@@ -114,13 +117,27 @@ def job_run(job_id: int) -> str:
         handler(claimed)
     except Exception as exc:
         return _record_failure(claimed, exc)
-    ProcessingJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
+    finished = ProcessingJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
         status=JobStatus.SUCCEEDED,
         finished_at=timezone.now(),
         lease_expires_at=None,
         updated_at=timezone.now(),
     )
+    if finished:
+        _announce(claimed, JobStatus.SUCCEEDED)
     return "succeeded"
+
+
+def _announce(job: ProcessingJob, status: str) -> None:
+    publish(
+        job.namespace_id,
+        "job.changed",
+        job_id=job.pk,
+        job_kind=job.kind,
+        status=status,
+        block_id=job.block_id,
+        attempts=job.attempts,
+    )
 
 
 def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
@@ -140,6 +157,8 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
             )
             if job.block_id and job.kind in BLOCK_JOB_KINDS:
                 Block.objects.filter(pk=job.block_id).update(status=BlockStatus.FAILED)
+                publish(job.namespace_id, "block.failed", block_id=job.block_id, job_id=job.pk)
+            _announce(job, JobStatus.FAILED)
             log.warning("job %s (%s) failed for good: %s", job.pk, job.kind, exc)
             return "failed"
         run_after = now + timedelta(seconds=backoff_seconds(job.attempts))
@@ -152,6 +171,7 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
             updated_at=now,
         )
         transaction.on_commit(lambda: job_trigger(job.pk, run_after=run_after))
+        _announce(job, JobStatus.QUEUED)
     log.info(
         "job %s (%s) attempt %s failed; retry at %s", job.pk, job.kind, job.attempts, run_after
     )
@@ -177,7 +197,8 @@ def job_retry(job: ProcessingJob) -> ProcessingJob:
                 status=BlockStatus.PENDING
             )
         transaction.on_commit(lambda: job_trigger(job.pk))
-    job.refresh_from_db()
+        job.refresh_from_db()
+        _announce(job, JobStatus.QUEUED)
     return job
 
 

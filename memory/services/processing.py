@@ -22,6 +22,7 @@ from memory.models import (
 )
 from memory.services.extraction import block_messages, extraction_user_prompt
 from memory.services.jobs import job_create, job_handler, job_trigger
+from memory.services.live import publish
 from memory.services.llm_runtime import llm_call, llm_client
 
 
@@ -107,6 +108,7 @@ def block_mark_ready(*, block_id: int) -> None:
     block.save(
         update_fields=["status", "ready_position", "anchor_position", "anchor_level", "ready_at"]
     )
+    publish(block.namespace_id, "block.ready", block_id=block.pk, session_pk=block.session_id)
     following = (
         ProcessingJob.objects.filter(
             block__session_id=block.session_id,

@@ -45,6 +45,7 @@ from memory.services.imports.graph_rollback import graph_jobs_queue
 from memory.services.imports.restore import dump_restore
 from memory.services.imports.source import source_block_create, source_views_write
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
+from memory.services.live import publish
 
 COMMITTABLE = (ImportStatus.READY, ImportStatus.AWAITING_CONFIRMATION)
 
@@ -171,6 +172,14 @@ def import_commit(*, batch: ImportBatch, choices: list[Choice] | None = None) ->
         locked.commit_record = {**record, "kind": kind, "job_watermark": watermark}
         locked.source_block_id = record.get("block_id")
         locked.save(update_fields=["status", "committed_at", "commit_record", "source_block"])
+        publish(locked.namespace_id, "import.progress", import_id=locked.pk, status=locked.status)
+        if created or changed:
+            publish(
+                locked.namespace_id,
+                "event.changed",
+                action="import",
+                event_ids=sorted({*created, *changed}),
+            )
     return CommitResult(locked, created, changed, sessions)
 
 

@@ -52,6 +52,7 @@ from memory.services.imports.fingerprint import memory_fingerprint
 from memory.services.imports.parser import check_size, parse_memories
 from memory.services.imports.restore import require_empty
 from memory.services.jobs import job_create, job_handler
+from memory.services.live import publish
 from memory.services.llm_runtime import llm_call, llm_client
 
 DEFAULT_TOP_K = 5
@@ -348,6 +349,16 @@ def import_preview_job(job: ProcessingJob) -> None:
             )
             if updated:
                 ImportBatch.objects.filter(pk=batch.pk).update(processed=F("processed") + 1)
+                publish(
+                    batch.namespace_id,
+                    "import.progress",
+                    import_id=batch.pk,
+                    status=ImportStatus.PROCESSING,
+                    processed=ImportBatch.objects.values_list("processed", flat=True).get(
+                        pk=batch.pk
+                    ),
+                    total=batch.total,
+                )
         _renew_lease(job)
     import_preview_finish(batch_id=batch.pk)
 
@@ -365,3 +376,11 @@ def import_preview_finish(*, batch_id: int) -> None:
         batch.status = ImportStatus.AWAITING_CONFIRMATION if low else ImportStatus.READY
         batch.preview_fingerprint = memory_fingerprint(batch)
         batch.save(update_fields=["status", "preview_fingerprint"])
+        publish(
+            batch.namespace_id,
+            "import.progress",
+            import_id=batch.pk,
+            status=batch.status,
+            processed=batch.processed,
+            total=batch.total,
+        )

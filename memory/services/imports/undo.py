@@ -44,6 +44,7 @@ from memory.search import index_nodes, unindex_events, unindex_messages
 from memory.search.index import index_nodes_of_events
 from memory.services.imports.graph_rollback import graph_detach_events
 from memory.services.imports.restore import dump_unrestore
+from memory.services.live import publish
 
 
 @dataclass(frozen=True)
@@ -240,4 +241,11 @@ def import_undo(*, batch: ImportBatch) -> UndoResult:
             "undo": {"removed_event_ids": sorted(removed), "restored_event_ids": restored},
         }
         locked.save(update_fields=["status", "undone_at", "commit_record"])
+        publish(locked.namespace_id, "import.progress", import_id=locked.pk, status=locked.status)
+        publish(
+            locked.namespace_id,
+            "event.changed",
+            action="import_undo",
+            event_ids=sorted({*removed, *restored}),
+        )
     return UndoResult(locked, sorted(removed), restored)

@@ -1,0 +1,128 @@
+"""Live updates leave only after the transaction commits, carry plain JSON, and each service
+that changes what a page shows announces it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from memory.models import Event, Namespace
+from memory.services.events import event_lifecycle
+from memory.services.ingest import MessageIn, TurnIn, turn_ingest
+from memory.services.jobs import jobs_drain
+from memory.services.live import namespace_group, publish
+from memory.services.namespaces import namespace_get_or_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def listen(settings: Any) -> Callable[[Namespace], Callable[[], list[dict[str, Any]]]]:
+    """Subscribe a channel to a namespace's group; the returned callable drains what arrived."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    layer = get_channel_layer()
+
+    def subscribe(namespace: Namespace) -> Callable[[], list[dict[str, Any]]]:
+        channel = async_to_sync(layer.new_channel)()
+        async_to_sync(layer.group_add)(namespace_group(namespace.pk), channel)
+
+        def drain() -> list[dict[str, Any]]:
+            received = []
+            while True:
+                try:
+                    message = async_to_sync(_receive_now)(layer, channel)
+                except TimeoutError:
+                    return received
+                received.append(message["payload"])
+
+        return drain
+
+    return subscribe
+
+
+async def _receive_now(layer: Any, channel: str) -> dict[str, Any]:
+    import asyncio
+
+    return await asyncio.wait_for(layer.receive(channel), timeout=0.05)
+
+
+def _turn(n: int, session: str = "s1") -> TurnIn:
+    return TurnIn(
+        session_id=session,
+        receipt_id=f"r{n}",
+        messages=[
+            MessageIn(role="user", content=f"We decided to use PostgreSQL, step {n}."),
+            MessageIn(role="assistant", content="Noted."),
+        ],
+    )
+
+
+def test_nothing_leaves_before_the_commit_and_nothing_after_a_rollback(
+    listen, django_capture_on_commit_callbacks
+):
+    namespace = namespace_get_or_create(name="proj")
+    drain = listen(namespace)
+    with django_capture_on_commit_callbacks() as pending:
+        publish(namespace.pk, "event.changed", action="pin", event_ids=[1])
+        assert drain() == []  # still inside the transaction
+    assert len(pending) == 1
+    pending[0]()
+    assert drain() == [{"kind": "event.changed", "action": "pin", "event_ids": [1]}]
+
+    with django_capture_on_commit_callbacks(execute=True) as rolled:
+        try:
+            with transaction.atomic():
+                publish(namespace.pk, "event.changed", action="forget", event_ids=[2])
+                raise RuntimeError("roll back")
+        except RuntimeError:
+            pass
+    assert rolled == [] and drain() == []
+
+
+def test_bad_payloads_fail_where_they_are_made():
+    with pytest.raises(ValueError, match="unknown live update kind"):
+        publish(1, "something.else")
+    with pytest.raises(TypeError):
+        publish(1, "event.changed", when=object())
+    with pytest.raises(ValueError):
+        publish(1, "event.changed", weight=float("nan"))
+
+
+def test_ingest_processing_and_lifecycle_are_announced(listen, django_capture_on_commit_callbacks):
+    namespace = namespace_get_or_create(name="proj")
+    drain = listen(namespace)
+    with django_capture_on_commit_callbacks(execute=True):
+        for n in range(1, 7):
+            turn_ingest(namespace=namespace, turn=_turn(n))
+    turns = [m for m in drain() if m["kind"] == "turn.created"]
+    assert [m["session_turn"] for m in turns] == [1, 2, 3, 4, 5, 6]
+    assert turns[-1]["session_id"] == "s1" and len(turns[-1]["sealed_block_ids"]) == 1
+
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs_drain()
+    processed = drain()
+    kinds = [m["kind"] for m in processed]
+    assert "block.ready" in kinds and "event.changed" in kinds
+    jobs = [(m["job_kind"], m["status"]) for m in processed if m["kind"] == "job.changed"]
+    assert ("block_views", "running") in jobs and ("block_views", "succeeded") in jobs
+    assert ("block_extract", "succeeded") in jobs
+
+    event = Event.objects.filter(namespace=namespace).first()
+    assert event is not None
+    with django_capture_on_commit_callbacks(execute=True):
+        event_lifecycle(event=event, action="forget", actor="test")
+    assert drain() == [{"kind": "event.changed", "action": "forget", "event_ids": [event.pk]}]
+
+
+def test_a_duplicate_ingest_announces_nothing(listen, django_capture_on_commit_callbacks):
+    namespace = namespace_get_or_create(name="proj")
+    drain = listen(namespace)
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_ingest(namespace=namespace, turn=_turn(1))
+        turn_ingest(namespace=namespace, turn=_turn(1))
+    assert [m["kind"] for m in drain()] == ["turn.created"]
