@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install (first run) and start StrataGate on the embedded default: SQLite under ./var,
-# offline processor, no API key. Arguments go to `manage.py serve` (--host, --port, --workers).
+# offline processor, no API key. Arguments go to `manage.py serve` (--host, --port, --workers),
+# except --demo, which loads the demo namespace (`manage.py load_demo`) before serving.
 #
 #   bash scripts/run.sh
 #   bash scripts/run.sh --port 9000 --workers 2
+#   bash scripts/run.sh --demo
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,9 +15,14 @@ export VENV_DIR="${VENV_DIR:-.venv}"
 bash scripts/bootstrap.sh
 PY="$VENV_DIR/bin/python"
 
+DEMO=0
+args=()
+for arg in "$@"; do
+  if [[ "$arg" == "--demo" ]]; then DEMO=1; else args+=("$arg"); fi
+done
+
 HOST=127.0.0.1
 PORT=8000
-args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   case "${args[i]}" in
     --host) HOST="${args[i + 1]:-$HOST}" ;;
@@ -33,6 +40,9 @@ esac
 URL="http://$SHOWN_HOST:$PORT"
 
 "$PY" manage.py migrate --noinput --verbosity 0
+if [[ "$DEMO" == 1 ]]; then
+  "$PY" manage.py load_demo
+fi
 
 # A superuser `admin` with a random password, created once; the password is printed only now.
 ADMIN_PASSWORD="$("$PY" manage.py shell --no-imports -c '
@@ -71,6 +81,7 @@ cat <<EOF
  Agent token for namespace "demo" (admin scope, shown once):
    $TOKEN
  More tokens: $PY manage.py create_agent_token --namespace NAME
+ Demo data: bash scripts/run.sh --demo, or $PY manage.py load_demo
 
  Try it (README.md "First steps" has more):
    export URL=$URL TOKEN=$TOKEN
@@ -86,4 +97,4 @@ cat <<EOF
 
 EOF
 
-exec "$PY" manage.py serve "$@"
+exec "$PY" manage.py serve ${args[@]+"${args[@]}"}
