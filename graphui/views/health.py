@@ -1,16 +1,115 @@
-"""Placeholder until the page is built (replaced in the same change)."""
+"""Namespace health page (SPEC §13.1): the namespace's counts, processing state and settings from
+`namespace_health` (the same read the API's memory_status answers with), plus three small
+server-rendered charts from `health_charts`."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from memory.errors import NotFound
+from graphui.access import ui_namespace
+from graphui.charts import Bar, bar_chart, line_chart
+from memory.engine.decay import LAMBDA_WARNING_ABOVE
+from memory.models import JobKind, JobStatus
+from memory.selectors.health import namespace_health
+from memory.selectors.health_charts import HealthChartsOut, health_charts
+
+JOB_STATUSES: tuple[str, ...] = tuple(JobStatus.values)  # queued, running, succeeded, failed
+JOB_KINDS: tuple[str, ...] = tuple(JobKind.values)
 
 
-def _missing(*args: Any, **kwargs: Any) -> HttpResponse:
-    raise NotFound("this page is not built yet", code="page_not_found")
+@dataclass(frozen=True)
+class JobRow:
+    kind: str
+    counts: list[tuple[str, int]]  # (status, count) in JOB_STATUSES order
+    failed: int
 
 
-health_page = _missing
+def _job_rows(jobs: dict[str, dict[str, int]]) -> list[JobRow]:
+    kinds = [*(k for k in JOB_KINDS if k in jobs), *sorted(k for k in jobs if k not in JOB_KINDS)]
+    return [
+        JobRow(
+            kind=kind,
+            counts=[(status, jobs[kind].get(status, 0)) for status in JOB_STATUSES],
+            failed=jobs[kind].get(JobStatus.FAILED, 0),
+        )
+        for kind in kinds
+    ]
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)}%" if whole and part else ""
+
+
+def _level_chart(charts: HealthChartsOut) -> SafeString:
+    ready = charts.ready_blocks
+    bars = [Bar(f"L{c.level}", c.blocks, _share(c.blocks, ready)) for c in charts.levels]
+    bars += [
+        Bar(_("pending"), charts.pending_blocks),
+        Bar(_("failed"), charts.failed_blocks),
+    ]
+    return bar_chart(bars, title=_("Blocks by display level"))
+
+
+BAND_LABELS = {
+    "high": gettext_lazy("high ≥ 0.7"),
+    "mid": gettext_lazy("mid 0.3–0.7"),
+    "low": gettext_lazy("low < 0.3"),
+    "zero": gettext_lazy("zero"),
+}
+BAND_NAMES = {
+    "high": gettext_lazy("high"),
+    "mid": gettext_lazy("mid"),
+    "low": gettext_lazy("low"),
+    "zero": gettext_lazy("zero"),
+}
+
+
+def _band_chart(charts: HealthChartsOut) -> SafeString:
+    total = charts.visible_events
+    bars = [Bar(str(BAND_LABELS[b.band]), b.events, _share(b.events, total)) for b in charts.bands]
+    return bar_chart(bars, title=_("Events by weight band"))
+
+
+def _adoption_chart(charts: HealthChartsOut) -> SafeString:
+    buckets = charts.adoption_buckets
+    return line_chart(
+        [(b.first_turn, b.adoptions) for b in buckets],
+        marks=[(b.first_turn, b.adoptions) for b in buckets if b.receipts],
+        title=_("Adoptions over turns"),
+        x_label=(
+            _("namespace turn")
+            if charts.bucket_turns == 1
+            else _("first turn of each %(n)d-turn bucket") % {"n": charts.bucket_turns}
+        ),
+    )
+
+
+def health_page(request: HttpRequest, ns: str) -> HttpResponse:
+    namespace = ui_namespace(request, ns)
+    health = namespace_health(namespace=namespace)
+    charts = health_charts(namespace=namespace)
+    return render(
+        request,
+        "graphui/health.html",
+        {
+            "health": health,
+            "charts": charts,
+            "job_rows": _job_rows(health.jobs),
+            "job_statuses": JOB_STATUSES,
+            "lambda_fast": charts.block_lambda > LAMBDA_WARNING_ABOVE,
+            "level_chart": _level_chart(charts),
+            "band_chart": _band_chart(charts),
+            "adoption_chart": _adoption_chart(charts) if charts.receipts else None,
+            "band_legend": [(str(BAND_NAMES[b.band]), b.events) for b in charts.bands],
+            "batches_total": sum(health.retrieval.batches.values()),
+            "assessments_total": sum(health.retrieval.assessments.values()),
+            "model_calls_total": sum(health.model_calls.by_kind.values()),
+            "used_buckets": [b for b in charts.adoption_buckets if b.receipts],
+        },
+    )

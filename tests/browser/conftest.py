@@ -107,7 +107,16 @@ class PageWatch:
         self.page_errors: list[str] = []
         self.dialogs: list[str] = []
         page.on("request", lambda r: self.requests.append(r.url))
-        page.on("requestfailed", lambda r: self.failed.append(f"failed {r.url} {r.failure}"))
+        # A load the page itself cancelled by navigating on (ERR_ABORTED) is not a failure; a
+        # missing file still is, through its 404 response below.
+        page.on(
+            "requestfailed",
+            lambda r: (
+                self.failed.append(f"failed {r.url} {r.failure}")
+                if "ERR_ABORTED" not in (r.failure or "")
+                else None
+            ),
+        )
         page.on(
             "response",
             lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None,

@@ -67,9 +67,11 @@ def test_login_shows_namespaces_with_counts(
     assert browser_page.locator("h1").inner_text() == "Namespaces"
     row = browser_page.locator("#namespaces tbody tr", has_text=project_namespace)
     assert row.count() == 1
-    cells = [c.strip() for c in row.locator("td").all_inner_texts()]
-    # Namespace, Turns, Sessions, Ready blocks, Pending, Failed, Last activity
-    assert cells[:6] == [project_namespace, "13", "1", "2", "0", "0"]
+    cells = [c.strip() for c in row.locator("th, td").all_inner_texts()]
+    # Namespace, sessions, turns, blocks ready/pending/failed, events active/superseded/
+    # forgotten/archived, nodes, edges, receipts, adoptions, jobs running/failed, last activity
+    assert cells[:6] == [project_namespace, "1", "13", "2", "0", "0"]
+    assert cells[12:16] == ["0", "0", "0", "0"]
 
 
 def test_wrong_password_shows_the_error(user: Any, live_server: Any, browser_page: Any) -> None:
