@@ -1,9 +1,20 @@
 """Memory UI URLs. Every view is a URL: filters, pages and tabs live in the query string, so any
 view can be linked and reloaded. All of them need a login (graphui.middleware.UILoginRequired)."""
 
-from django.urls import path
+from django.urls import path, register_converter
+from django.urls.converters import PathConverter
 
 from graphui.views import events, graph, health, namespaces, search, sessions, settings
+
+
+class SessionIdConverter(PathConverter):
+    """Any stored session id: "/" and line breaks included (`path` stops at a line break, and
+    one such id would break reversing its link, taking the whole session list down)."""
+
+    regex = r"[\s\S]+"
+
+
+register_converter(SessionIdConverter, "session_id")
 
 app_name = "graphui"
 
@@ -15,7 +26,7 @@ urlpatterns = [
     path("settings/test-model/", settings.model_test, name="settings_test_model"),
     path("ns/<str:ns>/", health.health_page, name="health"),
     path("ns/<str:ns>/sessions/", sessions.session_list_page, name="sessions"),
-    path("ns/<str:ns>/sessions/<path:session_id>", sessions.session_page, name="session"),
+    path("ns/<str:ns>/sessions/<session_id:session_id>", sessions.session_page, name="session"),
     path("ns/<str:ns>/blocks/<int:block_id>/", sessions.block_link, name="block"),
     path("ns/<str:ns>/blocks/<int:block_id>/expand/", sessions.block_expand_action, name="expand"),
     path("ns/<str:ns>/messages/<int:message_id>/", sessions.message_link, name="message"),

@@ -1,4 +1,8 @@
-"""Block expansion: re-anchor the display pointer so the block decays again from the target."""
+"""Block expansion: re-anchor the display pointer so the block decays again from the target.
+
+Agents expand through the API (`block_expand` + a retrieval batch, their evidence loop); people
+expand in the Memory UI (`block_expand_by_user`: the same rules plus an admin audit row, and no
+batch, because a person browsing is not an agent's evidence)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from django.utils import timezone
 
 from memory.engine.decay import display_level, resolve_expand_target
 from memory.errors import Conflict, Invalid
-from memory.models import Block, BlockStatus, LiftedBy, Session
+from memory.models import AdminAction, Block, BlockStatus, LiftedBy, Session
 from memory.services.settings import memory_settings_get
 
 
@@ -47,3 +51,36 @@ def block_expand(*, block: Block, target: str | int | None, lifted_by: str) -> B
             update_fields=["anchor_level", "anchor_position", "last_lifted_at", "last_lifted_by"]
         )
     return locked
+
+
+def _level_now(block_id: int) -> int | None:
+    """The level a block shows now, read fresh (the caller's instance may be stale)."""
+    block = Block.objects.get(pk=block_id)
+    if block.status != BlockStatus.READY or block.anchor_position is None:
+        return None
+    return display_level(
+        anchor_level=block.anchor_level,
+        anchor_position=block.anchor_position,
+        latest=ready_block_count(block.session_id),
+        lam=memory_settings_get().block_lambda,
+    )
+
+
+def block_expand_by_user(*, block: Block, target: str | int | None, actor: str) -> Block:
+    """A person lifts a block from the Memory UI (SPEC §4.5, §13): re-anchor like the agent's
+    expand and record an `expand_block` admin action, both in one transaction, so a refused
+    expansion (409 not ready, 422 bad target) writes nothing at all."""
+    with transaction.atomic():
+        # Lock the session first, as block_expand does, so "before" is the level it replaces.
+        Session.objects.select_for_update().filter(pk=block.session_id).first()
+        before = _level_now(block.pk)
+        expanded = block_expand(block=block, target=target, lifted_by=LiftedBy.USER)
+        AdminAction.objects.create(
+            namespace_id=expanded.namespace_id,
+            actor=actor[:200],
+            action="expand_block",
+            target=f"block:{expanded.pk}",
+            # Right after a lift the block shows its anchor level (nothing has decayed yet).
+            details={"before": {"level": before}, "after": {"level": expanded.anchor_level}},
+        )
+    return expanded
