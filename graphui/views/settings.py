@@ -1,18 +1,299 @@
-"""Placeholder until the page is built (replaced in the same change)."""
+"""Settings page (SPEC §13.6): λ and block size with a live preview before saving (level schedule,
+context tokens of a chosen session, the λ that keeps the per-turn decay when the block size
+changes), the model endpoint with a connection test, and the namespace mode.
+
+Reading and previewing are open to every logged-in user and write nothing; saving and testing
+the model endpoint need staff, as the API needs an admin token for settings."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
-from django.http import HttpResponse
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from memory.errors import NotFound
+from graphui.access import actor, staff_required
+from memory.engine.decay import (
+    BLOCK_TURNS_MAX,
+    BLOCK_TURNS_MIN,
+    LAMBDA_MAX,
+    LAMBDA_MIN,
+    LAMBDA_STEP,
+    LAMBDA_WARNING_ABOVE,
+)
+from memory.errors import Invalid
+from memory.selectors.settings_view import (
+    FieldError,
+    SessionChoice,
+    SettingsPreview,
+    exact_number,
+    settings_preview_numbers,
+)
+from memory.services.llm_check import ConnectionReport, llm_connection_test, llm_endpoint
+from memory.services.settings import settings_update_by_user
+
+FIELDS_BY_CODE = {"invalid_block_lambda": "block_lambda", "invalid_block_turns": "block_turns"}
 
 
-def _missing(*args: Any, **kwargs: Any) -> HttpResponse:
-    raise NotFound("this page is not built yet", code="page_not_found")
+def _preview(data: QueryDict) -> SettingsPreview:
+    return settings_preview_numbers(
+        block_lambda=data.get("block_lambda"),
+        block_turns=data.get("block_turns"),
+        ns=data.get("ns", ""),
+        session=data.get("session", ""),
+    )
 
 
-settings_page = _missing
-settings_preview = _missing
-model_test = _missing
+def _lam(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _warning_text() -> str:
+    return _(
+        "⚠ Forgets fast: above λ %(limit)s older blocks drop to titles within a few blocks. "
+        "This is advice; you can still save it."
+    ) % {"limit": _lam(LAMBDA_WARNING_ABOVE)}
+
+
+def _suggestion_text(preview: SettingsPreview) -> str:
+    suggestion = preview.suggestion
+    if suggestion is None:
+        return ""
+    if suggestion.applied:
+        return _("λ = %(lam)s keeps the same decay per turn as today.") % {
+            "lam": _lam(suggestion.block_lambda)
+        }
+    return _("To keep the same decay per turn, use λ = %(lam)s") % {
+        "lam": _lam(suggestion.block_lambda)
+    }
+
+
+def _suggestion_detail(preview: SettingsPreview) -> str:
+    suggestion = preview.suggestion
+    if suggestion is None:
+        return ""
+    text = _("(λ %(lam)s × %(new)s ÷ %(old)s; never applied automatically)") % {
+        "lam": _lam(suggestion.old_block_lambda),
+        "new": suggestion.new_block_turns,
+        "old": suggestion.old_block_turns,
+    }
+    if suggestion.capped:
+        text += " " + _("Capped at 1.00: the per-turn decay will be slower than today.")
+    return text
+
+
+def _session_text(preview: SettingsPreview) -> str:
+    if preview.tokens is None:
+        return ""
+    return _(
+        "Layered history of session “%(session)s” in %(ns)s: ready blocks at their displayed "
+        "level, then pending blocks and the open tail as raw messages."
+    ) % {"session": preview.tokens.session_label, "ns": preview.tokens.namespace}
+
+
+def _difference_text(preview: SettingsPreview) -> str:
+    """ "−127 (−15%)": a true minus sign, a plus for growth, the share of today's cost."""
+    tokens = preview.tokens
+    if tokens is None or tokens.difference is None:
+        return "—"
+    diff = tokens.difference
+    sign = "+" if diff > 0 else "−" if diff < 0 else ""
+    if not diff or not tokens.current:
+        return f"{sign}{abs(diff)}"
+    share = round(100 * abs(diff) / tokens.current)
+    return f"{sign}{abs(diff)} ({sign}{share}%)"
+
+
+def _session_option(choice: SessionChoice) -> str:
+    turns = ngettext("%(n)s turn", "%(n)s turns", choice.turns) % {"n": choice.turns}
+    return f"{choice.label} ({turns})"
+
+
+def _preview_json(preview: SettingsPreview) -> dict[str, Any]:
+    """The JSON twin of the preview section (the page's script renders it in place)."""
+    tokens = preview.tokens
+    suggestion = preview.suggestion
+    return {
+        "block_lambda": preview.block_lambda,
+        "block_turns": preview.block_turns,
+        "current": {
+            "block_lambda": preview.current.block_lambda,
+            "block_turns": preview.current.block_turns,
+        },
+        "schedule_current": preview.schedule_current,
+        "schedule_proposed": preview.schedule_proposed,
+        "tokens_current": tokens.current if tokens else None,
+        "tokens_proposed": tokens.proposed if tokens else None,
+        "tokens_difference": tokens.difference if tokens else None,
+        "tokens_text": _session_text(preview),
+        "tokens_difference_text": _difference_text(preview),
+        "ns": preview.namespace,
+        "session": preview.session_id,
+        "sessions": [
+            {
+                "id": choice.session_id,
+                "label": choice.label,
+                "turns": choice.turns,
+                "text": _session_option(choice),
+            }
+            for choice in preview.sessions
+        ],
+        "suggestion": (
+            {
+                "block_lambda": suggestion.block_lambda,
+                "old_block_turns": suggestion.old_block_turns,
+                "new_block_turns": suggestion.new_block_turns,
+                "capped": suggestion.capped,
+                "applied": suggestion.applied,
+                "text": _suggestion_text(preview),
+                "detail": _suggestion_detail(preview),
+            }
+            if suggestion
+            else None
+        ),
+        "warning": _warning_text() if preview.warning else None,
+        "errors": {
+            field: {"code": error.code, "message": error.message}
+            for field, error in preview.errors.items()
+        },
+    }
+
+
+def _texts() -> dict[str, str]:
+    """Strings the script fills in (placeholders %(n)s / %(lam)s / %(turns)s), translated here."""
+    return {
+        "down": _("▼ %(n)s lower"),
+        "up": _("▲ %(n)s higher"),
+        "same": _("= same"),
+        "save": _("Save λ %(lam)s · block size %(turns)s"),
+        "apply": _("Use λ = %(lam)s"),
+        "preview_head": _("Preview (λ %(lam)s)"),
+        "preview_plain": _("Preview"),
+        "with": _("with λ %(lam)s"),
+        "with_new": _("with the new λ"),
+        "no_sessions": _("no sessions yet"),
+        "fix": _("Fix the values above to save"),
+        "updated": _("Preview updated: %(n)s of %(total)s ages show a different level."),
+        "failed": _("The preview could not be loaded; use the Preview button."),
+        "testing": _("Testing the connection…"),
+    }
+
+
+def _page(request: HttpRequest, preview: SettingsPreview, *, status: int = 200) -> HttpResponse:
+    endpoint = llm_endpoint()
+    context = {
+        "preview": preview,
+        "endpoint": endpoint,
+        "namespace_mode": settings.STRATAGATE_NAMESPACE_MODE,
+        "can_save": request.user.is_staff,
+        "warning_text": _warning_text(),
+        "suggestion_text": _suggestion_text(preview),
+        "suggestion_detail": _suggestion_detail(preview),
+        "session_text": _session_text(preview),
+        "difference_text": _difference_text(preview),
+        "lambda_limits": {"min": LAMBDA_MIN, "max": LAMBDA_MAX, "step": LAMBDA_STEP},
+        "turns_limits": {"min": BLOCK_TURNS_MIN, "max": BLOCK_TURNS_MAX},
+        "settings_texts": _texts(),
+    }
+    return render(request, "graphui/settings.html", context, status=status)
+
+
+def _settings_url(ns: str, session: str, anchor: str = "") -> str:
+    query = {key: value for key, value in (("ns", ns), ("session", session)) if value}
+    url = reverse("graphui:settings")
+    return (f"{url}?{urlencode(query)}" if query else url) + anchor
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def settings_page(request: HttpRequest) -> HttpResponse:
+    """GET shows the current values, or a preview of `?block_lambda=&block_turns=`; POST saves."""
+    if request.method == "POST":
+        return _settings_save(request)
+    return _page(request, _preview(request.GET))
+
+
+@staff_required
+def _settings_save(request: HttpRequest) -> HttpResponse:
+    data = request.POST
+    preview = _preview(data)
+    if not preview.valid:
+        return _page(request, preview, status=422)
+    try:
+        saved = settings_update_by_user(
+            block_lambda=exact_number(data.get("block_lambda", "")),
+            block_turns=exact_number(data.get("block_turns", "")),
+            actor=actor(request),
+        )
+    except Invalid as exc:  # the service re-validates; the preview above normally catches it
+        field = FIELDS_BY_CODE.get(exc.code, "block_lambda")
+        errors = {**preview.errors, field: FieldError(code=exc.code, message=exc.message)}
+        return _page(request, preview.model_copy(update={"errors": errors}), status=422)
+    messages.success(
+        request,
+        _("Saved: λ %(lam)s, block size %(turns)s. Every block's level was recomputed.")
+        % {"lam": _lam(saved.block_lambda), "turns": saved.block_turns},
+    )
+    return redirect(_settings_url(data.get("ns", ""), data.get("session", "")))
+
+
+@never_cache
+@require_GET
+def settings_preview(request: HttpRequest) -> JsonResponse:
+    """JSON twin of the preview: 200, or 422 when a value would be refused on save."""
+    preview = _preview(request.GET)
+    return JsonResponse(_preview_json(preview), status=200 if preview.valid else 422)
+
+
+def _report_message(report: ConnectionReport) -> str:
+    if report.code == "offline":
+        return _("Offline processor: no model endpoint is configured, so there is nothing to test.")
+    if report.ok:
+        return _("Model endpoint reachable: %(model)s answered in %(ms)s ms.") % {
+            "model": report.model,
+            "ms": report.latency_ms,
+        }
+    return _("Model endpoint test failed after %(ms)s ms (%(code)s): %(detail)s") % {
+        "ms": report.latency_ms,
+        "code": report.code,
+        "detail": report.detail,
+    }
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@require_POST
+@staff_required
+def model_test(request: HttpRequest) -> HttpResponse:
+    """One short call to the configured endpoint; the result as a message (or JSON)."""
+    report = llm_connection_test()
+    text = _report_message(report)
+    if _wants_json(request):
+        return JsonResponse(
+            {
+                "ok": report.ok,
+                "code": report.code,
+                "model": report.model,
+                "latency_ms": report.latency_ms,
+                "detail": report.detail,
+                "message": text,
+            }
+        )
+    if report.ok:
+        messages.success(request, text)
+    elif report.code == "offline":
+        messages.info(request, text)
+    else:
+        messages.error(request, text)
+    return redirect(
+        _settings_url(request.POST.get("ns", ""), request.POST.get("session", ""), "#model")
+    )

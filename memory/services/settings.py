@@ -10,7 +10,7 @@ from django.db import transaction
 
 from memory.engine.decay import validate_block_turns, validate_lambda
 from memory.errors import Invalid
-from memory.models import MemorySettings
+from memory.models import AdminAction, MemorySettings
 
 
 @dataclass(frozen=True)
@@ -59,3 +59,32 @@ def memory_settings_update(
             },
         )
     return memory_settings_get()
+
+
+def _settings_state(current: EffectiveSettings) -> dict[str, object]:
+    return {
+        "block_lambda": current.block_lambda,
+        "block_turns": current.block_turns,
+        "source": "database" if current.saved else "environment",
+    }
+
+
+def settings_update_by_user(
+    *, block_lambda: object, block_turns: object, actor: str
+) -> EffectiveSettings:
+    """Save λ and block size from the Memory UI and log who did it, in one transaction: an
+    invalid value raises `Invalid` (codes `invalid_block_lambda` / `invalid_block_turns`) and
+    leaves neither the settings row nor an AdminAction row behind."""
+    with transaction.atomic():
+        before = memory_settings_get()
+        after = memory_settings_update(
+            block_lambda=block_lambda, block_turns=block_turns, updated_by=actor
+        )
+        AdminAction.objects.create(
+            namespace=None,  # installation-wide: applies to every namespace at once
+            actor=actor[:200],
+            action="settings",
+            target="settings",
+            details={"before": _settings_state(before), "after": _settings_state(after)},
+        )
+    return after
