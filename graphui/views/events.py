@@ -1,17 +1,178 @@
-"""Placeholder until the page is built (replaced in the same change)."""
+"""The event timeline and the event page (SPEC §13.3). Filters and the page number live in the
+query string, so every view of the timeline is a URL; invalid filter values are reported next to
+their field and ignored rather than failing the page."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date, datetime, time
 from typing import Any
 
-from django.http import HttpResponse
+from django import forms
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET
 
-from memory.errors import NotFound
+from graphui.access import ui_namespace
+from graphui.templatetags.events import EVENT_TYPE_LABELS, LIFECYCLE, TEMPORAL
+from memory.engine.lifecycle import VISIBLE_STATUSES
+from memory.selectors import timeline
+from memory.selectors.events import TimelineFilter
 
 
-def _missing(*args: Any, **kwargs: Any) -> HttpResponse:
-    raise NotFound("this page is not built yet", code="page_not_found")
+class TimelineFilterForm(forms.Form):
+    status = forms.MultipleChoiceField(
+        label=gettext_lazy("Lifecycle"),
+        required=False,
+        choices=[(k, word) for k, (_symbol, word, _css) in LIFECYCLE.items()],
+        widget=forms.CheckboxSelectMultiple,
+    )
+    type = forms.ChoiceField(
+        label=gettext_lazy("Type"),
+        required=False,
+        choices=[("", gettext_lazy("any type")), *EVENT_TYPE_LABELS.items()],
+    )
+    temporal = forms.ChoiceField(
+        label=gettext_lazy("Time status"),
+        required=False,
+        choices=[("", gettext_lazy("any")), *((k, w) for k, (_s, w) in TEMPORAL.items())],
+    )
+    participant = forms.CharField(label=gettext_lazy("Participant"), required=False, max_length=200)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # `from` is a Python keyword, so these two are added by name.
+        date_input = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        self.fields["from"] = forms.DateField(label=_("From"), required=False, widget=date_input)
+        self.fields["to"] = forms.DateField(label=_("To"), required=False, widget=date_input)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("from"), data.get("to")
+        if start and end and start > end:
+            self.add_error("to", _("The end date is before the start date."))
+        return data
+
+    def timeline_filter(self) -> TimelineFilter:
+        """The valid part of the request: a field with an error counts as not given."""
+        data = self.cleaned_data if self.is_valid() else _valid_part(self)
+        return TimelineFilter(
+            statuses=tuple(data.get("status") or VISIBLE_STATUSES),
+            event_type=data.get("type") or None,
+            temporal_status=data.get("temporal") or None,
+            participant=(data.get("participant") or "").strip() or None,
+            time_from=_day_start(data.get("from")),
+            time_to=_day_end(data.get("to")),
+        )
 
 
-timeline_page = _missing
-event_page = _missing
+def _with_default_statuses(query: QueryDict) -> QueryDict:
+    """No lifecycle box ticked means the default (active and superseded), shown ticked."""
+    if query.getlist("status"):
+        return query
+    data = query.copy()
+    data.setlist("status", list(VISIBLE_STATUSES))
+    return data
+
+
+def _valid_part(form: forms.Form) -> dict[str, Any]:
+    return {k: v for k, v in form.cleaned_data.items() if k not in form.errors}
+
+
+def _day_start(day: date | None) -> datetime | None:
+    return None if day is None else timezone.make_aware(datetime.combine(day, time.min))
+
+
+def _day_end(day: date | None) -> datetime | None:
+    return None if day is None else timezone.make_aware(datetime.combine(day, time.max))
+
+
+@dataclass(frozen=True)
+class Chip:
+    """An active filter, shown above the list with a link that removes just it."""
+
+    label: str
+    value: str
+    remove_url: str
+
+
+def _without(query: QueryDict, key: str, value: str | None = None) -> str:
+    kept = QueryDict(mutable=True)
+    for name, values in query.lists():
+        if name != "page" and (filled := [v for v in values if v.strip()]):
+            kept.setlist(name, filled)  # empty fields of the submitted form are left out
+    if value is None:
+        kept.pop(key, None)
+    else:
+        kept.setlist(key, [v for v in kept.getlist(key) if v != value])
+    encoded = kept.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+def _chips(form: TimelineFilterForm, query: QueryDict) -> list[Chip]:
+    data = form.cleaned_data if form.is_valid() else _valid_part(form)
+    statuses = data.get("status") or []
+    chips = (
+        []
+        if set(statuses) in (set(), set(VISIBLE_STATUSES))
+        else [
+            Chip(_("Lifecycle"), str(LIFECYCLE[s][1]), _without(query, "status", s))
+            for s in statuses
+        ]
+    )
+    if data.get("type"):
+        label = str(EVENT_TYPE_LABELS[data["type"]])
+        chips.append(Chip(_("Type"), label, _without(query, "type")))
+    if data.get("temporal"):
+        chips.append(
+            Chip(_("Time status"), str(TEMPORAL[data["temporal"]][1]), _without(query, "temporal"))
+        )
+    if (data.get("participant") or "").strip():
+        chips.append(
+            Chip(_("Participant"), data["participant"].strip(), _without(query, "participant"))
+        )
+    for key, label in (("from", _("From")), ("to", _("To"))):
+        if data.get(key):
+            chips.append(Chip(label, data[key].isoformat(), _without(query, key)))
+    return chips
+
+
+@require_GET
+def timeline_page(request: HttpRequest, ns: str) -> HttpResponse:
+    namespace = ui_namespace(request, ns)
+    form = TimelineFilterForm(_with_default_statuses(request.GET))
+    filters = form.timeline_filter()
+    page = timeline.timeline_page(
+        namespace=namespace, filters=filters, page=request.GET.get("page")
+    )
+    return render(
+        request,
+        "graphui/timeline.html",
+        {
+            "ns": namespace.name,
+            "form": form,
+            "page": page,
+            "current_turn": namespace.current_turn,
+            "chips": _chips(form, request.GET),
+            "showing_hidden": any(s not in VISIBLE_STATUSES for s in filters.statuses),
+        },
+    )
+
+
+@require_GET
+def event_page(request: HttpRequest, ns: str, event_id: int) -> HttpResponse:
+    namespace = ui_namespace(request, ns)
+    detail = timeline.event_page_detail(namespace=namespace, event_id=event_id)
+    return render(
+        request,
+        "graphui/event.html",
+        {
+            "ns": namespace.name,
+            "detail": detail,
+            "entry": detail.entry,
+            "event": detail.entry.event,
+        },
+    )

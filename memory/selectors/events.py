@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db import connection
+from django.db.models import BooleanField, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from pydantic import computed_field
 
@@ -246,6 +248,21 @@ class TimelineFilter:
     time_to: datetime | None = None
 
 
+# Some participant's name contains the wanted text (case-insensitive), like the agent search's
+# filter. Not `participants__icontains`: that matches the JSON text, so `"` matches every event
+# and on SQLite non-ASCII names (stored as \\u escapes) never match.
+_PARTICIPANT_SQL = {
+    "sqlite": "EXISTS (SELECT 1 FROM json_each(memory_event.participants) AS p "
+    "WHERE instr(lower(p.value), lower(%s)) > 0)",
+    "postgresql": "EXISTS (SELECT 1 FROM jsonb_array_elements_text(memory_event.participants) "
+    "AS p(value) WHERE strpos(lower(p.value), lower(%s)) > 0)",
+}
+
+
+def _participant_matches(name: str) -> RawSQL:
+    return RawSQL(_PARTICIPANT_SQL[connection.vendor], (name,), output_field=BooleanField())
+
+
 def event_timeline(*, namespace: Namespace, filters: TimelineFilter) -> QuerySet[Event]:
     """Ordered by occurrence (start, else end), mention time where occurrence is unknown
     (SPEC §13.3), then id. Slice it: callers page in SQL."""
@@ -255,7 +272,7 @@ def event_timeline(*, namespace: Namespace, filters: TimelineFilter) -> QuerySet
     if filters.temporal_status:
         events = events.filter(temporal_status=filters.temporal_status)
     if filters.participant:
-        events = events.filter(participants__icontains=filters.participant)
+        events = events.filter(_participant_matches(filters.participant))
     if filters.happened_from:
         events = events.filter(
             Q(happened_end__gte=filters.happened_from)
