@@ -157,7 +157,7 @@ def node_out(node: GraphNode, current_state: dict[str, str] | None = None) -> No
         name=redact(node.name),
         type=node.node_type,
         aliases=[redact(a) for a in node.aliases],
-        tags=list(node.tags),
+        tags=[redact(t) for t in node.tags],
         current_state=current_state or {},
     )
 
