@@ -5,15 +5,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0005_event_always_index'),
+        ("memory", "0005_event_always_index"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='adminaction',
-            name='namespace',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='memory.namespace'),
+            model_name="adminaction",
+            name="namespace",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="memory.namespace",
+            ),
         ),
     ]
