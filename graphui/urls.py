@@ -4,7 +4,19 @@ view can be linked and reloaded. All of them need a login (graphui.middleware.UI
 from django.urls import path, register_converter
 from django.urls.converters import PathConverter
 
-from graphui.views import events, graph, health, namespaces, search, sessions, settings
+from graphui.views import (
+    audit,
+    event_actions,
+    events,
+    graph,
+    health,
+    imports,
+    namespaces,
+    processing,
+    search,
+    sessions,
+    settings,
+)
 
 
 class SessionIdConverter(PathConverter):
@@ -36,4 +48,32 @@ urlpatterns = [
     path("ns/<str:ns>/graph/", graph.graph_page, name="graph"),
     path("ns/<str:ns>/graph/data.json", graph.graph_data, name="graph_data"),
     path("ns/<str:ns>/graph/nodes/<int:node_id>/", graph.node_page, name="node"),
+    path("ns/<str:ns>/imports/", imports.import_list_page, name="imports"),
+    path("ns/<str:ns>/imports/<int:import_id>/", imports.import_page, name="import"),
+    path(
+        "ns/<str:ns>/imports/<int:import_id>/status.json",
+        imports.import_status_json,
+        name="import_status",
+    ),
+    path(
+        "ns/<str:ns>/imports/<int:import_id>/commit/",
+        imports.import_commit_action,
+        name="import_commit",
+    ),
+    path("ns/<str:ns>/imports/<int:import_id>/undo/", imports.import_undo_page, name="import_undo"),
+    path("ns/<str:ns>/audit/", audit.receipt_list_page, name="audit"),
+    path("ns/<str:ns>/audit/<int:receipt_pk>/", audit.receipt_page, name="receipt"),
+    path("ns/<str:ns>/events/<int:event_id>/usage/", audit.event_usage_page, name="event_usage"),
+    path(
+        "ns/<str:ns>/events/<int:event_id>/<str:action>/",
+        event_actions.event_action_page,
+        name="event_action",
+    ),
+    path("ns/<str:ns>/processing/", processing.processing_page, name="processing"),
+    path("ns/<str:ns>/jobs/<int:job_id>/retry/", processing.job_retry_action, name="job_retry"),
+    path(
+        "ns/<str:ns>/jobs/retry-failed/",
+        processing.jobs_retry_failed_action,
+        name="jobs_retry_failed",
+    ),
 ]

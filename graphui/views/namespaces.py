@@ -9,7 +9,16 @@ from graphui.access import ui_namespace
 from memory.selectors.overview import namespace_overview_page
 
 # Pages that exist for every namespace and take only the namespace: the switcher keeps the page.
-NAMESPACE_PAGES = ("health", "sessions", "timeline", "graph", "search")
+NAMESPACE_PAGES = (
+    "health",
+    "sessions",
+    "timeline",
+    "graph",
+    "search",
+    "imports",
+    "audit",
+    "processing",
+)
 
 
 def namespace_list(request: HttpRequest) -> HttpResponse:

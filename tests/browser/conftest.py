@@ -171,3 +171,37 @@ def assert_probes_inert(page: Any) -> None:
     assert page.locator("img[src='x']").count() == 0
     assert page.locator("a[href^='javascript:' i]").count() == 0
     assert page.locator("script:not([src]):not([type='application/json'])").count() == 0
+
+
+@pytest.fixture
+def background_worker(live_server: Any) -> Iterator[Any]:
+    """A worker for browser tests: drains due processing jobs every 0.2 s in a thread with its
+    own database connection (closed when the test ends), like `manage.py db_worker` would.
+    List it after the data fixtures and before `browser_page`."""
+    import threading
+
+    from django.db import connections
+
+    from memory.services.jobs import jobs_drain
+
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                jobs_drain(honour_backoff=True)
+                stop.wait(0.2)
+        except BaseException as exc:  # surfaced in the test, not lost in a thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=work, name="browser-test-worker", daemon=True)
+    thread.start()
+    try:
+        yield thread
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    assert not errors, errors
