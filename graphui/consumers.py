@@ -31,15 +31,22 @@ class NamespaceConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self._refuse(CLOSE_UNAUTHENTICATED)
             return
         namespace_id = await _namespace_id(self.scope["url_route"]["kwargs"]["ns"])
         if namespace_id is None:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self._refuse(CLOSE_NOT_FOUND)
             return
         self.group = namespace_group(namespace_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+
+    async def _refuse(self, code: int) -> None:
+        """Accept, then close with `code`: a handshake refused outright reaches a browser as a
+        bare 1006, so live.js could not tell "log in again" (4401) from a network drop and
+        would keep reconnecting. Nothing is sent and no group is joined in between."""
+        await self.accept()
+        await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
         if self.group is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
@@ -24,4 +25,7 @@ def layout(request: HttpRequest) -> dict[str, Any]:
         "ui_time_zone": settings.TIME_ZONE,
         "ui_model_mode": model_mode(),
         "ui_live_shared": bool(settings.REDIS_URL),
+        # Websockets exist only under ASGI (daphne: serve, runserver); a WSGI server (or the
+        # test live_server) would answer the socket with a 404, so pages there don't try.
+        "ui_live_socket": isinstance(request, ASGIRequest),
     }

@@ -129,7 +129,11 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # A consumer waits for messages with BZPOPMIN for up to 5 s, and redis-py 8 reads
+            # with a 5 s socket timeout by default: the read would time out as the wait ends
+            # and kill every idle page's socket. A longer read timeout (a `socket_timeout=` in
+            # REDIS_URL still wins) keeps them open.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
         }
     }
 else:

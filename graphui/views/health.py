@@ -1,10 +1,13 @@
 """Namespace health page (SPEC §13.1): the namespace's counts, processing state and settings from
 `namespace_health` (the same read the API's memory_status answers with), plus three small
-server-rendered charts from `health_charts`."""
+server-rendered charts from `health_charts`. Its counts, charts and jobs are live regions: each
+answers `?partial=<name>` with just its fragment, which live.js re-reads when the namespace
+announces a change (memory.services.live)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -15,6 +18,7 @@ from django.utils.translation import gettext_lazy
 from graphui.access import ui_namespace
 from graphui.charts import Bar, bar_chart, line_chart
 from memory.engine.decay import LAMBDA_WARNING_ABOVE
+from memory.errors import NotFound
 from memory.models import JobKind, JobStatus
 from memory.selectors.health import namespace_health
 from memory.selectors.health_charts import HealthChartsOut, health_charts
@@ -90,26 +94,42 @@ def _adoption_chart(charts: HealthChartsOut) -> SafeString:
     )
 
 
+# The page's live regions (`?partial=<name>`, re-read by live.js) and the reads each one needs:
+# a fragment costs only its own queries, not the whole page's.
+PARTIALS: dict[str, tuple[bool, bool]] = {  # name → (needs health, needs charts)
+    "stats": (True, True),
+    "charts": (False, True),
+    "jobs": (True, False),
+}
+
+
 def health_page(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request, ns)
-    health = namespace_health(namespace=namespace)
-    charts = health_charts(namespace=namespace)
-    return render(
-        request,
-        "graphui/health.html",
-        {
+    partial = request.GET.get("partial")
+    if partial is not None and partial not in PARTIALS:
+        raise NotFound(f"the health page has no part {partial!r}", code="partial_not_found")
+    needs_health, needs_charts = PARTIALS[partial] if partial else (True, True)
+    context: dict[str, Any] = {}
+    if needs_health:
+        health = namespace_health(namespace=namespace)
+        context |= {
             "health": health,
-            "charts": charts,
             "job_rows": _job_rows(health.jobs),
             "job_statuses": JOB_STATUSES,
+            "batches_total": sum(health.retrieval.batches.values()),
+            "assessments_total": sum(health.retrieval.assessments.values()),
+            "model_calls_total": sum(health.model_calls.by_kind.values()),
+        }
+    if needs_charts:
+        charts = health_charts(namespace=namespace)
+        context |= {
+            "charts": charts,
             "lambda_fast": charts.block_lambda > LAMBDA_WARNING_ABOVE,
             "level_chart": _level_chart(charts),
             "band_chart": _band_chart(charts),
             "adoption_chart": _adoption_chart(charts) if charts.receipts else None,
             "band_legend": [(str(BAND_NAMES[b.band]), b.events) for b in charts.bands],
-            "batches_total": sum(health.retrieval.batches.values()),
-            "assessments_total": sum(health.retrieval.assessments.values()),
-            "model_calls_total": sum(health.model_calls.by_kind.values()),
             "used_buckets": [b for b in charts.adoption_buckets if b.receipts],
-        },
-    )
+        }
+    template = f"graphui/health.html#{partial}" if partial else "graphui/health.html"
+    return render(request, template, context)

@@ -1,13 +1,14 @@
 """Sessions and blocks pages (SPEC §13.5): the session list, one session's blocks with their six
 views, expanding a block from the UI, and the block / message links other pages use to show a
-source "one click away"."""
+source "one click away". The list and the session page are live regions: `?partial=` answers
+with just the fragment live.js re-reads when the namespace announces a turn or a block change."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -15,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from graphui.access import actor, ui_namespace
 from memory.engine.decay import MAX_LEVEL, MIN_LEVEL
+from memory.errors import NotFound
 from memory.selectors import session_view
 from memory.selectors.blocks import block_get, session_list, session_row
 from memory.selectors.paging import paginate
@@ -68,21 +70,39 @@ def session_url(
     return url + (f"#{anchor}" if anchor else "")
 
 
+def live_partial(request: HttpRequest, template: str, names: tuple[str, ...]) -> str:
+    """The template to render: the page, or with `?partial=<name>` (live.js re-reading a live
+    region) just that fragment of it, one source of markup. `partial` is taken out of
+    request.GET so links the fragment builds with {% querystring %} (pagination) point at the
+    page, not at the fragment. Unknown names are a 404."""
+    name = request.GET.get("partial")
+    if name is None:
+        return template
+    if name not in names:
+        raise NotFound(f"this page has no part {name!r}", code="partial_not_found")
+    query = request.GET.copy()
+    del query["partial"]
+    request.GET = QueryDict(query.urlencode())
+    return f"{template}#{name}"
+
+
 @require_GET
 def session_list_page(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request, ns)
+    template = live_partial(request, "graphui/sessions.html", ("list",))
     page = paginate(
         session_list(namespace),
         page=request.GET.get("page"),
         per_page=PAGE_SIZE,
         convert=lambda sessions: [session_row(s) for s in sessions],
     )
-    return render(request, "graphui/sessions.html", {"page": page, "rows": page.items})
+    return render(request, template, {"page": page, "rows": page.items})
 
 
 @require_GET
 def session_page(request: HttpRequest, ns: str, session_id: str) -> HttpResponse:
     namespace = ui_namespace(request, ns)
+    template = live_partial(request, "graphui/session.html", ("session",))
     shown = session_view.session_page(
         namespace,
         session_id,
@@ -94,7 +114,7 @@ def session_page(request: HttpRequest, ns: str, session_id: str) -> HttpResponse
     # keep the highlight so a person can look at other views and come back to it.
     keep = f"&hl={','.join(str(n) for n in shown.highlight)}" if shown.highlight else ""
     context = {"s": shown, "highlight": set(shown.highlight), "keep_query": keep}
-    return render(request, "graphui/session.html", context)
+    return render(request, template, context)
 
 
 @require_POST

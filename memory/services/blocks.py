@@ -12,6 +12,7 @@ from django.utils import timezone
 from memory.engine.decay import display_level, resolve_expand_target
 from memory.errors import Conflict, Invalid
 from memory.models import AdminAction, Block, BlockStatus, LiftedBy, Session
+from memory.services.live import publish
 from memory.services.settings import memory_settings_get
 
 
@@ -24,7 +25,7 @@ def block_expand(*, block: Block, target: str | int | None, lifted_by: str) -> B
     if lifted_by not in LiftedBy.values:
         raise Invalid(f"unknown lifter {lifted_by!r}", code="invalid_lifted_by")
     with transaction.atomic():
-        Session.objects.select_for_update().filter(pk=block.session_id).first()
+        session = Session.objects.select_for_update().filter(pk=block.session_id).first()
         locked = Block.objects.select_for_update().get(pk=block.pk)
         if locked.status != BlockStatus.READY or locked.anchor_position is None:
             raise Conflict(
@@ -49,6 +50,15 @@ def block_expand(*, block: Block, target: str | int | None, lifted_by: str) -> B
         locked.last_lifted_by = lifted_by
         locked.save(
             update_fields=["anchor_level", "anchor_position", "last_lifted_at", "last_lifted_by"]
+        )
+        # Pages showing this block re-read it; sent only if the expansion commits.
+        publish(
+            locked.namespace_id,
+            "block.changed",
+            block_id=locked.pk,
+            session_id=session.external_id if session is not None else None,
+            level=level,
+            lifted_by=lifted_by,
         )
     return locked
 

@@ -26,6 +26,7 @@ KINDS: Final = (
     "turn.created",
     "block.ready",
     "block.failed",
+    "block.changed",  # a block was expanded: it shows another level now
     "job.changed",
     "import.progress",
     "event.changed",

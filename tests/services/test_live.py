@@ -126,3 +126,48 @@ def test_a_duplicate_ingest_announces_nothing(listen, django_capture_on_commit_c
         turn_ingest(namespace=namespace, turn=_turn(1))
         turn_ingest(namespace=namespace, turn=_turn(1))
     assert [m["kind"] for m in drain()] == ["turn.created"]
+
+
+def test_expanding_a_block_is_announced_and_a_refused_expansion_is_not(
+    listen, django_capture_on_commit_callbacks, owner
+):
+    from memory.models import Block, BlockStatus
+    from memory.services.blocks import block_expand_by_user
+
+    namespace = namespace_get_or_create(name="proj")
+    with django_capture_on_commit_callbacks(execute=True):
+        for n in range(1, 7):
+            turn_ingest(namespace=namespace, turn=_turn(n, session="plan 中文 <b>"))
+        jobs_drain()
+    block = Block.objects.get(namespace=namespace)
+    drain = listen(namespace)
+
+    with django_capture_on_commit_callbacks(execute=True):  # an agent, through the API
+        response = owner.post(f"/ns/proj/blocks/{block.pk}/expand", {"target": "L4"})
+    assert response.status_code == 200, response.content
+    changed = [m for m in drain() if m["kind"] == "block.changed"]
+    assert changed == [
+        {
+            "kind": "block.changed",
+            "block_id": block.pk,
+            "session_id": "plan 中文 <b>",
+            "level": 4,
+            "lifted_by": "agent",
+        }
+    ]
+
+    with django_capture_on_commit_callbacks(execute=True):  # a person, in the Memory UI
+        block_expand_by_user(block=block, target="L5", actor="user:ada")
+    assert [(m["kind"], m["level"], m["lifted_by"]) for m in drain()] == [
+        ("block.changed", 5, "user")
+    ]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        for n in range(7, 13):
+            turn_ingest(namespace=namespace, turn=_turn(n, session="plan 中文 <b>"))
+    pending = Block.objects.get(namespace=namespace, status=BlockStatus.PENDING)
+    drain()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner.post(f"/ns/proj/blocks/{pending.pk}/expand", {"target": "L4"})
+    assert response.status_code == 409
+    assert drain() == []  # refused: nothing changed, nothing announced
