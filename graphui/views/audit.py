@@ -1,18 +1,175 @@
-"""Placeholder until the page is built (replaced in the same change)."""
+"""The usage audit (SPEC §10.5, §13.8): receipts newest first with filters, each receipt's chain
+(answer turn → gate verdict → cited memories → their source messages, with what was retrieved
+but not used and what was injected kept apart), and a memory's usage page back to the answers
+that used it. Read-only; filters and the page number live in the query string."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date, datetime, time
 from typing import Any
 
-from django.http import HttpResponse
+from django import forms
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET
 
-from memory.errors import NotFound
+from graphui.access import ui_namespace
+from memory.selectors import audit_view
+from memory.selectors.audit_view import NO_VERDICT, ReceiptFilter
+from memory.selectors.audit_view.receipts import USED_NOTHING, USED_SOMETHING
+
+# The filter's words; the list and the chain show the same ones (partials/_audit_words.html).
+VERDICT_WORDS = {
+    "sufficient": gettext_lazy("sufficient"),
+    "partial": gettext_lazy("partial"),
+    "mismatch": gettext_lazy("mismatch"),
+    NO_VERDICT: gettext_lazy("none (no assessment)"),
+}
+USED_WORDS = {
+    USED_SOMETHING: gettext_lazy("cited at least one memory"),
+    USED_NOTHING: gettext_lazy("used nothing (zero-increment)"),
+}
 
 
-def _missing(*args: Any, **kwargs: Any) -> HttpResponse:
-    raise NotFound("this page is not built yet", code="page_not_found")
+class ReceiptFilterForm(forms.Form):
+    session = forms.CharField(label=gettext_lazy("Session"), required=False, max_length=200)
+    verdict = forms.ChoiceField(
+        label=gettext_lazy("Verdict"),
+        required=False,
+        choices=[("", gettext_lazy("any verdict")), *VERDICT_WORDS.items()],
+    )
+    used = forms.ChoiceField(
+        label=gettext_lazy("What the answer used"),
+        required=False,
+        choices=[("", gettext_lazy("anything")), *USED_WORDS.items()],
+    )
+
+    def __init__(self, *args: Any, sessions: list[str] | None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if sessions is not None:
+            # Few enough sessions have receipts to list them; a stale id in the URL still
+            # filters (to nothing) rather than failing the page.
+            current = (self.data.get("session") or "").strip()
+            listed = [*sessions, *([current] if current and current not in sessions else [])]
+            self.fields["session"] = forms.ChoiceField(
+                label=gettext_lazy("Session"),
+                required=False,
+                choices=[("", _("any session")), *((s, s) for s in listed)],
+            )
+        # `from` is a Python keyword, so the dates are added by name.
+        date_input = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        self.fields["from"] = forms.DateField(label=_("From"), required=False, widget=date_input)
+        self.fields["to"] = forms.DateField(label=_("To"), required=False, widget=date_input)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("from"), data.get("to")
+        if start and end and start > end:
+            self.add_error("to", _("The end date is before the start date."))
+        return data
+
+    def valid_part(self) -> dict[str, Any]:
+        """The valid part of the request: a field with an error counts as not given."""
+        if self.is_valid():
+            return self.cleaned_data
+        return {k: v for k, v in self.cleaned_data.items() if k not in self.errors}
+
+    def receipt_filter(self) -> ReceiptFilter:
+        data = self.valid_part()
+        session = (data.get("session") or "").strip()
+        return ReceiptFilter(
+            session_id=session or None,
+            verdict=data.get("verdict") or None,
+            used=data.get("used") or None,
+            created_from=_day_start(data.get("from")),
+            created_to=_day_end(data.get("to")),
+        )
 
 
-receipt_list_page = _missing
-receipt_page = _missing
-event_usage_page = _missing
+def _day_start(day: date | None) -> datetime | None:
+    return None if day is None else timezone.make_aware(datetime.combine(day, time.min))
+
+
+def _day_end(day: date | None) -> datetime | None:
+    return None if day is None else timezone.make_aware(datetime.combine(day, time.max))
+
+
+@dataclass(frozen=True)
+class Chip:
+    """An active filter, shown above the list with a link that removes just it."""
+
+    label: str
+    value: str
+    remove_url: str
+
+
+def _without(query: QueryDict, key: str) -> str:
+    kept = QueryDict(mutable=True)
+    for name, values in query.lists():
+        if name not in ("page", key) and (filled := [v for v in values if v.strip()]):
+            kept.setlist(name, filled)  # empty fields of the submitted form are left out
+    encoded = kept.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+def _chips(form: ReceiptFilterForm, query: QueryDict) -> list[Chip]:
+    data = form.valid_part()
+    chips = []
+    if (data.get("session") or "").strip():
+        chips.append(Chip(_("Session"), data["session"].strip(), _without(query, "session")))
+    if data.get("verdict"):
+        word = str(VERDICT_WORDS.get(data["verdict"], data["verdict"]))
+        chips.append(Chip(_("Verdict"), word, _without(query, "verdict")))
+    if data.get("used"):
+        word = str(USED_WORDS.get(data["used"], data["used"]))
+        chips.append(Chip(_("Used"), word, _without(query, "used")))
+    for key, label in (("from", _("From")), ("to", _("To"))):
+        if data.get(key):
+            chips.append(Chip(label, data[key].isoformat(), _without(query, key)))
+    return chips
+
+
+@require_GET
+def receipt_list_page(request: HttpRequest, ns: str) -> HttpResponse:
+    namespace = ui_namespace(request, ns)
+    form = ReceiptFilterForm(request.GET, sessions=audit_view.receipt_sessions(namespace))
+    filters = form.receipt_filter()
+    return render(
+        request,
+        "graphui/audit.html",
+        {
+            "ns": namespace.name,
+            "form": form,
+            "chips": _chips(form, request.GET),
+            "summary": audit_view.receipt_summary(namespace, filters),
+            "page": audit_view.receipt_page(
+                namespace=namespace, filters=filters, page=request.GET.get("page")
+            ),
+        },
+    )
+
+
+@require_GET
+def receipt_page(request: HttpRequest, ns: str, receipt_pk: int) -> HttpResponse:
+    namespace = ui_namespace(request, ns)
+    detail = audit_view.receipt_page_detail(namespace=namespace, receipt_pk=receipt_pk)
+    return render(
+        request,
+        "graphui/receipt.html",
+        {"ns": namespace.name, "detail": detail, "chain": detail.chain},
+    )
+
+
+@require_GET
+def event_usage_page(request: HttpRequest, ns: str, event_id: int) -> HttpResponse:
+    namespace = ui_namespace(request, ns)
+    usage = audit_view.event_usage_detail(namespace=namespace, event_id=event_id)
+    return render(
+        request,
+        "graphui/event_usage.html",
+        {"ns": namespace.name, "usage": usage, "shown": audit_view.USAGE_SHOWN},
+    )
