@@ -243,3 +243,50 @@ def jobs_drain(*, honour_backoff: bool = False, max_runs: int = 100_000) -> int:
         if not progressed:
             return runs
     return runs
+
+
+# --- retries from the Memory UI (SPEC §13: each UI write is in the admin audit log) ------------
+
+
+def _retry_logged(job: ProcessingJob, *, actor: str) -> ProcessingJob:
+    """`job_retry` plus its `job_retry` admin row; must run inside the caller's transaction."""
+    from memory.models import AdminAction
+
+    before = {"status": job.status, "attempts": job.attempts}
+    retried = job_retry(job)
+    AdminAction.objects.create(
+        namespace_id=retried.namespace_id,
+        actor=actor[:200],
+        action="job_retry",
+        target=f"job:{retried.pk}",
+        details={
+            "kind": retried.kind,
+            "before": before,
+            "after": {"status": retried.status, "attempts": retried.attempts},
+        },
+    )
+    return retried
+
+
+def job_retry_by_user(*, job: ProcessingJob, actor: str) -> ProcessingJob:
+    """A person retries one failed job from the Memory UI: the same `job_retry` as the API and
+    a `job_retry` admin action, in one transaction, so a refused retry (409 `job_not_failed`)
+    writes nothing at all."""
+    with transaction.atomic():
+        locked = ProcessingJob.objects.select_for_update().get(pk=job.pk)
+        return _retry_logged(locked, actor=actor)
+
+
+def jobs_retry_failed_by_user(
+    *, namespace_id: int, actor: str, up_to_id: int | None = None
+) -> list[ProcessingJob]:
+    """Retry every failed job of a namespace (those with id ≤ `up_to_id` when given: the ones
+    the person saw on the confirmation page), each with its own `job_retry` admin action, all
+    in one transaction. Returns the retried jobs, oldest first."""
+    with transaction.atomic():
+        failed = ProcessingJob.objects.select_for_update().filter(
+            namespace_id=namespace_id, status=JobStatus.FAILED
+        )
+        if up_to_id is not None:
+            failed = failed.filter(pk__lte=up_to_id)
+        return [_retry_logged(job, actor=actor) for job in failed.order_by("pk")]
