@@ -274,7 +274,7 @@ def test_the_health_page_shows_the_numbers_and_links_out(ui, three_namespaces):
         assert f"<title>{title}</title>" in body
     assert "4 ready blocks: L5 3 · L4 1 · L3 0 · L2 0 · L1 0 · L0 0" in body
     assert "receipts: 1 · events reinforced: 1" in body
-    assert 'id="jobs"' in body and "block_views" in body
+    assert 'id="jobs"' in body and 'data-kind="block_views"' in body
 
 
 def test_an_empty_namespace_has_empty_states_instead_of_charts(ui, three_namespaces):
