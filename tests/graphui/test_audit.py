@@ -301,7 +301,6 @@ def test_the_list_pages_in_sql_with_a_fixed_number_of_queries(ada, django_assert
     small = count_queries(ada, audit_url(many_receipts("few", 3).name))
     large = count_queries(ada, audit_url(many_receipts("many", 40).name))
     assert small == large, (small, large)
-    print("audit list queries:", large)
     with django_assert_max_num_queries(14):
         ada.get(audit_url("many"))
 
