@@ -316,7 +316,9 @@ def test_query_count_does_not_grow_with_hits(client, user, django_assert_max_num
     zebra_namespace("many", 20)
 
     few, few_html = count_queries(client, "few")
-    with django_assert_max_num_queries(40):
+    # PostgreSQL's search backend wraps each ranked query in a savepoint with a planner setting
+    # (4 statements more per query, 6 queries): a constant, not a growth with hits.
+    with django_assert_max_num_queries(40 if connection.vendor == "sqlite" else 64):
         many, many_html = count_queries(client, "many")
 
     assert len(ids_in_order(few_html, "event")) == 3
