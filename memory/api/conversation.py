@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 
-from memory.api.auth import namespace_for
+from memory.api.auth import READ_WRITE, request_namespace
 from memory.api.presenters import history_out
 from memory.api.schemas import (
     ActivatedOut,
@@ -18,7 +18,7 @@ from memory.api.schemas import (
     TurnIn,
     TurnOut,
 )
-from memory.models import LiftedBy, TokenScope
+from memory.models import LiftedBy
 from memory.selectors.blocks import (
     block_display,
     block_get,
@@ -44,10 +44,13 @@ def _aware(value: datetime | None) -> datetime | None:
 
 
 @router.post(
-    "/ns/{ns}/turns", response={200: TurnOut, 201: TurnOut}, operation_id="memory_ingest_turn"
+    "/ns/{ns}/turns",
+    response={200: TurnOut, 201: TurnOut},
+    auth=READ_WRITE,
+    operation_id="memory_ingest_turn",
 )
 def ingest_turn(request: HttpRequest, ns: str, payload: TurnIn) -> Status:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     result = ingest.turn_ingest(
         namespace=namespace,
         turn=ingest.TurnIn(
@@ -81,7 +84,7 @@ def ingest_turn(request: HttpRequest, ns: str, payload: TurnIn) -> Status:
     "/ns/{ns}/sessions/{session_id}/blocks", response=BlocksOut, operation_id="memory_get_blocks"
 )
 def get_blocks(request: HttpRequest, ns: str, session_id: str) -> BlocksOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     found = session_blocks(namespace, session_id)
     return BlocksOut(
         blocks=[block_out(b) for b in found.blocks],
@@ -95,7 +98,7 @@ def get_blocks(request: HttpRequest, ns: str, session_id: str) -> BlocksOut:
     "/ns/{ns}/blocks/{block_id}/expand", response=ExpandOut, operation_id="memory_expand_block"
 )
 def expand_block(request: HttpRequest, ns: str, block_id: int, payload: ExpandIn) -> ExpandOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     block = block_get(namespace, block_id)
     # Check what the batch needs before the block moves (404 / 422 leave it untouched).
     if payload.batch_id:
@@ -130,7 +133,7 @@ class ContextQuery(Schema):
 
 @router.get("/ns/{ns}/context", response=ContextOut, operation_id="memory_context")
 def context(request: HttpRequest, ns: str, params: Query[ContextQuery]) -> ContextOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     session = session_find(namespace, params.session_id)
     history = history_out(layered_history(session=session) if session else None)
     # Activation is recorded against the caller's session, even before its first turn.

@@ -9,9 +9,8 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from ninja import Field, Router, Schema, Status
 
-from memory.api.auth import namespace_for, request_token, require_scope
+from memory.api.auth import READ_WRITE, request_namespace, request_token
 from memory.errors import Invalid
-from memory.models import TokenScope
 from memory.selectors.imports import (
     ImportOut,
     ImportSummaryOut,
@@ -82,9 +81,14 @@ class ImportListOut(Schema):
     imports: list[ImportSummaryOut]
 
 
-@router.post("/ns/{ns}/imports", response={202: ImportCreatedOut}, operation_id="imports_create")
+@router.post(
+    "/ns/{ns}/imports",
+    response={202: ImportCreatedOut},
+    auth=READ_WRITE,
+    operation_id="imports_create",
+)
 def create(request: HttpRequest, ns: str, payload: ImportIn) -> Status:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     batch = import_create(
         namespace=namespace,
         text=payload.text,
@@ -95,25 +99,32 @@ def create(request: HttpRequest, ns: str, payload: ImportIn) -> Status:
     return Status(202, {"import_id": batch.pk, "status": import_status(batch)})
 
 
-@router.get("/ns/{ns}/imports", response=ImportListOut, operation_id="imports_list")
+@router.get(
+    "/ns/{ns}/imports", response=ImportListOut, auth=READ_WRITE, operation_id="imports_list"
+)
 def list_imports(request: HttpRequest, ns: str) -> ImportListOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     return ImportListOut(imports=[import_summary(b) for b in import_list(namespace)])
 
 
-@router.get("/ns/{ns}/imports/{import_id}", response=ImportOut, operation_id="imports_get")
+@router.get(
+    "/ns/{ns}/imports/{import_id}", response=ImportOut, auth=READ_WRITE, operation_id="imports_get"
+)
 def get(request: HttpRequest, ns: str, import_id: int) -> ImportOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     return import_out(import_get(namespace, import_id))
 
 
 @router.post(
-    "/ns/{ns}/imports/{import_id}/commit", response=CommitOut, operation_id="imports_commit"
+    "/ns/{ns}/imports/{import_id}/commit",
+    response=CommitOut,
+    auth=READ_WRITE,
+    operation_id="imports_commit",
 )
 def commit(
     request: HttpRequest, ns: str, import_id: int, payload: CommitIn | None = None
 ) -> dict[str, Any]:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     choices = [
         Choice(index=c.index, action=c.action.strip().lower(), target_event_ids=c.target_event_ids)
         for c in (payload.choices if payload and payload.choices else [])
@@ -129,9 +140,14 @@ def commit(
     }
 
 
-@router.post("/ns/{ns}/imports/{import_id}/undo", response=UndoOut, operation_id="imports_undo")
+@router.post(
+    "/ns/{ns}/imports/{import_id}/undo",
+    response=UndoOut,
+    auth=READ_WRITE,
+    operation_id="imports_undo",
+)
 def undo(request: HttpRequest, ns: str, import_id: int) -> dict[str, Any]:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     result = import_undo(batch=import_get(namespace, import_id))
     return {
         "import_id": result.batch.pk,
@@ -158,7 +174,7 @@ EXPORT_RESPONSES = {
 @router.get("/ns/{ns}/export", openapi_extra=EXPORT_RESPONSES, operation_id="memory_export")
 def export(request: HttpRequest, ns: str, format: str = "v2") -> HttpResponseBase:
     """`v2`: an external-memory document; `jsonl`: the lossless dump, streamed."""
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     if format == "v2":
         body = json.dumps(export_v2(namespace=namespace), ensure_ascii=False, default=str)
         return HttpResponse(body, content_type="application/json")
@@ -173,5 +189,4 @@ def export(request: HttpRequest, ns: str, format: str = "v2") -> HttpResponseBas
 
 @router.get("/import-prompt", response=PromptOut, operation_id="import_prompt")
 def prompt(request: HttpRequest, lang: str = "en") -> dict[str, str]:
-    require_scope(request, TokenScope.READ)
     return import_prompt(lang)

@@ -7,7 +7,7 @@ from datetime import datetime
 from django.http import HttpRequest
 from ninja import Query, Router, Schema
 
-from memory.api.auth import namespace_for, request_token
+from memory.api.auth import ADMIN, request_namespace, request_token
 from memory.api.schemas import (
     ExpandEventOut,
     ExpandNodeOut,
@@ -17,7 +17,7 @@ from memory.api.schemas import (
     TimelineOut,
 )
 from memory.errors import Invalid
-from memory.models import EventStatus, TokenScope
+from memory.models import EventStatus
 from memory.selectors.events import (
     EventOut,
     TimelineFilter,
@@ -53,7 +53,7 @@ def expand_event(
     batch_id: str | None = None,
     session_id: str | None = None,
 ) -> ExpandEventOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     event = event_get(namespace, event_id)
     sources = event_sources(event)
     batch = event_expand_batch(
@@ -90,7 +90,7 @@ class TimelineQuery(Schema):
 
 @router.get("/ns/{ns}/events", response=TimelineOut, operation_id="memory_event_timeline")
 def timeline(request: HttpRequest, ns: str, params: Query[TimelineQuery]) -> TimelineOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     statuses: tuple[str, ...] = TimelineFilter.statuses
     if params.status:
         wanted = tuple(s.strip() for s in params.status.split(","))
@@ -117,7 +117,7 @@ def timeline(request: HttpRequest, ns: str, params: Query[TimelineQuery]) -> Tim
 
 
 def _lifecycle(request: HttpRequest, ns: str, event_id: int, action: str) -> EventOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.ADMIN)
+    namespace = request_namespace(request)
     token = request_token(request)
     event = event_lifecycle(
         event=event_get(namespace, event_id), action=action, actor=f"token:{token.prefix}"
@@ -125,22 +125,33 @@ def _lifecycle(request: HttpRequest, ns: str, event_id: int, action: str) -> Eve
     return event_detail(event_get(namespace, event.pk), current_turn=namespace.current_turn)
 
 
-@router.post("/ns/{ns}/events/{event_id}/pin", response=EventOut, operation_id="event_pin")
+@router.post(
+    "/ns/{ns}/events/{event_id}/pin", response=EventOut, auth=ADMIN, operation_id="event_pin"
+)
 def pin(request: HttpRequest, ns: str, event_id: int) -> EventOut:
     return _lifecycle(request, ns, event_id, "pin")
 
 
-@router.post("/ns/{ns}/events/{event_id}/unpin", response=EventOut, operation_id="event_unpin")
+@router.post(
+    "/ns/{ns}/events/{event_id}/unpin", response=EventOut, auth=ADMIN, operation_id="event_unpin"
+)
 def unpin(request: HttpRequest, ns: str, event_id: int) -> EventOut:
     return _lifecycle(request, ns, event_id, "unpin")
 
 
-@router.post("/ns/{ns}/events/{event_id}/forget", response=EventOut, operation_id="event_forget")
+@router.post(
+    "/ns/{ns}/events/{event_id}/forget", response=EventOut, auth=ADMIN, operation_id="event_forget"
+)
 def forget(request: HttpRequest, ns: str, event_id: int) -> EventOut:
     return _lifecycle(request, ns, event_id, "forget")
 
 
-@router.post("/ns/{ns}/events/{event_id}/restore", response=EventOut, operation_id="event_restore")
+@router.post(
+    "/ns/{ns}/events/{event_id}/restore",
+    response=EventOut,
+    auth=ADMIN,
+    operation_id="event_restore",
+)
 def restore(request: HttpRequest, ns: str, event_id: int) -> EventOut:
     return _lifecycle(request, ns, event_id, "restore")
 
@@ -159,7 +170,7 @@ def expand_node(
     batch_id: str | None = None,
     session_id: str | None = None,
 ) -> ExpandNodeOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     node = node_get(namespace, node_id)
     point = as_of_from_text(as_of)
     state = node_state(node, point)
@@ -191,7 +202,7 @@ def expand_node(
 )
 def graph_state(request: HttpRequest, ns: str, as_of: str | None = None) -> GraphStateOut:
     """Every node with its current facts (or as of a turn/date) — the graph's state at a glance."""
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     states = graph_nodes(namespace, as_of_from_text(as_of))
     return GraphStateOut(
         as_of=as_of,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Router
 
-from memory.api.auth import namespace_for
+from memory.api.auth import READ_WRITE, request_namespace
 from memory.api.retrieval_schemas import (
     AssessIn,
     EventResultOut,
@@ -24,7 +24,6 @@ from memory.api.retrieval_schemas import (
     SearchRawIn,
     SearchRawOut,
 )
-from memory.models import TokenScope
 from memory.selectors.audit import (
     AssessmentOut,
     AuditChainOut,
@@ -51,7 +50,7 @@ router = Router(tags=["retrieval"])
     "/ns/{ns}/search/events", response=SearchEventsOut, operation_id="memory_search_events"
 )
 def search_events(request: HttpRequest, ns: str, payload: SearchEventsIn) -> SearchEventsOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     participants = payload.participants or []
     if isinstance(participants, str):
         participants = [participants]
@@ -94,7 +93,7 @@ def search_events(request: HttpRequest, ns: str, payload: SearchEventsIn) -> Sea
     operation_id="memory_search_graph",
 )
 def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> SearchGraphOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     found = graph_search(
         namespace=namespace,
         params=GraphSearch(
@@ -126,7 +125,7 @@ def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> Searc
 
 @router.post("/ns/{ns}/search/raw", response=SearchRawOut, operation_id="memory_search_raw")
 def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> SearchRawOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     found = retrieval.raw_search(
         namespace=namespace,
         params=retrieval.RawSearch(
@@ -153,7 +152,7 @@ def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> SearchRaw
 
 @router.post("/ns/{ns}/assess", response=AssessmentOut, operation_id="memory_assess")
 def assess(request: HttpRequest, ns: str, payload: AssessIn) -> AssessmentOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     done = gate_assess(
         namespace=namespace,
         request=AssessRequest(
@@ -170,9 +169,11 @@ def assess(request: HttpRequest, ns: str, payload: AssessIn) -> AssessmentOut:
     return assessment_out(done.assessment, done.batch.public_id)
 
 
-@router.post("/ns/{ns}/record-use", response=RecordUseOut, operation_id="memory_record_use")
+@router.post(
+    "/ns/{ns}/record-use", response=RecordUseOut, auth=READ_WRITE, operation_id="memory_record_use"
+)
 def record_use(request: HttpRequest, ns: str, payload: RecordUseIn) -> RecordUseOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     recorded = usage_record(
         namespace=namespace,
         request=UseRequest(
@@ -198,7 +199,7 @@ def record_use(request: HttpRequest, ns: str, payload: RecordUseIn) -> RecordUse
 @router.get("/ns/{ns}/audit", response=AuditChainOut, operation_id="memory_audit_receipt")
 def audit(request: HttpRequest, ns: str, receipt_id: str) -> AuditChainOut:
     """A receipt's chain: answer turn → gate verdict → used memories → source messages."""
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     return audit_chain(receipt_get(namespace, receipt_id))
 
 
@@ -207,5 +208,5 @@ def audit(request: HttpRequest, ns: str, receipt_id: str) -> AuditChainOut:
 )
 def event_usage(request: HttpRequest, ns: str, event_id: int) -> EventUsageOut:
     """Every answer that cited this event, batches that showed it unused, and activations."""
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     return memory_usage(event_get(namespace, event_id))

@@ -5,11 +5,11 @@ from __future__ import annotations
 from ninja import NinjaAPI, Router
 
 from memory.api import conversation, imports, memory, retrieval, status
-from memory.api.auth import AgentBearer
+from memory.api.auth import ReadToken
 
 
 def register_routers(api: NinjaAPI) -> None:
-    v1 = Router(auth=AgentBearer())
+    v1 = Router(auth=ReadToken())
     v1.add_router("", conversation.router)
     v1.add_router("", status.router)
     v1.add_router("", memory.router)

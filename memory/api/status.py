@@ -5,10 +5,9 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Router
 
-from memory.api.auth import namespace_for, require_scope
+from memory.api.auth import ADMIN, READ_WRITE, request_namespace, request_token
 from memory.api.schemas import JobOut, JobsOut, SettingsIn, SettingsOut
 from memory.engine.decay import level_schedule
-from memory.models import TokenScope
 from memory.selectors.health import HealthOut, namespace_health
 from memory.selectors.jobs import JOBS_LISTED, job_get, job_list, job_out, jobs_failed
 from memory.services.jobs import job_retry
@@ -19,7 +18,7 @@ router = Router(tags=["status"])
 
 @router.get("/ns/{ns}/health", response=HealthOut, operation_id="memory_status")
 def health(request: HttpRequest, ns: str) -> HealthOut:
-    return namespace_health(namespace=namespace_for(request, ns, scope=TokenScope.READ))
+    return namespace_health(namespace=request_namespace(request))
 
 
 def _settings_out(current: EffectiveSettings) -> SettingsOut:
@@ -31,15 +30,14 @@ def _settings_out(current: EffectiveSettings) -> SettingsOut:
     )
 
 
-@router.get("/settings", response=SettingsOut, operation_id="settings_get")
+@router.get("/settings", response=SettingsOut, auth=ADMIN, operation_id="settings_get")
 def settings_get(request: HttpRequest) -> SettingsOut:
-    require_scope(request, TokenScope.ADMIN)
     return _settings_out(memory_settings_get())
 
 
-@router.put("/settings", response=SettingsOut, operation_id="settings_update")
+@router.put("/settings", response=SettingsOut, auth=ADMIN, operation_id="settings_update")
 def settings_put(request: HttpRequest, payload: SettingsIn) -> SettingsOut:
-    token = require_scope(request, TokenScope.ADMIN)
+    token = request_token(request)
     updated = memory_settings_update(
         block_lambda=payload.block_lambda,
         block_turns=payload.block_turns,
@@ -50,17 +48,24 @@ def settings_put(request: HttpRequest, payload: SettingsIn) -> SettingsOut:
 
 @router.get("/ns/{ns}/jobs", response=JobsOut, operation_id="jobs_list")
 def jobs_list(request: HttpRequest, ns: str, status: str | None = None) -> JobsOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ)
+    namespace = request_namespace(request)
     return JobsOut(jobs=[job_out(job) for job in job_list(namespace, status=status)[:JOBS_LISTED]])
 
 
-@router.post("/ns/{ns}/jobs/{job_id}/retry", response=JobOut, operation_id="jobs_retry")
+@router.post(
+    "/ns/{ns}/jobs/{job_id}/retry", response=JobOut, auth=READ_WRITE, operation_id="jobs_retry"
+)
 def jobs_retry(request: HttpRequest, ns: str, job_id: int) -> JobOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     return job_out(job_retry(job_get(namespace, job_id)))
 
 
-@router.post("/ns/{ns}/jobs/retry-failed", response=JobsOut, operation_id="jobs_retry_failed")
+@router.post(
+    "/ns/{ns}/jobs/retry-failed",
+    response=JobsOut,
+    auth=READ_WRITE,
+    operation_id="jobs_retry_failed",
+)
 def jobs_retry_failed(request: HttpRequest, ns: str) -> JobsOut:
-    namespace = namespace_for(request, ns, scope=TokenScope.READ_WRITE)
+    namespace = request_namespace(request)
     return JobsOut(jobs=[job_out(job_retry(job)) for job in jobs_failed(namespace)])
