@@ -5,19 +5,17 @@ that used it. Read-only; filters and the page number live in the query string.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, datetime, time
 from typing import Any
 
 from django import forms
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from graphui.access import ui_namespace
+from graphui.filters import Chip, day_end, day_start, without
 from memory.selectors import audit_view
 from memory.selectors.audit_view import NO_VERDICT, ReceiptFilter
 from memory.selectors.audit_view.receipts import USED_NOTHING, USED_SOMETHING
@@ -85,51 +83,25 @@ class ReceiptFilterForm(forms.Form):
             session_id=session or None,
             verdict=data.get("verdict") or None,
             used=data.get("used") or None,
-            created_from=_day_start(data.get("from")),
-            created_to=_day_end(data.get("to")),
+            created_from=day_start(data.get("from")),
+            created_to=day_end(data.get("to")),
         )
-
-
-def _day_start(day: date | None) -> datetime | None:
-    return None if day is None else timezone.make_aware(datetime.combine(day, time.min))
-
-
-def _day_end(day: date | None) -> datetime | None:
-    return None if day is None else timezone.make_aware(datetime.combine(day, time.max))
-
-
-@dataclass(frozen=True)
-class Chip:
-    """An active filter, shown above the list with a link that removes just it."""
-
-    label: str
-    value: str
-    remove_url: str
-
-
-def _without(query: QueryDict, key: str) -> str:
-    kept = QueryDict(mutable=True)
-    for name, values in query.lists():
-        if name not in ("page", key) and (filled := [v for v in values if v.strip()]):
-            kept.setlist(name, filled)  # empty fields of the submitted form are left out
-    encoded = kept.urlencode()
-    return f"?{encoded}" if encoded else "?"
 
 
 def _chips(form: ReceiptFilterForm, query: QueryDict) -> list[Chip]:
     data = form.valid_part()
     chips = []
     if (data.get("session") or "").strip():
-        chips.append(Chip(_("Session"), data["session"].strip(), _without(query, "session")))
+        chips.append(Chip(_("Session"), data["session"].strip(), without(query, "session")))
     if data.get("verdict"):
         word = str(VERDICT_WORDS.get(data["verdict"], data["verdict"]))
-        chips.append(Chip(_("Verdict"), word, _without(query, "verdict")))
+        chips.append(Chip(_("Verdict"), word, without(query, "verdict")))
     if data.get("used"):
         word = str(USED_WORDS.get(data["used"], data["used"]))
-        chips.append(Chip(_("Used"), word, _without(query, "used")))
+        chips.append(Chip(_("Used"), word, without(query, "used")))
     for key, label in (("from", _("From")), ("to", _("To"))):
         if data.get(key):
-            chips.append(Chip(label, data[key].isoformat(), _without(query, key)))
+            chips.append(Chip(label, data[key].isoformat(), without(query, key)))
     return chips
 
 

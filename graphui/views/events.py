@@ -4,19 +4,17 @@ their field and ignored rather than failing the page."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, datetime, time
 from typing import Any
 
 from django import forms
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from graphui.access import ui_namespace
+from graphui.filters import Chip, day_end, day_start, without
 from graphui.templatetags.events import EVENT_TYPE_LABELS, LIFECYCLE, TEMPORAL
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.selectors import timeline
@@ -64,8 +62,8 @@ class TimelineFilterForm(forms.Form):
             event_type=data.get("type") or None,
             temporal_status=data.get("temporal") or None,
             participant=(data.get("participant") or "").strip() or None,
-            time_from=_day_start(data.get("from")),
-            time_to=_day_end(data.get("to")),
+            time_from=day_start(data.get("from")),
+            time_to=day_end(data.get("to")),
         )
 
 
@@ -82,36 +80,6 @@ def _valid_part(form: forms.Form) -> dict[str, Any]:
     return {k: v for k, v in form.cleaned_data.items() if k not in form.errors}
 
 
-def _day_start(day: date | None) -> datetime | None:
-    return None if day is None else timezone.make_aware(datetime.combine(day, time.min))
-
-
-def _day_end(day: date | None) -> datetime | None:
-    return None if day is None else timezone.make_aware(datetime.combine(day, time.max))
-
-
-@dataclass(frozen=True)
-class Chip:
-    """An active filter, shown above the list with a link that removes just it."""
-
-    label: str
-    value: str
-    remove_url: str
-
-
-def _without(query: QueryDict, key: str, value: str | None = None) -> str:
-    kept = QueryDict(mutable=True)
-    for name, values in query.lists():
-        if name != "page" and (filled := [v for v in values if v.strip()]):
-            kept.setlist(name, filled)  # empty fields of the submitted form are left out
-    if value is None:
-        kept.pop(key, None)
-    else:
-        kept.setlist(key, [v for v in kept.getlist(key) if v != value])
-    encoded = kept.urlencode()
-    return f"?{encoded}" if encoded else "?"
-
-
 def _chips(form: TimelineFilterForm, query: QueryDict) -> list[Chip]:
     data = form.cleaned_data if form.is_valid() else _valid_part(form)
     statuses = data.get("status") or []
@@ -119,24 +87,24 @@ def _chips(form: TimelineFilterForm, query: QueryDict) -> list[Chip]:
         []
         if set(statuses) in (set(), set(VISIBLE_STATUSES))
         else [
-            Chip(_("Lifecycle"), str(LIFECYCLE[s][1]), _without(query, "status", s))
+            Chip(_("Lifecycle"), str(LIFECYCLE[s][1]), without(query, "status", s))
             for s in statuses
         ]
     )
     if data.get("type"):
         label = str(EVENT_TYPE_LABELS[data["type"]])
-        chips.append(Chip(_("Type"), label, _without(query, "type")))
+        chips.append(Chip(_("Type"), label, without(query, "type")))
     if data.get("temporal"):
         chips.append(
-            Chip(_("Time status"), str(TEMPORAL[data["temporal"]][1]), _without(query, "temporal"))
+            Chip(_("Time status"), str(TEMPORAL[data["temporal"]][1]), without(query, "temporal"))
         )
     if (data.get("participant") or "").strip():
         chips.append(
-            Chip(_("Participant"), data["participant"].strip(), _without(query, "participant"))
+            Chip(_("Participant"), data["participant"].strip(), without(query, "participant"))
         )
     for key, label in (("from", _("From")), ("to", _("To"))):
         if data.get(key):
-            chips.append(Chip(label, data[key].isoformat(), _without(query, key)))
+            chips.append(Chip(label, data[key].isoformat(), without(query, key)))
     return chips
 
 
