@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time
+from typing import Any
 
+from django import forms
 from django.http import QueryDict
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 
 @dataclass(frozen=True)
@@ -40,3 +43,28 @@ def day_start(day: date | None) -> datetime | None:
 
 def day_end(day: date | None) -> datetime | None:
     return None if day is None else timezone.make_aware(datetime.combine(day, time.max))
+
+
+class DateRangeFilterForm(forms.Form):
+    """A GET filter form with `from` / `to` dates (checked in order) whose invalid fields are
+    reported next to themselves and otherwise ignored, so a bad value never fails the page."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # `from` is a Python keyword, so the dates are added by name.
+        date_input = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        self.fields["from"] = forms.DateField(label=_("From"), required=False, widget=date_input)
+        self.fields["to"] = forms.DateField(label=_("To"), required=False, widget=date_input)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("from"), data.get("to")
+        if start and end and start > end:
+            self.add_error("to", _("The end date is before the start date."))
+        return data
+
+    def valid_part(self) -> dict[str, Any]:
+        """The valid part of the request: a field with an error counts as not given."""
+        if self.is_valid():
+            return self.cleaned_data
+        return {k: v for k, v in self.cleaned_data.items() if k not in self.errors}

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from graphui.access import ui_namespace
-from graphui.filters import Chip, day_end, day_start, without
+from graphui.filters import Chip, DateRangeFilterForm, day_end, day_start, without
 from memory.selectors import audit_view
 from memory.selectors.audit_view import NO_VERDICT, ReceiptFilter
 from memory.selectors.audit_view.receipts import USED_NOTHING, USED_SOMETHING
@@ -33,7 +33,7 @@ USED_WORDS = {
 }
 
 
-class ReceiptFilterForm(forms.Form):
+class ReceiptFilterForm(DateRangeFilterForm):
     session = forms.CharField(label=gettext_lazy("Session"), required=False, max_length=200)
     verdict = forms.ChoiceField(
         label=gettext_lazy("Verdict"),
@@ -58,23 +58,6 @@ class ReceiptFilterForm(forms.Form):
                 required=False,
                 choices=[("", _("any session")), *((s, s) for s in listed)],
             )
-        # `from` is a Python keyword, so the dates are added by name.
-        date_input = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
-        self.fields["from"] = forms.DateField(label=_("From"), required=False, widget=date_input)
-        self.fields["to"] = forms.DateField(label=_("To"), required=False, widget=date_input)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        start, end = data.get("from"), data.get("to")
-        if start and end and start > end:
-            self.add_error("to", _("The end date is before the start date."))
-        return data
-
-    def valid_part(self) -> dict[str, Any]:
-        """The valid part of the request: a field with an error counts as not given."""
-        if self.is_valid():
-            return self.cleaned_data
-        return {k: v for k, v in self.cleaned_data.items() if k not in self.errors}
 
     def receipt_filter(self) -> ReceiptFilter:
         data = self.valid_part()

@@ -4,8 +4,6 @@ their field and ignored rather than failing the page."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import forms
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
@@ -14,14 +12,14 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from graphui.access import ui_namespace
-from graphui.filters import Chip, day_end, day_start, without
+from graphui.filters import Chip, DateRangeFilterForm, day_end, day_start, without
 from graphui.templatetags.events import EVENT_TYPE_LABELS, LIFECYCLE, TEMPORAL
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.selectors import timeline
 from memory.selectors.events import TimelineFilter
 
 
-class TimelineFilterForm(forms.Form):
+class TimelineFilterForm(DateRangeFilterForm):
     status = forms.MultipleChoiceField(
         label=gettext_lazy("Lifecycle"),
         required=False,
@@ -40,23 +38,8 @@ class TimelineFilterForm(forms.Form):
     )
     participant = forms.CharField(label=gettext_lazy("Participant"), required=False, max_length=200)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # `from` is a Python keyword, so these two are added by name.
-        date_input = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
-        self.fields["from"] = forms.DateField(label=_("From"), required=False, widget=date_input)
-        self.fields["to"] = forms.DateField(label=_("To"), required=False, widget=date_input)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        start, end = data.get("from"), data.get("to")
-        if start and end and start > end:
-            self.add_error("to", _("The end date is before the start date."))
-        return data
-
     def timeline_filter(self) -> TimelineFilter:
-        """The valid part of the request: a field with an error counts as not given."""
-        data = self.cleaned_data if self.is_valid() else _valid_part(self)
+        data = self.valid_part()
         return TimelineFilter(
             statuses=tuple(data.get("status") or VISIBLE_STATUSES),
             event_type=data.get("type") or None,
@@ -76,12 +59,8 @@ def _with_default_statuses(query: QueryDict) -> QueryDict:
     return data
 
 
-def _valid_part(form: forms.Form) -> dict[str, Any]:
-    return {k: v for k, v in form.cleaned_data.items() if k not in form.errors}
-
-
 def _chips(form: TimelineFilterForm, query: QueryDict) -> list[Chip]:
-    data = form.cleaned_data if form.is_valid() else _valid_part(form)
+    data = form.valid_part()
     statuses = data.get("status") or []
     chips = (
         []
