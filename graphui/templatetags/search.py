@@ -38,6 +38,9 @@ FIELD_LABELS: dict[str, Promise] = {
     "relations": _("relation labels"),
     "content": _("content"),
     "session_date": _("date of the turn"),
+    "speaker": _("speaker"),
+    "before": _("the message before"),
+    "after": _("the message after"),
 }
 
 RANKINGS: dict[str, Promise] = {

@@ -118,8 +118,17 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "type": "string",
                 "description": "The user's new message; it selects the activated memories.",
             },
+            "budget": {
+                "type": "integer",
+                "minimum": 200,
+                "maximum": 8000,
+                "description": (
+                    "Tokens for activated memory (default 900); a larger budget adds more "
+                    "verbatim source passages from earlier conversations."
+                ),
+            },
         },
-        query_args=("session_id", "query"),
+        query_args=("session_id", "query", "budget"),
         session_default=True,
     ),
     ToolSpec(

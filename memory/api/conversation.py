@@ -28,7 +28,7 @@ from memory.selectors.blocks import (
     session_find,
 )
 from memory.services import ingest
-from memory.services.activation import activation_build
+from memory.services.activation import TOKEN_BUDGET, activation_build
 from memory.services.batches import batch_get, caller_session
 from memory.services.blocks import block_expand
 from memory.services.expansion import block_expand_batch
@@ -129,6 +129,8 @@ def expand_block(request: HttpRequest, ns: str, block_id: int, payload: ExpandIn
 class ContextQuery(Schema):
     session_id: str
     query: str = ""
+    # Tokens for the activated memory (events, graph nodes, source passages); 200–8000.
+    budget: int = TOKEN_BUDGET
 
 
 @router.get("/ns/{ns}/context", response=ContextOut, operation_id="memory_context")
@@ -138,7 +140,9 @@ def context(request: HttpRequest, ns: str, params: Query[ContextQuery]) -> Conte
     history = history_out(layered_history(session=session) if session else None)
     # Activation is recorded against the caller's session, even before its first turn.
     caller = session or caller_session(namespace, params.session_id)
-    built = activation_build(namespace=namespace, session=caller, query=params.query)
+    built = activation_build(
+        namespace=namespace, session=caller, query=params.query, budget=params.budget
+    )
     activated = ActivatedOut(**built.as_dict())
     return ContextOut(
         activated=activated, history=history, total_tokens=activated.tokens + history.tokens

@@ -94,6 +94,8 @@ class HistoryOut(Schema):
 class ActivatedOut(Schema):
     events: list[dict[str, Any]]
     nodes: list[dict[str, Any]]
+    # Verbatim messages of other sessions ranked for the query: {ref, speaker?, said, text}.
+    passages: list[dict[str, Any]] = []
     tokens: int
     # Historical background (SPEC §8.7): `text` is what to inject, `framing` its header.
     framing: str = ""

@@ -80,6 +80,8 @@ class Message(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["turn", "position"], name="message_unique_position")
         ]
+        # A message's neighbours in its session (search documents hold their text).
+        indexes = [models.Index(fields=["session", "id"], name="message_session_order")]
 
     def __str__(self) -> str:
         return f"{self.role} message {self.pk}"

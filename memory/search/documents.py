@@ -48,7 +48,18 @@ MESSAGES = Kind(
     name="message",
     table="memory_search_message",
     base_table=Message._meta.db_table,
-    fields=(Field("content", 1.0), Field("session_date", 1.0)),
+    # Who said it, and the text said just before and after it in the same session: a reply is
+    # often only understandable with the question it answers ("They loved it!"). The
+    # neighbours only rank: a hit needs a query term of its own (content, date or speaker).
+    # (×2 and ×1 rather than ×1 and ×0.5: PostgreSQL tells fields apart only by weight class,
+    # and the ranking-only fields must not share one with the hit fields.)
+    fields=(
+        Field("content", 2.0),
+        Field("session_date", 2.0),
+        Field("speaker", 2.0),
+        Field("before", 1.0, makes_hit=False),
+        Field("after", 1.0, makes_hit=False),
+    ),
     has_session=True,
 )
 EVENTS = Kind(
@@ -99,13 +110,20 @@ def _terms(*texts: str) -> tuple[str, ...]:
     return tuple(term for text in texts for term in analyze(text))
 
 
-def message_document(message: Message) -> Document:
-    """Content and the turn's date. Uses `message.turn` (select_related it for many)."""
+def message_document(message: Message, before: str = "", after: str = "") -> Document:
+    """Content, the turn's date, the speaker's name and the neighbouring messages' text. Uses
+    `message.turn` (select_related it for many)."""
     return Document(
         object_id=message.pk,
         namespace_id=message.namespace_id,
         session_id=message.session_id,
-        fields=(_terms(message.content), tuple(date_terms(message.turn.occurred_at))),
+        fields=(
+            _terms(message.content),
+            tuple(date_terms(message.turn.occurred_at)),
+            _terms(message.name),
+            _terms(before),
+            _terms(after),
+        ),
     )
 
 

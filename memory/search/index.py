@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 
 from memory.models import Event, GraphNode, Message, Turn
 from memory.search.backend import backend
@@ -33,15 +34,58 @@ def _chunks[T](items: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
         yield chunk
 
 
+def _neighbours(messages: list[Message]) -> dict[int, tuple[int | None, int | None]]:
+    """message id → (previous, next) message id in the same session, by id order (the order
+    messages are stored in). One query however many messages."""
+    same_session = Message.objects.filter(session_id=OuterRef("session_id"))
+    return {
+        pk: (before, after)
+        for pk, before, after in Message.objects.filter(pk__in=[m.pk for m in messages])
+        .annotate(
+            before=Subquery(
+                same_session.filter(pk__lt=OuterRef("pk")).order_by("-pk")[:1].values("pk")
+            ),
+            after=Subquery(
+                same_session.filter(pk__gt=OuterRef("pk")).order_by("pk")[:1].values("pk")
+            ),
+        )
+        .values_list("pk", "before", "after")
+    }
+
+
+def _message_documents(messages: list[Message]) -> tuple[list[Document], set[int]]:
+    """The messages' documents, and the ids of their neighbours outside the list."""
+    around = _neighbours(messages)
+    given = {m.pk: m.content for m in messages}
+    outside = {i for pair in around.values() for i in pair if i is not None and i not in given}
+    text = given | dict(Message.objects.filter(pk__in=outside).values_list("pk", "content"))
+    documents = []
+    for message in messages:
+        before, after = around.get(message.pk, (None, None))
+        documents.append(
+            message_document(message, text.get(before or 0, ""), text.get(after or 0, ""))
+        )
+    return documents, outside
+
+
+def _with_turns(messages: list[Message]) -> list[Message]:
+    missing = {m.turn_id for m in messages if not Message.turn.is_cached(m)}
+    turns = Turn.objects.in_bulk(missing) if missing else {}
+    for message in messages:
+        if message.turn_id in turns:
+            message.turn = turns[message.turn_id]
+    return messages
+
+
 def index_messages(messages: Iterable[Message]) -> None:
-    """(Re)index messages: content and their turn's date. Loads turns not already cached."""
+    """(Re)index messages, and their neighbours in the session, whose before/after text is
+    theirs. Loads turns not already cached."""
     for chunk in _chunks(messages):
-        missing = {m.turn_id for m in chunk if not Message.turn.is_cached(m)}
-        turns = Turn.objects.in_bulk(missing) if missing else {}
-        for message in chunk:
-            if message.turn_id in turns:
-                message.turn = turns[message.turn_id]
-        backend().upsert(MESSAGES, [message_document(m) for m in chunk])
+        documents, outside = _message_documents(_with_turns(chunk))
+        if outside:
+            neighbours = list(Message.objects.filter(pk__in=outside).select_related("turn"))
+            documents.extend(_message_documents(neighbours)[0])
+        backend().upsert(MESSAGES, documents)
 
 
 def index_events(events: Iterable[Event]) -> None:
@@ -104,12 +148,24 @@ def reindex_namespace(namespace_id: int) -> dict[str, int]:
         events = Event.objects.filter(namespace_id=namespace_id).order_by("pk")
         node_ids = GraphNode.objects.filter(namespace_id=namespace_id).values_list("pk", flat=True)
         return {
-            "messages": _upsert_all((message_document(m) for m in messages), MESSAGES),
+            "messages": _upsert_all(
+                (d for chunk in _chunks(messages) for d in _message_documents(chunk)[0]),
+                MESSAGES,
+            ),
             "events": _upsert_all(
                 (event_document(e) for e in events.iterator(chunk_size=CHUNK)), EVENTS
             ),
             "nodes": _upsert_all(node_documents(list(node_ids)), NODES),
         }
+
+
+def reindex_messages() -> int:
+    """Rebuild every message's index row (all namespaces), e.g. after its document changed."""
+    backend().delete_all(MESSAGES)
+    messages = Message.objects.select_related("turn").order_by("pk").iterator(chunk_size=CHUNK)
+    return _upsert_all(
+        (d for chunk in _chunks(messages) for d in _message_documents(chunk)[0]), MESSAGES
+    )
 
 
 def reindex_all() -> dict[str, int]:

@@ -136,14 +136,16 @@ def delete_all(kind: Kind) -> None:
 
 
 def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) -> list[int]:
-    """How many of the namespace's rows hold each term, counting no further than `cap`."""
+    """How many of the namespace's rows hold each term in a field that makes hits, counting no
+    further than `cap`."""
     one = (
         f"(SELECT count(*) FROM (SELECT 1 FROM {kind.table} WHERE namespace_id = %s "
         "AND document @@ %s::tsquery LIMIT %s) c)"
     )
     params: list[str | int] = []
+    classes = _hit_classes(kind)
     for term in terms:
-        params.extend([namespace_id, _lexeme(term), cap])
+        params.extend([namespace_id, _any_of([term], classes), cap])
     with _search_costs(), connection.cursor() as cursor:
         cursor.execute("SELECT " + ", ".join([one] * len(terms)), params)
         row = cursor.fetchone()

@@ -81,10 +81,10 @@ def delete_all(kind: Kind) -> None:
 
 
 def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) -> list[int]:
-    """How many of the namespace's rows hold each term in a weighted column, counting no
-    further than `cap` (so a very common term costs at most `cap` steps)."""
+    """How many of the namespace's rows hold each term in a column that makes hits, counting
+    no further than `cap` (so a very common term costs at most `cap` steps)."""
     table = kind.table
-    names = [f.name for f in kind.fields]
+    names = list(kind.hit_fields)
     one = f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH %s LIMIT %s))"
     params: list[str | int] = []
     for term in terms:

@@ -327,7 +327,16 @@ def _message_result(
         session_turn=message.turn.session_turn,
         turn_range=list(hit.turn_range),
         turn_at=message.turn.occurred_at,
-        fields=_field_matches(MESSAGES, message_document(message), terms, words),
+        fields=_field_matches(
+            MESSAGES,
+            message_document(
+                message,
+                before[-1].content if before else "",
+                after[0].content if after else "",
+            ),
+            terms,
+            words,
+        ),
     )
 
 

@@ -23,6 +23,7 @@ from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
 from memory.engine.tokens import estimate_tokens
 from memory.engine.weights import current_weight
+from memory.errors import Invalid
 from memory.models import (
     Activation,
     Event,
@@ -37,12 +38,18 @@ from memory.models import (
     Turn,
 )
 from memory.selectors.graph import EdgeOut, FactOut, NodeStateOut, node_states
+from memory.services.recall import RankedMessage, messages_rank
 
 EVENT_HITS = 20
 NODE_HITS = 12
 MAX_EVENTS = 4
 MAX_NODES = 4
 TOKEN_BUDGET = 900
+MIN_BUDGET = 200
+MAX_BUDGET = 8000
+MAX_PASSAGES = 40
+PASSAGE_POOL = 60  # ranked messages looked at (some are the current session's or shown)
+PASSAGE_CHARS = 600
 TAIL_TURNS = 2
 MAX_QUERY_CHARS = 4000
 FRAMING = (
@@ -53,12 +60,14 @@ FRAMING = (
 )
 _EVENTS_HEADER = "\nEvents:"
 _NODES_HEADER = "\nGraph:"
+_PASSAGES_HEADER = "\nSource passages:"
 
 
 @dataclass(frozen=True)
 class Activated:
     events: list[dict[str, Any]] = field(default_factory=list)
     nodes: list[dict[str, Any]] = field(default_factory=list)
+    passages: list[dict[str, Any]] = field(default_factory=list)
     tokens: int = 0
     text: str = ""
     framing: str = FRAMING
@@ -74,6 +83,7 @@ class Activated:
         return {
             "events": [with_id(c) for c in self.events],
             "nodes": [with_id(c) for c in self.nodes],
+            "passages": [with_id(c) for c in self.passages],
             "tokens": self.tokens,
             "framing": self.framing,
             "text": self.text,
@@ -267,41 +277,102 @@ def _nodes(
     return [(kept[pk][0], kept[pk][1]) for pk, _ in rrf([relevance, weight])]
 
 
+def validate_budget(budget: object) -> int:
+    """A context budget in tokens: an integer in [MIN_BUDGET, MAX_BUDGET]."""
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise Invalid("budget must be an integer number of tokens", code="invalid_budget")
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise Invalid(
+            f"budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens",
+            code="invalid_budget",
+            details={"budget": budget, "min": MIN_BUDGET, "max": MAX_BUDGET},
+        )
+    return budget
+
+
+def _passage_card(message: Message) -> dict[str, Any]:
+    text = redact(message.content)
+    if len(text) > PASSAGE_CHARS:
+        text = text[: PASSAGE_CHARS - 1].rstrip() + "…"
+    card: dict[str, Any] = {"ref": f"raw:{message.pk}"}
+    if message.name:
+        card["speaker"] = redact(message.name)
+    card["said"] = message.created_at.date().isoformat()
+    card["text"] = text
+    return card
+
+
+def _passages(
+    ranked: list[RankedMessage], session: Session | None, covered: set[int]
+) -> list[dict[str, Any]]:
+    """Verbatim messages of other sessions in recall order, minus the sources of the event
+    cards already shown."""
+    messages = Message.objects.in_bulk([r.message_id for r in ranked])
+    chosen = [
+        messages[r.message_id]
+        for r in ranked
+        if r.message_id in messages and r.message_id not in covered
+    ]
+    if session is not None:
+        chosen = [m for m in chosen if m.session_id != session.pk]
+    return [_passage_card(m) for m in chosen[:MAX_PASSAGES]]
+
+
+def _pack_section(
+    lines: list[str], header: str, cards: list[dict[str, Any]], used: int, budget: int, most: int
+) -> tuple[list[dict[str, Any]], int]:
+    packed = pack_budget(
+        cards, cost=_line_cost, budget=budget, used=used + estimate_tokens(header), max_items=most
+    )
+    if not packed.items:
+        return [], used
+    lines.append(header.strip())
+    lines.extend("- " + _compact(c) for c in packed.items)
+    return packed.items, packed.used
+
+
 def activation_build(
-    *, namespace: Namespace, session: Session | None, query: str, record: bool = True
+    *,
+    namespace: Namespace,
+    session: Session | None,
+    query: str,
+    record: bool = True,
+    budget: int = TOKEN_BUDGET,
 ) -> Activated:
-    """Assemble activated memory for the next model call (SPEC §8.7) and record what was
-    injected. Must not, and does not, write to events or the graph."""
+    """Assemble activated memory for the next model call (SPEC §8.7) within `budget` tokens
+    and record what was injected. Must not, and does not, write to events or the graph.
+
+    Events and graph nodes come first (≤ 4 each); the rest of the budget holds verbatim source
+    passages from other sessions, ranked by recall (`services.recall`)."""
+    budget = validate_budget(budget)
     text_query = activation_query(session, query)
     current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
     used = estimate_tokens(FRAMING)
     important = _always_events(namespace)
+    lines = [FRAMING]
     # Packing never looks past the first MAX_EVENTS / MAX_NODES items, so only those get cards.
     ranked_events = _events(namespace, session, text_query, current_turn, important)[:MAX_EVENTS]
-    event_cards = [_event_card(e) for e in ranked_events]
-    header = estimate_tokens(_EVENTS_HEADER)
-    packed_events = pack_budget(
-        event_cards, cost=_line_cost, budget=TOKEN_BUDGET, used=used + header, max_items=MAX_EVENTS
+    events, used = _pack_section(
+        lines, _EVENTS_HEADER, [_event_card(e) for e in ranked_events], used, budget, MAX_EVENTS
     )
-    if packed_events.items:
-        used = packed_events.used
     ranked_nodes = _nodes(namespace, session, text_query, current_turn, important)[:MAX_NODES]
-    node_cards = [_node_card(n, s) for n, s in ranked_nodes]
-    header = estimate_tokens(_NODES_HEADER)
-    packed_nodes = pack_budget(
-        node_cards, cost=_line_cost, budget=TOKEN_BUDGET, used=used + header, max_items=MAX_NODES
+    nodes, used = _pack_section(
+        lines, _NODES_HEADER, [_node_card(n, s) for n, s in ranked_nodes], used, budget, MAX_NODES
     )
-    lines = [FRAMING]
-    if packed_events.items:
-        lines.append(_EVENTS_HEADER.strip())
-        lines.extend("- " + _compact(c) for c in packed_events.items)
-    if packed_nodes.items:
-        lines.append(_NODES_HEADER.strip())
-        lines.extend("- " + _compact(c) for c in packed_nodes.items)
-    injected = bool(packed_events.items or packed_nodes.items)
+    shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
+    covered = set(
+        Event.source_messages.through.objects.filter(event_id__in=shown_events).values_list(
+            "message_id", flat=True
+        )
+    )
+    ranked = messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
+    passages, used = _pack_section(
+        lines, _PASSAGES_HEADER, _passages(ranked, session, covered), used, budget, MAX_PASSAGES
+    )
+    injected = bool(events or nodes or passages)
     text = "\n".join(lines) if injected else ""
     tokens = estimate_tokens(text) if injected else 0
-    refs = [c["ref"] for c in [*packed_events.items, *packed_nodes.items]]
+    refs = [c["ref"] for c in [*events, *nodes, *passages]]
     activation_id = None
     if record:
         activation_id = Activation.objects.create(
@@ -313,8 +384,9 @@ def activation_build(
             tokens=tokens,
         ).pk
     return Activated(
-        events=packed_events.items,
-        nodes=packed_nodes.items,
+        events=events,
+        nodes=nodes,
+        passages=passages,
         tokens=tokens,
         text=text,
         query=text_query,

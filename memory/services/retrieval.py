@@ -33,6 +33,7 @@ from memory.services.batches import (
     validate_query,
     visible_events_for_messages,
 )
+from memory.services.recall import messages_rank
 
 TEXT_POOL = 200  # BM25 hits considered before fusion and filtering
 FILTER_POOL = 2000  # most recent filter matches considered when a filter is set
@@ -335,24 +336,25 @@ def _neighbours(messages: Sequence[Message]) -> dict[int, list[Message]]:
 def raw_rank(
     *, namespace: Namespace, params: RawSearch, session: Session | None = None
 ) -> list[RawHit]:
-    """BM25 over sealed and open-tail messages (SPEC §8.6), optionally within `session`, with
-    each hit's neighbours, block and turn range. Reads only."""
+    """Sealed and open-tail messages (SPEC §8.6) ranked by `messages_rank` (BM25 with the
+    speaker and feedback corrections), optionally within `session`, with each hit's
+    neighbours, block and turn range. Reads only."""
     validate_query(params.query)
     limit = validate_limit(params.limit, default=6)
     hits = (
-        search.search_messages(
+        messages_rank(
             namespace.pk, params.query, limit=limit, session_pk=session.pk if session else None
         )
         if params.query.strip()
         else []
     )
     messages = Message.objects.select_related("session", "turn", "turn__block").in_bulk(
-        [h.object_id for h in hits]
+        [h.message_id for h in hits]
     )
     neighbours = _neighbours(list(messages.values()))
     results: list[RawHit] = []
-    for hit in sorted(hits, key=lambda h: h.rank):
-        message = messages.get(hit.object_id)
+    for hit in hits:
+        message = messages.get(hit.message_id)
         if message is None:
             continue
         block = message.turn.block

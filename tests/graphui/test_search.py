@@ -181,8 +181,9 @@ def test_a_chinese_query_finds_chinese_content(client, user, project):
 
     assert "<mark>数据库</mark>" in html
     messages = ids_in_order(html, "message")
-    assert len(messages) == 2
-    assert set(messages) == set(
+    # The two messages that say it come first; after them, their neighbours (whose context
+    # field holds it) and the feedback query's finds.
+    assert set(messages[:2]) == set(
         Message.objects.filter(namespace=project, content__contains="数据库").values_list(
             "pk", flat=True
         )

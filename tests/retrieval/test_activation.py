@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory.engine.tokens import estimate_tokens
-from memory.models import Activation, Event, RetrievalBatch, UsageReceipt
+from memory.models import Activation, Event, Message, RetrievalBatch, UsageReceipt
 from memory.services.activation import MAX_EVENTS, MAX_NODES, TOKEN_BUDGET
 from tests.retrieval.conftest import say, the_events
 
@@ -122,7 +122,8 @@ def test_activation_stays_within_four_events_four_nodes_and_900_tokens(
     assert activated["tokens"] <= TOKEN_BUDGET
     assert estimate_tokens(activated["text"]) == activated["tokens"]
     row = Activation.objects.get()
-    assert row.refs == [c["ref"] for c in activated["events"] + activated["nodes"]]
+    cards = activated["events"] + activated["nodes"] + activated["passages"]
+    assert row.refs == [c["ref"] for c in cards]
     assert row.tokens == activated["tokens"]
 
 
@@ -140,3 +141,33 @@ def test_context_of_an_unknown_session_still_activates_memory(project):
     body = _activated(project, "brand-new", "pnpm")
     assert f"event:{pnpm['id']}" in [e["ref"] for e in body["activated"]["events"]]
     assert body["history"]["blocks"] == []
+
+
+def test_passages_quote_other_sessions_within_the_budget(owner, drain, one_turn_blocks):
+    for n in range(1, 60):
+        say(owner, n, f"Harbour crane {n} needs the hydraulic seal kit number {n}.", session="old")
+    say(owner, 31, "The hydraulic seal kit question again.", session="new")
+    drain()
+
+    small = _activated(owner, "new", "hydraulic seal kit")["activated"]
+    response = owner.get(
+        "/ns/proj/context", session_id="new", query="hydraulic seal kit", budget=2000
+    )
+    large = response.json()["activated"]
+
+    assert small["passages"] and len(large["passages"]) > len(small["passages"])
+    assert small["tokens"] <= TOKEN_BUDGET < large["tokens"] <= 2000
+    quoted = Message.objects.in_bulk([p["id"] for p in large["passages"]])
+    assert {m.session.external_id for m in quoted.values()} == {"old"}  # never its own session
+    assert all(
+        p["ref"] == f"raw:{p['id']}" and p["said"] == "2023-05-06" for p in large["passages"]
+    )
+    assert "Source passages:" in large["text"]
+
+
+@pytest.mark.parametrize("budget", ["100", "9000", "lots"])
+def test_a_budget_out_of_range_is_rejected(owner, budget):
+    response = owner.get("/ns/proj/context", session_id="s1", query="x", budget=budget)
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] in ("invalid_budget", "validation_error")
+    assert Activation.objects.count() == 0

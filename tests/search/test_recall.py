@@ -1,0 +1,107 @@
+"""Message ranking for recall: neighbour context, the speaker correction and feedback."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory import search
+from memory.models import Namespace
+from memory.services.ingest import MessageIn, TurnIn, turn_ingest
+from memory.services.namespaces import namespace_get_or_create
+from memory.services.recall import messages_rank
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)
+
+
+def _turns(namespace: Namespace, pairs: list[tuple[tuple[str, str], ...]]) -> None:
+    for n, pair in enumerate(pairs, start=1):
+        turn_ingest(
+            namespace=namespace,
+            turn=TurnIn(
+                session_id="s1",
+                receipt_id=f"r{n}",
+                occurred_at=T0 + timedelta(minutes=n),
+                messages=[
+                    MessageIn(role=("user", "assistant")[i], name=who, content=text)
+                    for i, (who, text) in enumerate(pair)
+                ],
+            ),
+        )
+
+
+def _contents(namespace: Namespace, query: str) -> list[str]:
+    from memory.models import Message
+
+    ranked = messages_rank(namespace.pk, query, limit=20)
+    by_id = Message.objects.in_bulk([r.message_id for r in ranked])
+    return [by_id[r.message_id].content for r in ranked]
+
+
+def test_a_reply_ranks_by_the_question_it_answers_even_across_turns() -> None:
+    namespace = namespace_get_or_create(name="ctx")
+    _turns(
+        namespace,
+        [
+            (("Ana", "Morning."), ("Ben", "How was the pasta place?")),
+            (("Ana", "I loved it, the best carbonara."), ("Ben", "Great.")),
+            (("Ana", "Noon."), ("Ben", "How did the kids like the dinosaur exhibit?")),
+            (("Ana", "They loved it and want to go back!"), ("Ben", "Great.")),
+        ],
+    )
+    found = _contents(namespace, "kids loved the dinosaur exhibit")
+    # The reply is in the next turn: its document gained the question as "before" (and the
+    # question's document was re-indexed with the reply as "after").
+    assert found.index("They loved it and want to go back!") < found.index(
+        "I loved it, the best carbonara."
+    )
+    # Neighbours only rank: a message needs a query word of its own to be a hit.
+    assert search.search_messages(namespace.pk, "carbonara", limit=5)[0:1] and all(
+        "carbonara" in c for c in _contents_of(namespace, "carbonara")
+    )
+
+
+def _contents_of(namespace: Namespace, query: str) -> list[str]:
+    from memory.models import Message
+
+    hits = search.search_messages(namespace.pk, query, limit=20)
+    by_id = Message.objects.in_bulk([h.object_id for h in hits])
+    return [by_id[h.object_id].content for h in hits]
+
+
+def test_the_named_speaker_s_own_message_rises_above_messages_addressing_them() -> None:
+    namespace = namespace_get_or_create(name="spk")
+    _turns(
+        namespace,
+        [
+            (("Ben", "Caroline, your research sounds intense, Caroline!"), ("Caroline", "Yes.")),
+            (("Ana", "Weather is nice."), ("Ana", "Indeed.")),
+            (("Caroline", "I spent the week on research into adoption agencies."), ("Ben", "Ok")),
+        ],
+    )
+    found = _contents(namespace, "What did Caroline research?")
+    assert found[0] == "I spent the week on research into adoption agencies."
+
+
+def test_feedback_finds_a_message_sharing_no_query_word_with_the_top_hits() -> None:
+    namespace = namespace_get_or_create(name="prf")
+    _turns(
+        namespace,
+        [
+            (("Ana", "My greyhound Pixel won the lure coursing trophy."), ("Ben", "Wow.")),
+            (("Ana", "Pixel and the coursing club travel to Porto next."), ("Ben", "Nice.")),
+        ]
+        + [((("Ana", f"Unrelated note number {n}.")), ("Ben", "Sure.")) for n in range(6)],
+    )
+    direct = search.search_messages(namespace.pk, "greyhound trophy", limit=20)
+    found = _contents(namespace, "greyhound trophy")
+    assert len(found) > len(direct)
+    assert "Pixel and the coursing club travel to Porto next." in found
+
+
+def test_no_match_means_no_results() -> None:
+    namespace = namespace_get_or_create(name="none")
+    _turns(namespace, [(("Ana", "Hello there."), ("Ben", "Hi."))])
+    assert messages_rank(namespace.pk, "zebra quantum", limit=5) == []
