@@ -110,7 +110,7 @@ def test_activation_issues_the_same_queries_for_two_or_twenty_pinned_nodes(proje
     _add_nodes(namespace, event, 18, 2)
     many = _queries(run)
     assert run() == 4  # MAX_NODES
-    assert many == few <= 35
+    assert many == few <= 48  # + ranking messages for the passages (BM25, feedback, rows)
     # Its own session's memory is never activated, whatever the number of nodes.
     assert activation_build(namespace=namespace, session=session, query="zebratool").nodes == []
 
