@@ -45,7 +45,7 @@ _TOKEN = re.compile(
 )
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 _LATIN = re.compile(r"^[a-z\u00df-\u024f']+$")
-_MONTHS = (
+MONTHS = (  # English month names, January first
     "january",
     "february",
     "march",
@@ -141,7 +141,7 @@ def _day(value: date | datetime) -> date:
 
 
 def month_term(month: int) -> str:
-    return _word_term(_MONTHS[month - 1])
+    return _word_term(MONTHS[month - 1])
 
 
 def date_terms(start: date | datetime | None, end: date | datetime | None = None) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import Invalid
+from memory.search.text import MONTHS
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
@@ -20,26 +21,7 @@ _DATE = re.compile(
     r"(?P<month>[A-Za-z]+),?\s+(?P<y>\d{4})\s*$",
     re.IGNORECASE,
 )
-_MONTHS = {
-    name: n
-    for n, name in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        start=1,
-    )
-}
+_MONTHS = {name: n for n, name in enumerate(MONTHS, start=1)}
 # A well-formed id, and the malformed shapes of the release: "D:11:26", "D30:05".
 _EVIDENCE = re.compile(r"^D:?(\d+):0*(\d+)$")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.services.activation import TOKEN_BUDGET, validate_budget
-from memory.services.locomo.dataset import CATEGORIES, Conversation, load
+from memory.services.locomo.dataset import CATEGORIES, Conversation, load, paired_turns
 from memory.services.locomo.ingest import Ingested, conversation_ingest
 from memory.services.locomo.paths import PATHS, activated_items, context_messages
 from memory.services.locomo.scoring import Tally, recall_at, recall_within
@@ -65,9 +65,8 @@ def _ingest_summary(ingested: Ingested) -> dict[str, Any]:
 def conversation_evaluate(
     conversation: Conversation, options: EvalOptions, progress: Progress
 ) -> dict[str, Any]:
-    progress.start(f"{conversation.sample_id} ingest", sum(
-        len(s.utterances) + 1 >> 1 for s in conversation.sessions
-    ))  # fmt: skip
+    turns = sum(len(paired_turns(s)) for s in conversation.sessions)
+    progress.start(f"{conversation.sample_id} ingest", turns)
     ingested = conversation_ingest(
         conversation, namespace_prefix=options.namespace_prefix, on_turn=progress.step
     )
