@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+# run_all.py points this elsewhere for --quick runs and tests, so trial figures never replace the
+# last full ones. Read at import: processing_time.py clears os.environ before writing its result.
+RESULTS = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "benchmarks" / "results")
 
 TOPICS = [
     ("the storage layer", "SQLite in WAL mode for one machine, PostgreSQL beyond that"),
@@ -39,6 +41,21 @@ def clean_env(data_dir: Path) -> dict[str, str]:
         PYTHONUNBUFFERED="1",
     )
     return env
+
+
+def django_setup(data_dir: Path, extra_env: dict[str, str] | None = None) -> None:
+    """Make this process a throwaway install in data_dir (clean_env plus extra_env), set Django
+    up and migrate. Call once, before importing anything from `memory`."""
+    os.environ.clear()
+    os.environ.update(clean_env(data_dir))
+    os.environ.update(extra_env or {})
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
 
 
 def synthetic_turn(rng: random.Random, n: int) -> tuple[str, str]:
@@ -77,5 +94,6 @@ def write_result(name: str, result: dict[str, Any]) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    print(f"wrote {shown}", file=sys.stderr)
     return path

@@ -1,0 +1,538 @@
+"""Run every benchmark, one subprocess each, and write one JSON summary.
+
+    .venv/bin/python benchmarks/run_all.py [--only a,b] [--quick] [--postgres] [--pg-url URL]
+                                           [--results-dir DIR] [--no-readme]
+
+The list is `BENCHMARKS` below: each entry names a script in benchmarks/ with its arguments for
+a full run and for `--quick` (smaller corpora, for a smoke test of a whole install). A script
+that is not there (one being written) or whose requirements are missing (Chromium, the dev
+extra, the LoCoMo data) is skipped with a note. Each runs with its own throwaway data dir (the
+scripts make their own too; `STRATAGATE_DATA_DIR` points at a fresh one anyway, so `var/` is
+never touched), its output streamed, and its headline figures printed when it ends; a failing
+one does not stop the others, but the exit status is 1 if any failed.
+
+Results: each script's JSON and `summary.json` go to benchmarks/results/ for a full run, and to
+a fresh temp dir for `--quick` (so trial figures never replace the last full ones) unless
+`--results-dir` says where. `summary.json` keeps the entries of benchmarks not run this time, so
+`--only` refreshes a part of it; a run into benchmarks/results/ also regenerates the "Last
+figures" table of benchmarks/README.md from it (`--no-readme` leaves the README alone).
+
+Search latency runs on SQLite only unless `--postgres` is given or DATABASE_URL names a
+PostgreSQL server; then it also runs on a database created and dropped on that server
+(`sg_bench`, or `--pg-url`; its name must contain "bench").
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from _common import ROOT, clean_env, machine  # noqa: E402
+
+DEFAULT_RESULTS = BENCH / "results"
+README = BENCH / "README.md"
+LOCOMO_DEV = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
+CHROMIUM = Path("/usr/bin/chromium")  # graph_page.py drives Debian's Chromium at this path
+BEGIN, END = "<!-- run_all: last figures -->", "<!-- /run_all -->"
+
+type Figures = dict[str, Any]
+
+
+def scalars(result: dict[str, Any]) -> Figures:
+    """Top-level numbers and booleans: the headline of a script this file knows nothing about."""
+    return {
+        k: v
+        for k, v in result.items()
+        if isinstance(v, int | float | bool) and k not in ("machine", "benchmark")
+    }
+
+
+def default_line(figures: Figures) -> str:
+    return ", ".join(f"{k} {v}" for k, v in list(figures.items())[:8])
+
+
+@dataclass(frozen=True)
+class Options:
+    quick: bool
+    pg_url: str | None  # None: SQLite only
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One row of the table: `name`.py in benchmarks/, writing results/`name`.json."""
+
+    name: str
+    full: tuple[str, ...] = ()
+    quick: tuple[str, ...] = ()
+    # Arguments that depend on the run's options (the databases to measure).
+    extra: Callable[[Options], list[str]] | None = None
+    # Why it cannot run here (None: it can).
+    missing: Callable[[], str | None] | None = None
+    # Headline figures from its result JSON, and one line for people.
+    headline: Callable[[dict[str, Any]], Figures] = scalars
+    line: Callable[[Figures], str] = default_line
+    timeout: float = 3600.0
+
+    @property
+    def script(self) -> Path:
+        return BENCH / f"{self.name}.py"
+
+    def argv(self, options: Options) -> list[str]:
+        args = list(self.quick if options.quick else self.full)
+        if self.extra is not None:
+            args += self.extra(options)
+        return [sys.executable, str(self.script), *args]
+
+
+# --- headline figures per benchmark ------------------------------------------------------------
+
+
+def ingest_headline(r: dict[str, Any]) -> Figures:
+    return {
+        "turns": r["turns"],
+        "clients": r["clients"],
+        "turns_per_second": r["turns_per_second"],
+        **{f"latency_{k}_ms": r["latency_ms"][k] for k in ("p50", "p95", "p99")},
+        "errors": r["errors"],
+    }
+
+
+def ingest_line(f: Figures) -> str:
+    return (
+        f"{f['turns']} turns from {f['clients']} clients: {f['turns_per_second']} turns/s; "
+        f"latency p50 {f['latency_p50_ms']} ms, p95 {f['latency_p95_ms']} ms, "
+        f"p99 {f['latency_p99_ms']} ms; {f['errors']} errors"
+    )
+
+
+def processing_headline(r: dict[str, Any]) -> Figures:
+    keys = ("turns", "blocks_sealed", "blocks_ready", "processing_seconds", "ms_per_block")
+    return {k: r[k] for k in (*keys, "job_runs", "failed_jobs", "ingest_seconds")}
+
+
+def processing_line(f: Figures) -> str:
+    return (
+        f"{f['turns']} turns → {f['blocks_ready']}/{f['blocks_sealed']} blocks ready after "
+        f"{f['processing_seconds']} s ({f['ms_per_block']} ms per block, {f['job_runs']} job runs, "
+        f"{f['failed_jobs']} failed); ingest {f['ingest_seconds']} s"
+    )
+
+
+SEARCH_OPS = ("search_events", "search_raw", "search_graph", "context")
+
+
+def batch_headline(r: dict[str, Any]) -> Figures:
+    # Its script is young: read what is there rather than fail on a renamed key.
+    batch = r.get("batch_latency_ms", {})
+    return {
+        "turns": r.get("turns"),
+        "batch_size": r.get("batch_size"),
+        "turns_per_second": r.get("turns_per_second"),
+        "batch_p50_ms": batch.get("p50"),
+        "batch_p95_ms": batch.get("p95"),
+        "replay_turns_per_second": r.get("replay", {}).get("turns_per_second"),
+        "one_by_one_turns_per_second": r.get("one_by_one", {}).get("turns_per_second"),
+    }
+
+
+def batch_line(f: Figures) -> str:
+    return (
+        f"{f['turns']} turns in batches of {f['batch_size']}: {f['turns_per_second']} turns/s "
+        f"(batch p50 {f['batch_p50_ms']} ms, p95 {f['batch_p95_ms']} ms); replay "
+        f"{f['replay_turns_per_second']} turns/s; one by one {f['one_by_one_turns_per_second']} "
+        "turns/s"
+    )
+
+
+def search_headline(r: dict[str, Any]) -> Figures:
+    figures: Figures = {"messages": r["parameters"]["messages"]}
+    for db, run in r["runs"].items():
+        for op in SEARCH_OPS:
+            row = run["in_process"][op]
+            figures[f"{db} {op} p50/p95 ms"] = [row["p50_ms"], row["p95_ms"]]
+        bm25 = run["baseline"]["rank_bm25 get_top_n(n=6)"]
+        figures[f"{db} rank_bm25 p50/p95 ms"] = [bm25["p50_ms"], bm25["p95_ms"]]
+        figures[f"{db} http_errors"] = run["http_errors"]
+    return figures
+
+
+def search_line(f: Figures) -> str:
+    dbs = sorted({k.split(" ")[0] for k in f if k.endswith("p50/p95 ms")})
+    parts = []
+    for db in dbs:
+        ops = ", ".join(
+            f"{op} {f[f'{db} {op} p50/p95 ms'][0]}/{f[f'{db} {op} p50/p95 ms'][1]}"
+            for op in (*SEARCH_OPS, "rank_bm25")
+        )
+        parts.append(f"{db}: {ops}")
+    return f"{f['messages']:,} messages, p50/p95 ms in-process; " + "; ".join(parts)
+
+
+def graph_headline(r: dict[str, Any]) -> Figures:
+    figures: Figures = {"nodes": r["namespace"]["nodes"]}
+    for limit, row in r["limits"].items():
+        figures[f"limit {limit} tti p50/max ms"] = [row["tti_p50_ms"], row["tti_max_ms"]]
+        figures[f"limit {limit} response p50 ms"] = row["response_start_p50_ms"]
+    figures["browser_problems"] = len(r["browser_problems"])
+    return figures
+
+
+def graph_line(f: Figures) -> str:
+    limits = [k.split(" ")[1] for k in f if k.endswith("tti p50/max ms")]
+    parts = [
+        f"limit {n}: time to interactive p50 {f[f'limit {n} tti p50/max ms'][0]} ms, max "
+        f"{f[f'limit {n} tti p50/max ms'][1]} ms (server {f[f'limit {n} response p50 ms']} ms)"
+        for n in limits
+    ]
+    return f"{f['nodes']:,} nodes; " + "; ".join(parts)
+
+
+def locomo_headline(r: dict[str, Any]) -> Figures:
+    return {
+        "conversations": r["protocol"]["conversations"],
+        "questions": r["questions"],
+        "overall": r["overall"],
+        "by_category": r["by_category"],
+        "paths_R@10": {name: p["overall"].get("R@10") for name, p in r["paths"].items()},
+        "ingest_seconds": r["ingest"]["seconds"],
+        "goals_met": r.get("goals_met", {}),
+    }
+
+
+def locomo_line(f: Figures) -> str:
+    overall, cats = f["overall"], f["by_category"]
+    budgets = ", ".join(f"{k} {v:.3f}" for k, v in overall.items() if k.startswith("budget@"))
+    per_cat = ", ".join(f"{c} {cats[c].get('R@10', 0):.3f}" for c in sorted(cats))
+    return (
+        f"{'+'.join(f['conversations'])}, {f['questions']} questions: R@10 "
+        f"{overall.get('R@10', 0):.3f} (by category {per_cat}); {budgets}"
+    )
+
+
+def history_headline(r: dict[str, Any]) -> Figures:
+    return {
+        "per_conversation": {
+            name: {k: c[k] for k in ("history_tokens", "transcript_tokens", "ratio")}
+            for name, c in r["conversations"].items()
+        },
+        "ratio": r["ratio"],
+        "goal_ratio": r["goal_ratio"],
+        "goal_met": r["goal_met"],
+    }
+
+
+def history_line(f: Figures) -> str:
+    rows = "; ".join(
+        f"{name} {c['history_tokens']:,} / {c['transcript_tokens']:,} = {c['ratio']:.3f}"
+        for name, c in f["per_conversation"].items()
+    )
+    verdict = "met" if f["goal_met"] else "missed"
+    return f"history / transcript tokens: {rows} (goal ≤ {f['goal_ratio']:.3f}: {verdict})"
+
+
+def calls_headline(r: dict[str, Any]) -> Figures:
+    keys = ("turns", "block_turns", "http_requests", "requests_per_turn", "model_calls_by_kind")
+    return {k: r[k] for k in (*keys, "events", "failed_jobs", "goal_per_turn", "goal_met")}
+
+
+def calls_line(f: Figures) -> str:
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(f["model_calls_by_kind"].items()))
+    verdict = "met" if f["goal_met"] else "missed"
+    return (
+        f"{f['turns']} turns at block size {f['block_turns']}: {f['http_requests']} model "
+        f"requests = {f['requests_per_turn']} per turn ({kinds or 'none'}; goal ≤ "
+        f"{f['goal_per_turn']}: {verdict})"
+    )
+
+
+# --- requirements -------------------------------------------------------------------------------
+
+
+def need_modules(*names: str) -> Callable[[], str | None]:
+    def check() -> str | None:
+        absent = [n for n in names if importlib.util.find_spec(n) is None]
+        return f"needs the dev extra ({', '.join(absent)})" if absent else None
+
+    return check
+
+
+def need_chromium() -> str | None:
+    if not CHROMIUM.exists():
+        return f"no Chromium at {CHROMIUM}"
+    return need_modules("playwright")()
+
+
+def need_locomo() -> str | None:
+    return None if LOCOMO_DEV.exists() else f"no LoCoMo development split at {LOCOMO_DEV}"
+
+
+def search_databases(options: Options) -> list[str]:
+    if options.pg_url is None:
+        return ["--database", "sqlite"]
+    return ["--database", "both", "--pg-url", options.pg_url]
+
+
+BENCHMARKS: tuple[Benchmark, ...] = (
+    Benchmark("ingest_rate", quick=("--turns", "300"), headline=ingest_headline, line=ingest_line),
+    Benchmark(
+        "processing_time",
+        quick=("--turns", "60"),
+        headline=processing_headline,
+        line=processing_line,
+    ),
+    # Written alongside this file: skipped with a note while the script does not exist.
+    Benchmark(
+        "ingest_batch",
+        quick=("--turns", "600", "--single", "150"),
+        headline=batch_headline,
+        line=batch_line,
+    ),
+    Benchmark(
+        "search_latency",
+        quick=("--messages", "5000", "--events", "1000", "--nodes", "300", "--queries", "40"),
+        extra=search_databases,
+        missing=need_modules("rank_bm25"),
+        headline=search_headline,
+        line=search_line,
+    ),
+    Benchmark(
+        "graph_page",
+        quick=("--nodes", "300", "--runs", "2", "--limits", "150"),
+        missing=need_chromium,
+        headline=graph_headline,
+        line=graph_line,
+    ),
+    Benchmark(
+        "locomo_dev",
+        quick=("--conversations", "conv-30"),
+        missing=need_locomo,
+        headline=locomo_headline,
+        line=locomo_line,
+    ),
+    Benchmark(
+        "history_tokens",
+        quick=("--conversations", "conv-30"),
+        missing=need_locomo,
+        headline=history_headline,
+        line=history_line,
+    ),
+    Benchmark("model_calls", quick=("--turns", "12"), headline=calls_headline, line=calls_line),
+)
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+def run_one(bench: Benchmark, options: Options, results_dir: Path) -> dict[str, Any]:
+    """Run one benchmark as a subprocess; its summary entry (status ok / failed / skipped)."""
+    entry: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "mode": "quick" if options.quick else "full",
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
+    }
+    if not bench.script.exists():
+        return {**entry, "status": "skipped", "note": f"{bench.script.name} does not exist yet"}
+    reason = bench.missing() if bench.missing is not None else None
+    if reason is not None:
+        return {**entry, "status": "skipped", "note": reason}
+
+    argv = bench.argv(options)
+    entry["argv"] = [f"benchmarks/{bench.script.name}", *argv[2:]]
+    result_path = results_dir / f"{bench.name}.json"
+    before = result_path.stat().st_mtime_ns if result_path.exists() else None
+    data_dir = Path(tempfile.mkdtemp(prefix=f"stratagate-run-all-{bench.name}-"))
+    env = clean_env(data_dir)
+    env["BENCH_RESULTS_DIR"] = str(results_dir)
+    started = time.perf_counter()
+    # Its own process group, so a timeout stops the servers and browsers it started too.
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True)
+    try:
+        returncode = process.wait(timeout=bench.timeout)
+        note = ""
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        returncode, note = -1, f"stopped after {bench.timeout:.0f} s"
+    except BaseException:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait()
+        raise
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    entry.update(seconds=round(time.perf_counter() - started, 1), returncode=returncode)
+
+    written = result_path.exists() and result_path.stat().st_mtime_ns != before
+    if written:
+        entry["result_file"] = str(result_path)
+        try:
+            entry["figures"] = bench.headline(json.loads(result_path.read_text()))
+            entry["line"] = bench.line(entry["figures"])
+        except (KeyError, TypeError, ValueError) as exc:  # a changed result format
+            note = note or f"result not understood: {exc!r}"
+            returncode = returncode or 1
+    elif returncode == 0:
+        note, returncode = f"wrote no {result_path.name}", 1
+    entry["status"] = "ok" if returncode == 0 else "failed"
+    note = note or (f"exited with {returncode}" if returncode else "")
+    if note:
+        entry["note"] = note
+    return entry
+
+
+def run_benchmarks(
+    table: Sequence[Benchmark], options: Options, results_dir: Path
+) -> dict[str, dict[str, Any]]:
+    entries: dict[str, dict[str, Any]] = {}
+    for number, bench in enumerate(table, start=1):
+        print(f"\n[{number}/{len(table)}] {bench.name}", flush=True)
+        entry = run_one(bench, options, results_dir)
+        entries[bench.name] = entry
+        status = entry["status"]
+        took = f" in {entry['seconds']} s" if "seconds" in entry else ""
+        detail = entry.get("line") or entry.get("note") or ""
+        print(f"[{number}/{len(table)}] {bench.name}: {status}{took}: {detail}", flush=True)
+    return entries
+
+
+def summary_write(path: Path, entries: dict[str, dict[str, Any]], options: Options) -> Path:
+    """Merge this run's entries into `path` (entries of benchmarks not run stay as they were)."""
+    previous: dict[str, Any] = {}
+    if path.exists():
+        try:
+            previous = json.loads(path.read_text()).get("benchmarks", {})
+        except (ValueError, AttributeError):
+            previous = {}
+    merged = {**previous, **entries}
+    order = [b.name for b in BENCHMARKS]
+    ranked = sorted(merged, key=lambda n: (order.index(n) if n in order else len(order), n))
+    summary = {
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "last_run": {
+            "mode": "quick" if options.quick else "full",
+            "postgres": options.pg_url is not None,
+            "benchmarks": list(entries),
+            "failed": [n for n, e in entries.items() if e["status"] == "failed"],
+            "skipped": [n for n, e in entries.items() if e["status"] == "skipped"],
+        },
+        "machine": machine(),
+        "benchmarks": {name: merged[name] for name in ranked},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def figures_table(summary: dict[str, Any]) -> str:
+    """The README's "Last figures" table, from summary.json."""
+    rows = ["| benchmark | last figures | run |", "|---|---|---|"]
+    for name, entry in summary["benchmarks"].items():
+        if entry["status"] == "ok":
+            text = entry.get("line", "")
+        elif entry["status"] == "skipped":
+            text = f"skipped: {entry.get('note', '')}"
+        else:
+            text = f"**failed**: {entry.get('note') or f'exit {entry.get("returncode")}'}"
+        load = entry.get("load_average_before", ["?"])[0]
+        when = f"{entry['date'][:10]}, {entry['mode']}, load {load}"
+        rows.append(f"| `{name}` | {text.replace('|', '/')} | {when} |")
+    return "\n".join(rows)
+
+
+def readme_update(readme: Path, summary: dict[str, Any]) -> bool:
+    """Replace the text between the markers; False (README untouched) when they are absent."""
+    text = readme.read_text()
+    if BEGIN not in text or END not in text:
+        return False
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    readme.write_text(f"{head}{BEGIN}\n{figures_table(summary)}\n{END}{tail}")
+    return True
+
+
+def pg_url_from(args: argparse.Namespace) -> str | None:
+    """The throwaway PostgreSQL database for search latency, or None for SQLite only."""
+    if args.pg_url:
+        return str(args.pg_url)
+    url = os.environ.get("DATABASE_URL", "")
+    if not (args.postgres or url.startswith(("postgres://", "postgresql://"))):
+        return None
+    if not url.startswith(("postgres://", "postgresql://")):
+        url = "postgres://postgres@127.0.0.1:5432/sg_bench"
+    parts = urllib.parse.urlsplit(url)
+    # search_latency drops the database it is given: never the one DATABASE_URL names.
+    return urllib.parse.urlunsplit(parts._replace(path="/sg_bench"))
+
+
+def select(table: Sequence[Benchmark], only: str) -> list[Benchmark]:
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    known = {b.name for b in table}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(
+            f"run_all: unknown benchmark {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    return [b for b in table if not names or b.name in names]
+
+
+def main(argv: Sequence[str] | None = None, table: Sequence[Benchmark] = BENCHMARKS) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated names (default: all)")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes; a smoke test")
+    parser.add_argument("--postgres", action="store_true", help="search latency on PostgreSQL too")
+    parser.add_argument("--pg-url", help="throwaway database for it ('bench' in its name)")
+    parser.add_argument("--results-dir", type=Path, help="default: benchmarks/results (full)")
+    parser.add_argument("--no-readme", action="store_true", help="leave README.md as it is")
+    args = parser.parse_args(argv)
+    chosen = select(table, args.only)
+    options = Options(quick=args.quick, pg_url=pg_url_from(args))
+    if args.results_dir is not None:
+        results_dir = args.results_dir.resolve()
+    elif args.quick:
+        results_dir = Path(tempfile.mkdtemp(prefix="stratagate-bench-quick-"))
+    else:
+        results_dir = DEFAULT_RESULTS
+    mode = "quick" if args.quick else "full"
+    dbs = "SQLite and PostgreSQL" if options.pg_url else "SQLite"
+    print(f"run_all: {len(chosen)} benchmarks ({mode}, search on {dbs}) → {results_dir}")
+
+    started = time.perf_counter()
+    entries = run_benchmarks(chosen, options, results_dir)
+    path = summary_write(results_dir / "summary.json", entries, options)
+    summary = json.loads(path.read_text())
+    to_readme = results_dir == DEFAULT_RESULTS and not args.no_readme
+    readme = to_readme and readme_update(README, summary)
+
+    failed = summary["last_run"]["failed"]
+    print(f"\nrun_all: {len(entries)} benchmarks in {time.perf_counter() - started:.0f} s")
+    for name, entry in entries.items():
+        detail = entry.get("line") or entry.get("note") or ""
+        print(f"  {name:<16} {entry['status']:<8} {detail}")
+    print(f"wrote {path}" + (f" and the figures table of {README.name}" if readme else ""))
+    if failed:
+        print(f"run_all: failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
