@@ -12,6 +12,7 @@ adoption, no `last_retrieved_at` ever changes here.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -21,6 +22,7 @@ from memory import search
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
+from memory.engine.relevance import matches_beyond_names
 from memory.engine.tokens import estimate_tokens
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
@@ -37,6 +39,8 @@ from memory.models import (
     Session,
     Turn,
 )
+from memory.search.documents import EVENTS, event_document
+from memory.search.text import analyze, query_terms
 from memory.selectors.graph import EdgeOut, FactOut, NodeStateOut, node_states
 from memory.services.recall import RankedMessage, messages_rank
 
@@ -47,8 +51,8 @@ MAX_NODES = 4
 TOKEN_BUDGET = 900
 MIN_BUDGET = 200
 MAX_BUDGET = 8000
-MAX_PASSAGES = 40
-PASSAGE_POOL = 60  # ranked messages looked at (some are the current session's or shown)
+MAX_PASSAGES = 80
+PASSAGE_POOL = 100  # ranked messages looked at (some are the current session's or shown)
 PASSAGE_CHARS = 600
 TAIL_TURNS = 2
 MAX_QUERY_CHARS = 4000
@@ -129,8 +133,11 @@ def _compact(card: dict[str, Any]) -> str:
     return json.dumps(card, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _line_cost(card: dict[str, Any]) -> int:
-    return estimate_tokens("\n- " + _compact(card))
+def _passage_line(card: dict[str, Any]) -> str:
+    """`[raw:12 2023-05-08] Caroline: text` on one line: a quote needs no JSON keys, and the
+    keys cost about a third of a short message's tokens (docs/EVALUATION.md)."""
+    speaker = f" {card['speaker']}:" if "speaker" in card else ""
+    return f"[{card['ref']} {card['said']}]{speaker} {' '.join(str(card['text']).split())}"
 
 
 def _event_card(event: Event) -> dict[str, Any]:
@@ -192,12 +199,43 @@ def _events(
         for pk, e in by_id.items()
         if not (e.status == EventStatus.SUPERSEDED and e.superseded_by_id in by_id)
     }
+    # A hit that matches only through a person's name is no evidence (memory.engine.relevance);
+    # pinned and safety memories enter whatever they match.
+    terms = set(query_terms(query))
+    people = {t for e in by_id.values() for t in analyze(" ".join(e.participants))}
+    by_id = {
+        pk: e
+        for pk, e in by_id.items()
+        if pk in always or matches_beyond_names(terms, people, _event_terms(e))
+    }
     relevance = [i for i in hit_ids if i in by_id]
     weight = sorted(
         by_id.values(),
         key=lambda e: (-current_weight(e, current_turn), -e.mentioned_at.timestamp(), e.pk),
     )
     return [by_id[pk] for pk, _ in rrf([relevance, [e.pk for e in weight]])]
+
+
+def _event_terms(event: Event) -> set[str]:
+    """The event's indexed terms, minus its participants' names."""
+    fields = event_document(event).fields
+    return {t for i, field_terms in enumerate(fields) if i != _PARTICIPANTS for t in field_terms}
+
+
+_PARTICIPANTS = [f.name for f in EVENTS.fields].index("participants")
+
+
+def _node_terms(node: GraphNode, state: NodeStateOut) -> set[str]:
+    """What the node's card says besides a person's own name: facts, links, tags, type."""
+    texts = [
+        *(f"{f.key.replace('_', ' ')} {f.value}" for f in state.current_facts),
+        *(f"{e.relation.replace('_', ' ')} {e.from_name} {e.to_name}" for e in state.current_edges),
+        *node.tags,
+        node.node_type,
+    ]
+    if node.node_type != "person":
+        texts.extend([node.name, *node.aliases])
+    return set(analyze(" ".join(texts)))
 
 
 def _node_card(node: GraphNode, state: NodeStateOut) -> dict[str, Any]:
@@ -255,6 +293,13 @@ def _nodes(
             status=EventStatus.ACTIVE,
         ).values_list("pk", *_SOURCE_COLUMNS)
     }
+    terms = set(query_terms(query))
+    people = {
+        t
+        for n in nodes.values()
+        if n.node_type == "person"
+        for t in analyze(" ".join([n.name, *n.aliases]))
+    }
     kept: dict[int, tuple[GraphNode, NodeStateOut, float]] = {}
     for node_id, node in nodes.items():
         state = states[node_id]
@@ -270,6 +315,8 @@ def _nodes(
             e.pinned or e.criticality == "safety" for e in sources
         )
         if node_id not in hit_ids and not important_node:
+            continue
+        if not important_node and not matches_beyond_names(terms, people, _node_terms(node, state)):
             continue
         kept[node_id] = (node, state, max(current_weight(e, current_turn) for e in sources))
     relevance = [i for i in hit_ids if i in kept]
@@ -319,15 +366,25 @@ def _passages(
 
 
 def _pack_section(
-    lines: list[str], header: str, cards: list[dict[str, Any]], used: int, budget: int, most: int
+    lines: list[str],
+    header: str,
+    cards: list[dict[str, Any]],
+    used: int,
+    budget: int,
+    most: int,
+    render: Callable[[dict[str, Any]], str] = _compact,
 ) -> tuple[list[dict[str, Any]], int]:
     packed = pack_budget(
-        cards, cost=_line_cost, budget=budget, used=used + estimate_tokens(header), max_items=most
+        cards,
+        cost=lambda card: estimate_tokens("\n- " + render(card)),
+        budget=budget,
+        used=used + estimate_tokens(header),
+        max_items=most,
     )
     if not packed.items:
         return [], used
     lines.append(header.strip())
-    lines.extend("- " + _compact(c) for c in packed.items)
+    lines.extend("- " + render(c) for c in packed.items)
     return packed.items, packed.used
 
 
@@ -367,7 +424,13 @@ def activation_build(
     )
     ranked = messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
     passages, used = _pack_section(
-        lines, _PASSAGES_HEADER, _passages(ranked, session, covered), used, budget, MAX_PASSAGES
+        lines,
+        _PASSAGES_HEADER,
+        _passages(ranked, session, covered),
+        used,
+        budget,
+        MAX_PASSAGES,
+        _passage_line,
     )
     injected = bool(events or nodes or passages)
     text = "\n".join(lines) if injected else ""

@@ -28,7 +28,7 @@ from memory.search.documents import MESSAGES
 from memory.search.query import GATE_BUDGET
 from memory.search.text import analyze, query_terms
 
-POOL = 60  # BM25 hits considered before re-ranking
+POOL = 60  # BM25 hits considered before re-ranking (more when more are asked for)
 FEEDBACK_DOCS = 3
 FEEDBACK_TERMS = 5
 FEEDBACK_CANDIDATES = 40
@@ -52,8 +52,8 @@ def dedupe(ids: Iterable[int]) -> list[int]:
     return out
 
 
-def _bm25(namespace_id: int, query: str, session_pk: int | None) -> list[int]:
-    hits = search.search_messages(namespace_id, query, limit=POOL, session_pk=session_pk)
+def _bm25(namespace_id: int, query: str, session_pk: int | None, pool: int) -> list[int]:
+    hits = search.search_messages(namespace_id, query, limit=pool, session_pk=session_pk)
     return [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
 
 
@@ -101,7 +101,8 @@ def messages_rank(
 ) -> list[RankedMessage]:
     """Message ids best first (at most `limit`), by BM25 with the speaker and feedback
     corrections; nothing when the query matches nothing."""
-    first = _bm25(namespace_id, query, session_pk)
+    pool = max(POOL, limit)
+    first = _bm25(namespace_id, query, session_pk, pool)
     if not first:
         return []
     terms = set(query_terms(query))
@@ -112,7 +113,7 @@ def messages_rank(
     )
     rankings, weights = [first], [1.0]
     if extra:
-        second = _bm25(namespace_id, f"{query} {' '.join(extra)}", session_pk)
+        second = _bm25(namespace_id, f"{query} {' '.join(extra)}", session_pk, pool)
         rows |= _rows([i for i in second if i not in rows])
         rankings.append(_speaker_first(second, rows, terms))
         weights.append(FEEDBACK_WEIGHT)
