@@ -18,10 +18,12 @@ from memory.engine.prompts.extraction import (
 )
 from memory.engine.prompts.extraction_prompt import (
     SYSTEM_PROMPT,
+    ExtractionGraphOut,
     PromptMessage,
     PromptTimelineEvent,
     build_user_prompt,
 )
+from memory.engine.prompts.graph import GraphProposal
 from memory.models import (
     Block,
     BlockView,
@@ -96,10 +98,11 @@ def _timeline_rows(events: list[Event]) -> list[TimelineEvent]:
 
 
 def extract_for_block(job: ProcessingJob, block: Block, messages: list[Message]) -> ExtractionOut:
-    """The raw (ungrounded) extraction: prefetched by the views call, the model, or rules."""
+    """The raw (ungrounded) extraction: prefetched by the views call, the model, or rules. The
+    model's answers (an `ExtractionGraphOut`) also carry its graph draft."""
     prefetched = job.payload.get("prefetched")
     if prefetched is not None:
-        return ExtractionOut.model_validate(prefetched)
+        return ExtractionGraphOut.model_validate(prefetched)
     client = llm_client()
     if client is None:
         sources = [
@@ -120,7 +123,7 @@ def extract_for_block(job: ProcessingJob, block: Block, messages: list[Message])
         kind="extract_events",
         system=SYSTEM_PROMPT,
         user=extraction_user_prompt(block, messages),
-        output_model=ExtractionOut,
+        output_model=ExtractionGraphOut,
     )
 
 
@@ -177,6 +180,7 @@ def block_events_extract(job: ProcessingJob) -> None:
     )
     with transaction.atomic():
         created = _store_events(block, grounded, timeline, messages, formed_turn)
+        drafted = _drafted_graph(out, grounded, created)
         block_mark_ready(block_id=block.pk)
         if created:
             publish(
@@ -186,11 +190,26 @@ def block_events_extract(job: ProcessingJob) -> None:
                 event_ids=[e.pk for e in created],
             )
         for start in range(0, len(created), PROJECTION_BATCH):
-            job_create(
-                namespace_id=block.namespace_id,
-                kind=JobKind.GRAPH_PROJECT,
-                payload={"event_ids": [e.pk for e in created[start : start + PROJECTION_BATCH]]},
-            )
+            batch = [e.pk for e in created[start : start + PROJECTION_BATCH]]
+            payload: dict[str, object] = {"event_ids": batch}
+            if drafted is not None:
+                # The job applies the model's items for its batch instead of the rules.
+                proposal = drafted.restricted_to(set(batch))
+                payload["proposal"] = proposal.model_dump(mode="json")
+            job_create(namespace_id=block.namespace_id, kind=JobKind.GRAPH_PROJECT, payload=payload)
+
+
+def _drafted_graph(
+    out: ExtractionOut, grounded: list[ExtractedEvent], created: list[Event]
+) -> GraphProposal | None:
+    """The model's graph draft over the stored events, or None (offline, or no draft given).
+
+    Its positions count the answer's events, which were stored one for one and in order;
+    should grounding ever have dropped one, the positions would be off, so the rules serve."""
+    draft = out.graph if isinstance(out, ExtractionGraphOut) else None
+    if draft is None or len(grounded) != len(out.events) or len(created) != len(grounded):
+        return None
+    return draft.to_proposal([(e.pk, e.happened_start or e.mentioned_at) for e in created])
 
 
 def _store_events(

@@ -1,5 +1,10 @@
 """Graph projection: apply a batch's proposal (≤ 8 events) to nodes, facts and edges.
 
+The proposal is the model's draft when the block's extraction call gave one (it travels in the
+job's payload), else the offline rules'. Imports and `graph_rebuild` project with the rules: the
+drafts are not kept once applied, and a rebuild that called the model again could not promise
+to reproduce the graph.
+
 History is kept: a new value for a fact key, or a new target for a single-valued relation,
 closes the previous one (`superseded`, valid_to set) instead of overwriting it.
 """
@@ -45,10 +50,12 @@ def _projection_rows(events: list[Event]) -> list[ProjectionEvent]:
     ]
 
 
-def graph_propose(events: list[Event]) -> GraphProposal:
-    """The deterministic projection rules over the batch (the model path reuses them, see
-    docs/ARCHITECTURE.md); restricted so every item's sources lie inside the batch."""
-    return project_events(_projection_rows(events)).restricted_to({e.pk for e in events})
+def graph_propose(events: list[Event], *, drafted: GraphProposal | None = None) -> GraphProposal:
+    """The batch's proposal: with a model, the items its extraction call drafted for these
+    events (`drafted`, see `prompts.graph_draft`); else the deterministic rules. Either way
+    restricted so every item's sources lie inside the batch (SPEC §6.2)."""
+    proposal = drafted if drafted is not None else project_events(_projection_rows(events))
+    return proposal.restricted_to({e.pk for e in events})
 
 
 @job_handler(JobKind.GRAPH_PROJECT)
@@ -59,8 +66,12 @@ def graph_project_job(job: ProcessingJob) -> None:
             "formed_turn", "pk"
         )
     )
+    drafted = job.payload.get("proposal")
+    proposal = graph_propose(
+        events, drafted=GraphProposal.model_validate(drafted) if drafted is not None else None
+    )
     with transaction.atomic():
-        graph_apply(namespace_id=job.namespace_id, events=events, proposal=graph_propose(events))
+        graph_apply(namespace_id=job.namespace_id, events=events, proposal=proposal)
         ProcessingJob.objects.filter(pk=job.pk).update(
             progress={"projected_event_ids": [e.pk for e in events]}
         )

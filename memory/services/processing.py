@@ -53,6 +53,9 @@ def block_views_produce(job: ProcessingJob) -> None:
         prefetched = {
             "should_extract": combined.should_extract,
             "events": [e.model_dump(mode="json") for e in combined.events],
+            "graph": combined.graph.model_dump(mode="json", by_alias=True)
+            if combined.graph is not None
+            else None,
         }
         source = ViewSource.MODEL
     else:

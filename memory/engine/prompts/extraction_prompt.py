@@ -1,5 +1,7 @@
 """Prompts for event extraction, alone or combined with L0–L2 in one call (cost ≤ 0.25 calls per
-turn at block size 6). Inputs are plain data so the engine stays free of Django."""
+turn at block size 6). Either way the same call drafts the graph items the events state
+(`graph_draft`), so graph projection needs no call of its own. Inputs are plain data so the
+engine stays free of Django."""
 
 from __future__ import annotations
 
@@ -7,12 +9,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, ValidationError, model_validator
 
 from memory.engine.prompts.block_views import SYSTEM_PROMPT as VIEWS_PROMPT
 from memory.engine.prompts.block_views import BlockViewsOut
-from memory.engine.prompts.extraction import ExtractedEvent
+from memory.engine.prompts.extraction import MAX_EVENTS, ExtractedEvent, ExtractionOut
+from memory.engine.prompts.graph_draft import GRAPH_RULES, GraphDraft, renumbered
 
 
 @dataclass(frozen=True)
@@ -51,20 +55,49 @@ identity statements, changes, cancellations, incidents, releases, completed task
 SYSTEM_PROMPT = (
     "You turn one block of an agent conversation into long-term memory events.\n"
     + EXTRACTION_RULES
-    + "\nAnswer with one JSON object {should_extract, events} and nothing else."
+    + "\n"
+    + GRAPH_RULES
+    + "\nAnswer with one JSON object {should_extract, events, graph} and nothing else."
 )
 
 COMBINED_SYSTEM_PROMPT = (
     VIEWS_PROMPT
     + "\n\nIn the same JSON object also return `events` (a list) for long-term memory:\n"
     + EXTRACTION_RULES
+    + "\n"
+    + GRAPH_RULES
 )
 
 
+def _is_valid_event(raw: object) -> bool:
+    try:
+        ExtractedEvent.model_validate(raw)
+    except ValidationError:
+        return False
+    return True
+
+
+class ExtractionGraphOut(ExtractionOut):
+    """The block's events and the model's graph draft (None when the model gave none)."""
+
+    graph: GraphDraft | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _positions_of_valid_events(cls, data: Any) -> Any:
+        return renumbered(data, _is_valid_event, MAX_EVENTS)
+
+
 class BlockMemoryOut(BlockViewsOut):
-    """L0–L2 and the block's events from a single model call."""
+    """L0–L2, the block's events and the graph draft from a single model call."""
 
     events: list[ExtractedEvent] = Field(default_factory=list)
+    graph: GraphDraft | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _positions_of_valid_events(cls, data: Any) -> Any:
+        return renumbered(data, _is_valid_event, MAX_EVENTS)
 
 
 def build_user_prompt(
