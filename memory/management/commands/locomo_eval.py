@@ -1,4 +1,5 @@
-"""Evidence recall on LoCoMo conversations through the normal pipeline (SPEC §16).
+"""Evidence recall on LoCoMo conversations through the normal pipeline (SPEC §16); with a model
+configured, also answers and LLM-as-judge accuracy.
 
 manage.py locomo_eval ../shared/data/locomo/locomo_dev.json --conversations conv-26,conv-30
 """
@@ -15,7 +16,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.errors import Invalid
-from memory.services.locomo.run import EvalOptions, Progress, locomo_evaluate
+from memory.services.activation import TOKEN_BUDGET
+from memory.services.locomo.run import JUDGE_RUNS, EvalOptions, Progress, locomo_evaluate
 
 
 def _ints(text: str, what: str) -> tuple[int, ...]:
@@ -73,6 +75,18 @@ class Command(BaseCommand):
         parser.add_argument("--namespace-prefix", default="locomo-")
         parser.add_argument("--json-out", type=Path, help="default benchmarks/results/locomo.json")
         parser.add_argument("--no-details", action="store_true", help="leave per-question rows out")
+        parser.add_argument(
+            "--no-answer", action="store_true", help="skip answering and judging with the model"
+        )
+        parser.add_argument(
+            "--judge-runs", type=int, default=JUDGE_RUNS, help="judge calls per answer (default 10)"
+        )
+        parser.add_argument(
+            "--answer-budget",
+            type=int,
+            default=TOKEN_BUDGET,
+            help="tokens of context the answer is given (default: the product's default)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         eval_options = EvalOptions(
@@ -80,6 +94,9 @@ class Command(BaseCommand):
             budgets=_ints(options["budget"], "budget"),
             namespace_prefix=options["namespace_prefix"],
             details=not options["no_details"],
+            answer=not options["no_answer"],
+            judge_runs=options["judge_runs"],
+            answer_budget=options["answer_budget"],
         )
         names = [n.strip() for n in options["conversations"].split(",") if n.strip()]
         try:
@@ -127,4 +144,32 @@ def _summary(report: dict[str, Any]) -> str:
         f"ingest: {ingest['turns']} turns in {ingest['seconds']} s, "
         f"{ingest['model_calls']} model calls, {ingest['model_tokens']} tokens"
     )
+    lines.extend(_answers_summary(report["answers"], report["protocol"]["categories"]))
     return "\n".join(lines)
+
+
+def _answers_summary(answers: dict[str, Any], categories: dict[str, str]) -> list[str]:
+    if not answers["enabled"]:
+        return [f"answers: none ({answers['reason']})"]
+    lines = [
+        f"answers by {answers['model']} from {answers['context_budget']}-token contexts, "
+        f"{answers['judge_runs']} judge runs each; {answers['questions']} questions:"
+    ]
+    lines.append("  " + "group".ljust(14) + "majority".rjust(12) + "judge mean".rjust(12))
+    rows = [("overall", answers["overall"])] + [
+        (f"{g} {name}", answers["by_category"][g]) for g, name in categories.items()
+    ]
+    for label, figures in rows:
+        cells = "".join(
+            (f"{figures[c]:.3f}" if c in figures else "-").rjust(12)
+            for c in ("majority", "judge_mean")
+        )
+        lines.append("  " + label.ljust(14) + cells)
+    for kind in ("answering", "judging"):
+        spent = answers[kind]
+        lines.append(
+            f"{kind}: {spent['calls']} calls ({spent['failures']} failed), {spent['tokens']} tokens"
+        )
+    if answers.get("stopped"):
+        lines.append(f"answering stopped: {answers['stopped']}")
+    return lines

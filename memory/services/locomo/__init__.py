@@ -6,5 +6,6 @@ retrieval, scored by evidence recall.
 - `ingest`: one namespace per conversation through `turn_ingest` and the job queue;
 - `paths`: the retrieval paths measured (raw, events, graph, the recommended one, the context);
 - `scoring`: R@k over utterances and recall within a token budget, per category and overall;
+- `answers`: with a model, answering from the product's context and LLM-as-judge (10 runs);
 - `run`: the whole evaluation and its JSON report.
 """

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings as django_settings
+
+from memory.errors import Invalid
 from memory.services.activation import TOKEN_BUDGET, validate_budget
+from memory.services.llm_runtime import llm_client
+from memory.services.locomo.answers import Answerer, Spend, question_judged, spend_report
 from memory.services.locomo.dataset import CATEGORIES, Conversation, load, paired_turns
 from memory.services.locomo.ingest import Ingested, conversation_ingest
 from memory.services.locomo.paths import PATHS, activated_items, context_messages
@@ -17,6 +22,8 @@ from memory.services.locomo.scoring import Tally, recall_at, recall_within
 from memory.services.settings import memory_settings_get
 
 RECOMMENDED = "recommended"
+JUDGE_RUNS = 10  # the original protocol's
+MAX_JUDGE_RUNS = 50
 
 
 @dataclass(frozen=True)
@@ -25,6 +32,25 @@ class EvalOptions:
     budgets: tuple[int, ...] = (900, 2000)
     namespace_prefix: str = "locomo-"
     details: bool = True
+    answer: bool = True  # answer and judge when a model is configured
+    judge_runs: int = JUDGE_RUNS
+    answer_budget: int = TOKEN_BUDGET  # the context the answer is given, in tokens
+
+
+@dataclass
+class AnswerTally:
+    """One conversation's (or the run's) answer figures and what they cost."""
+
+    figures: Tally = field(default_factory=Tally)
+    answering: Spend = field(default_factory=Spend)
+    judging: Spend = field(default_factory=Spend)
+    stopped: str = ""
+
+    def merge(self, other: AnswerTally) -> None:
+        self.figures.merge(other.figures)
+        self.answering.merge(other.answering)
+        self.judging.merge(other.judging)
+        self.stopped = self.stopped or other.stopped
 
 
 class Progress:
@@ -63,8 +89,13 @@ def _ingest_summary(ingested: Ingested) -> dict[str, Any]:
 
 
 def conversation_evaluate(
-    conversation: Conversation, options: EvalOptions, progress: Progress
+    conversation: Conversation,
+    options: EvalOptions,
+    progress: Progress,
+    answerer: Answerer | None = None,
 ) -> dict[str, Any]:
+    """Ingest and score one conversation; with an `answerer`, also answer and judge (its spend
+    for this conversation is reported apart, and it keeps a stop across conversations)."""
     turns = sum(len(paired_turns(s)) for s in conversation.sessions)
     progress.start(f"{conversation.sample_id} ingest", turns)
     ingested = conversation_ingest(
@@ -75,6 +106,9 @@ def conversation_evaluate(
     questions = conversation.scored_questions()
     tallies = {name: Tally() for name in PATHS}
     activation = Tally()
+    answers = AnswerTally() if answerer is not None else None
+    if answerer is not None:
+        answerer.answering, answerer.judging = Spend(), Spend()
     details: list[dict[str, Any]] = []
     progress.start(f"{conversation.sample_id} questions", len(questions))
     started = time.perf_counter()
@@ -100,21 +134,36 @@ def conversation_evaluate(
                     figures_of_items.get(f"{kind}_relevant", 0.0) + 1
                 )
         activation.add(q.category, figures_of_items)
+        judged = (
+            question_judged(answerer, namespace, q.question, q.answer)
+            if answerer is not None
+            else None
+        )
+        if answers is not None and judged is not None:
+            answers.figures.add(q.category, judged.figures)
         if options.details:
-            details.append(
-                {
-                    "index": q.index,
-                    "category": q.category,
-                    "question": q.question,
-                    "evidence": list(q.evidence),
-                    "unfindable": list(q.unfindable),
-                    "top10": found[RECOMMENDED][:10],
-                    "R@10": figures[RECOMMENDED].get("R@10"),
+            row: dict[str, Any] = {
+                "index": q.index,
+                "category": q.category,
+                "question": q.question,
+                "evidence": list(q.evidence),
+                "unfindable": list(q.unfindable),
+                "top10": found[RECOMMENDED][:10],
+                "R@10": figures[RECOMMENDED].get("R@10"),
+            }
+            if judged is not None:
+                row |= {
+                    "gold": q.answer,
+                    "answer": judged.answer,
+                    "judged_correct": f"{judged.correct_runs}/{judged.runs}",
                 }
-            )
+            details.append(row)
         progress.step()
     progress.done()
     seconds = time.perf_counter() - started
+    if answers is not None and answerer is not None:
+        answers.answering, answers.judging = answerer.answering, answerer.judging
+        answers.stopped = answerer.stopped
     return {
         "sample_id": conversation.sample_id,
         "utterances": conversation.utterance_count,
@@ -123,6 +172,7 @@ def conversation_evaluate(
         "query_seconds_per_question": round(seconds / max(1, len(questions)), 4),
         "tallies": tallies,
         "activation": activation,
+        "answers": answers,
         "details": details,
     }
 
@@ -161,6 +211,45 @@ def _activation_report(activation: Tally) -> dict[str, Any]:
     return report
 
 
+def validate_judge_runs(runs: object) -> int:
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_JUDGE_RUNS:
+        raise Invalid(
+            f"judge runs must be an integer from 1 to {MAX_JUDGE_RUNS}",
+            code="locomo_invalid_judge_runs",
+        )
+    return runs
+
+
+def _why_not_answered(options: EvalOptions) -> str:
+    if not options.answer:
+        return "answering turned off (--no-answer)"
+    return "no model configured (STRATAGATE_LLM_BASE_URL and STRATAGATE_LLM_MODEL)"
+
+
+def _answers_report(
+    answers: AnswerTally, options: EvalOptions, not_answered: str
+) -> dict[str, Any]:
+    """Judge mean and majority-vote accuracy, overall and per category, and what answering and
+    judging cost; or why there are no answers."""
+    if not_answered:
+        return {"enabled": False, "reason": not_answered}
+    figures = answers.figures
+    questions = figures.counts.get("overall", 0)
+    report: dict[str, Any] = {
+        "enabled": True,
+        "model": django_settings.STRATAGATE_LLM_MODEL,
+        "context_budget": options.answer_budget,
+        "judge_runs": options.judge_runs,
+        "questions": questions,
+        "overall": figures.means("overall"),
+        "by_category": {str(c): figures.means(str(c)) for c in CATEGORIES},
+        **spend_report(answers.answering, answers.judging, questions),
+    }
+    if answers.stopped:
+        report["stopped"] = answers.stopped
+    return report
+
+
 def locomo_evaluate(
     path: Path,
     *,
@@ -169,17 +258,28 @@ def locomo_evaluate(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     options = options or EvalOptions()
-    for budget in options.budgets:
+    for budget in (*options.budgets, options.answer_budget):
         validate_budget(budget)
+    validate_judge_runs(options.judge_runs)
     progress = progress or Progress()
     chosen = load(path, conversations)
-    per_conversation = [conversation_evaluate(c, options, progress) for c in chosen]
+    client = llm_client() if options.answer else None
+    answerer = (
+        Answerer(client=client, judge_runs=options.judge_runs, budget=options.answer_budget)
+        if client is not None
+        else None
+    )
+    per_conversation = [conversation_evaluate(c, options, progress, answerer) for c in chosen]
     tallies = {name: Tally() for name in PATHS}
     activation = Tally()
+    answers = AnswerTally()
     for result in per_conversation:
         for name, tally in result["tallies"].items():
             tallies[name].merge(tally)
         activation.merge(result["activation"])
+        if result["answers"] is not None:
+            answers.merge(result["answers"])
+    not_answered = "" if answerer is not None else _why_not_answered(options)
     ingest = [r["ingest"] for r in per_conversation]
     settings = memory_settings_get()
     report = _report(tallies, activation)
@@ -195,6 +295,7 @@ def locomo_evaluate(
             "recommended_path": RECOMMENDED,
         },
         **report,
+        "answers": _answers_report(answers, options, not_answered),
         "ingest": {
             "turns": sum(i["turns"] for i in ingest),
             "seconds": round(sum(i["seconds"] for i in ingest), 2),
@@ -207,6 +308,7 @@ def locomo_evaluate(
                 "ingest": r["ingest"],
                 "query_seconds_per_question": r["query_seconds_per_question"],
                 **_report(r["tallies"], r["activation"]),
+                "answers": _answers_report(r["answers"] or AnswerTally(), options, not_answered),
                 **({"details": r["details"]} if options.details else {}),
             }
             for r in per_conversation
