@@ -11,12 +11,15 @@ from memory.api.auth import READ_WRITE, request_namespace
 from memory.api.presenters import history_out
 from memory.api.schemas import (
     ActivatedOut,
+    BatchTurnOut,
     BlocksOut,
     ContextOut,
     ExpandIn,
     ExpandOut,
     TurnIn,
     TurnOut,
+    TurnsBatchIn,
+    TurnsBatchOut,
 )
 from memory.models import LiftedBy
 from memory.selectors.blocks import (
@@ -32,6 +35,7 @@ from memory.services.activation import TOKEN_BUDGET, activation_build
 from memory.services.batches import batch_get, caller_session
 from memory.services.blocks import block_expand
 from memory.services.expansion import block_expand_batch
+from memory.services.ingest_batch import turn_batch_ingest
 
 router = Router(tags=["conversation"])
 
@@ -43,6 +47,24 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
+def _turn_in(payload: TurnIn) -> ingest.TurnIn:
+    return ingest.TurnIn(
+        session_id=payload.session_id,
+        receipt_id=payload.receipt_id,
+        occurred_at=_aware(payload.occurred_at),
+        messages=[
+            ingest.MessageIn(
+                role=m.role,
+                content=m.content,
+                name=m.name or "",
+                created_at=_aware(m.created_at),
+                tool_calls=[c.dict() for c in m.tool_calls or []],
+            )
+            for m in payload.messages
+        ],
+    )
+
+
 @router.post(
     "/ns/{ns}/turns",
     response={200: TurnOut, 201: TurnOut},
@@ -51,24 +73,7 @@ def _aware(value: datetime | None) -> datetime | None:
 )
 def ingest_turn(request: HttpRequest, ns: str, payload: TurnIn) -> Status:
     namespace = request_namespace(request)
-    result = ingest.turn_ingest(
-        namespace=namespace,
-        turn=ingest.TurnIn(
-            session_id=payload.session_id,
-            receipt_id=payload.receipt_id,
-            occurred_at=_aware(payload.occurred_at),
-            messages=[
-                ingest.MessageIn(
-                    role=m.role,
-                    content=m.content,
-                    name=m.name or "",
-                    created_at=_aware(m.created_at),
-                    tool_calls=[c.dict() for c in m.tool_calls or []],
-                )
-                for m in payload.messages
-            ],
-        ),
-    )
+    result = ingest.turn_ingest(namespace=namespace, turn=_turn_in(payload))
     sealed = result.sealed_blocks[-1].pk if result.sealed_blocks else result.turn.block_id
     body = {
         "turn_id": result.turn.pk,
@@ -78,6 +83,39 @@ def ingest_turn(request: HttpRequest, ns: str, payload: TurnIn) -> Status:
         "sealed_block_id": sealed,
     }
     return Status(200 if result.duplicate else 201, body)
+
+
+@router.post(
+    "/ns/{ns}/turns/batch",
+    response={200: TurnsBatchOut, 201: TurnsBatchOut},
+    auth=READ_WRITE,
+    operation_id="memory_ingest_turns_batch",
+)
+def ingest_turns_batch(request: HttpRequest, ns: str, payload: TurnsBatchIn) -> Status:
+    namespace = request_namespace(request)
+    result = turn_batch_ingest(
+        namespace=namespace, turns=[_turn_in(turn) for turn in payload.turns]
+    )
+    body = TurnsBatchOut(
+        turns=[
+            BatchTurnOut(
+                index=index,
+                session_id=sent.session_id,
+                receipt_id=sent.receipt_id,
+                turn_id=item.turn.pk,
+                session_turn=item.turn.session_turn,
+                namespace_turn=item.turn.namespace_turn,
+                duplicate=item.duplicate,
+                sealed_block_id=item.sealed_block_id,
+            )
+            for index, (sent, item) in enumerate(zip(payload.turns, result.items, strict=True))
+        ],
+        stored=result.stored,
+        duplicates=result.duplicates,
+        sealed_block_ids=[b.pk for b in result.sealed_blocks],
+    )
+    # As for one turn: 201 when anything was stored, 200 for a pure replay.
+    return Status(201 if result.stored else 200, body)
 
 
 @router.get(

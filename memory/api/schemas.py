@@ -43,6 +43,29 @@ class TurnOut(Schema):
     sealed_block_id: int | None
 
 
+class TurnsBatchIn(Schema):
+    # 1–200 turns, checked by the service so the error is `too_many_turns`, not a schema error.
+    turns: list[TurnIn]
+
+
+class BatchTurnOut(Schema):
+    index: int
+    session_id: str
+    receipt_id: str
+    turn_id: int
+    session_turn: int
+    namespace_turn: int
+    duplicate: bool
+    sealed_block_id: int | None
+
+
+class TurnsBatchOut(Schema):
+    turns: list[BatchTurnOut]
+    stored: int
+    duplicates: int
+    sealed_block_ids: list[int]
+
+
 class BlocksOut(Schema):
     blocks: list[BlockOut]
     open_tail_turns: int

@@ -49,7 +49,7 @@ class IngestResult:
     sealed_blocks: list[Block]
 
 
-def _content_hash(turn: TurnIn) -> str:
+def turn_content_hash(turn: TurnIn) -> str:
     canonical = {
         "session_id": turn.session_id,
         "occurred_at": turn.occurred_at.isoformat() if turn.occurred_at else None,
@@ -68,7 +68,8 @@ def _content_hash(turn: TurnIn) -> str:
     return hashlib.sha256(encoded.encode()).hexdigest()
 
 
-def _validate(turn: TurnIn) -> None:
+def turn_validate(turn: TurnIn) -> None:
+    """Raise `Invalid` (422) for a turn SPEC §1.6 refuses; nothing is read or written."""
     if not turn.session_id or len(turn.session_id) > 200:
         raise Invalid("session_id must be 1–200 characters", code="invalid_session_id")
     if not turn.receipt_id or len(turn.receipt_id) > 200:
@@ -131,6 +132,25 @@ def _without_own_tools(messages: list[MessageIn]) -> list[MessageIn]:
     return kept
 
 
+def message_rows(*, turn: Turn, messages: list[MessageIn]) -> list[Message]:
+    """The Message rows of a stored turn (not saved): StrataGate's own tool traffic dropped,
+    positions counted after that, timestamps defaulting to the turn's."""
+    return [
+        Message(
+            namespace_id=turn.namespace_id,
+            session=turn.session,
+            turn=turn,
+            position=position,
+            role=message.role,
+            name=message.name[:200],
+            content=message.content,
+            tool_calls=message.tool_calls,
+            created_at=message.created_at or turn.occurred_at,
+        )
+        for position, message in enumerate(_without_own_tools(messages))
+    ]
+
+
 def _existing(namespace: Namespace, receipt_id: str, content_hash: str) -> IngestResult | None:
     receipt = (
         IngestReceipt.objects.select_related("turn")
@@ -154,8 +174,8 @@ def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
     Idempotent on (namespace, receipt_id), also under concurrent duplicates: the namespace row
     lock serialises writers and the unique constraint backs it up.
     """
-    _validate(turn)
-    content_hash = _content_hash(turn)
+    turn_validate(turn)
+    content_hash = turn_content_hash(turn)
     found = _existing(namespace, turn.receipt_id, content_hash)
     if found is not None:
         return found
@@ -190,22 +210,7 @@ def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
         namespace_turn=namespace.current_turn,
         occurred_at=occurred_at,
     )
-    messages = Message.objects.bulk_create(
-        [
-            Message(
-                namespace=namespace,
-                session=session,
-                turn=stored,
-                position=position,
-                role=message.role,
-                name=message.name[:200],
-                content=message.content,
-                tool_calls=message.tool_calls,
-                created_at=message.created_at or occurred_at,
-            )
-            for position, message in enumerate(_without_own_tools(turn.messages))
-        ]
-    )
+    messages = Message.objects.bulk_create(message_rows(turn=stored, messages=turn.messages))
     index_messages(messages)  # same transaction as the turn (SPEC §8)
     IngestReceipt.objects.create(
         namespace=namespace, receipt_id=turn.receipt_id, content_hash=content_hash, turn=stored

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -53,6 +53,21 @@ def job_create(
     )
     transaction.on_commit(lambda: job_trigger(job.pk))
     return job
+
+
+def block_jobs_create(*, kind: str, blocks: Sequence[Block]) -> list[ProcessingJob]:
+    """`job_create` for many blocks in one insert (batch ingest seals many at once); the
+    triggers are enqueued after the caller's transaction commits, in block order."""
+    jobs = ProcessingJob.objects.bulk_create(
+        [ProcessingJob(namespace_id=b.namespace_id, kind=kind, block=b) for b in blocks]
+    )
+
+    def trigger_all() -> None:
+        for job in jobs:
+            job_trigger(job.pk)
+
+    transaction.on_commit(trigger_all)
+    return jobs
 
 
 def job_trigger(job_id: int, *, run_after: datetime | None = None) -> None:

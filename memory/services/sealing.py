@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db.models import OuterRef, Subquery
+
 from memory.engine.layering import ToolCallRecord, ViewMessage, build_deterministic_views
 from memory.engine.tokens import estimate_tokens
 from memory.models import Block, BlockView, JobKind, Message, Session, Turn, ViewSource
-from memory.services.jobs import job_create
+from memory.services.jobs import block_jobs_create, job_create
 
 
 def view_messages(messages: list[Message]) -> list[ViewMessage]:
@@ -55,18 +60,77 @@ def _seal(session: Session, turns: list[Turn]) -> Block:
     messages = list(
         Message.objects.filter(turn__in=turns).order_by("turn__session_turn", "position")
     )
-    views = build_deterministic_views(view_messages(messages))
-    BlockView.objects.bulk_create(
-        [
-            BlockView(
-                block=block,
-                level=level,
-                content=text,
-                tokens=estimate_tokens(text),
-                produced_by=ViewSource.RULES,
-            )
-            for level, text in ((3, views.l3), (4, views.l4), (5, views.l5))
-        ]
-    )
+    BlockView.objects.bulk_create(_rule_views(block, messages))
     job_create(namespace_id=session.namespace_id, kind=JobKind.BLOCK_VIEWS, block=block)
     return block
+
+
+def _rule_views(block: Block, messages: list[Message]) -> list[BlockView]:
+    """L3–L5 of a block from its messages in conversation order (not saved)."""
+    views = build_deterministic_views(view_messages(messages))
+    return [
+        BlockView(
+            block=block,
+            level=level,
+            content=text,
+            tokens=estimate_tokens(text),
+            produced_by=ViewSource.RULES,
+        )
+        for level, text in ((3, views.l3), (4, views.l4), (5, views.l5))
+    ]
+
+
+@dataclass(frozen=True)
+class SealRun:
+    """Whole open turns of one session that fill its next block, with their messages in
+    conversation order (turn, then position)."""
+
+    session: Session
+    sequence: int
+    turns: list[Turn]
+    messages: list[Message]
+
+
+def blocks_seal(runs: Sequence[SealRun]) -> list[Block]:
+    """Seal many runs with the rows `block_seal_ready_runs` writes for each (block, its turns'
+    block, L3–L5, a views job), in a few bulk queries, in the order given. The caller picks
+    the runs (batch ingest: as one-by-one ingest would). Must run inside the ingest transaction.
+    Sets `turn.block` on the given turns."""
+    if not runs:
+        return []
+    blocks = Block.objects.bulk_create(
+        [
+            Block(
+                namespace_id=run.session.namespace_id,
+                session=run.session,
+                sequence=run.sequence,
+                first_turn=run.turns[0].session_turn,
+                last_turn=run.turns[-1].session_turn,
+            )
+            for run in runs
+        ]
+    )
+    sealed_turns: list[int] = []
+    for block, run in zip(blocks, runs, strict=True):
+        for turn in run.turns:
+            turn.block = block
+            sealed_turns.append(turn.pk)
+    # One statement for every run: each turn takes the block whose range holds it.
+    Turn.objects.filter(pk__in=sealed_turns).update(
+        block=Subquery(
+            Block.objects.filter(
+                session=OuterRef("session"),
+                first_turn__lte=OuterRef("session_turn"),
+                last_turn__gte=OuterRef("session_turn"),
+            ).values("pk")[:1]
+        )
+    )
+    BlockView.objects.bulk_create(
+        [
+            view
+            for block, run in zip(blocks, runs, strict=True)
+            for view in _rule_views(block, run.messages)
+        ]
+    )
+    block_jobs_create(kind=JobKind.BLOCK_VIEWS, blocks=blocks)
+    return blocks

@@ -6,8 +6,9 @@ its decisions looked at changed since (`import_stale`). What each action writes:
   `supersede` create one that supersedes the targets; `conflict` one linked both ways; `ignore`
   only the audit (the candidate row). New events are indexed now and projected to the graph by
   queued jobs (batches of 8). Everything undo needs is kept in `commit_record`.
-- conversations: every chosen conversation is ingested turn by turn through `turn_ingest`
-  (original timestamps) and then processed like any conversation.
+- conversations: every chosen conversation is ingested through batch ingest
+  (`turn_batch_ingest`, 200 turns a batch, original timestamps, the receipts one-by-one ingest
+  used) and then processed like any conversation.
 - a dump: restored into the (still empty) namespace.
 """
 
@@ -44,7 +45,8 @@ from memory.services.imports.fingerprint import memory_fingerprint
 from memory.services.imports.graph_rollback import graph_jobs_queue
 from memory.services.imports.restore import dump_restore
 from memory.services.imports.source import source_block_create, source_views_write
-from memory.services.ingest import MessageIn, TurnIn, turn_ingest
+from memory.services.ingest import MessageIn, TurnIn
+from memory.services.ingest_batch import turn_batch_ingest, turn_batches
 from memory.services.live import publish
 
 COMMITTABLE = (ImportStatus.READY, ImportStatus.AWAITING_CONFIRMATION)
@@ -250,30 +252,30 @@ def _commit_conversations(
     parsed = formats.parse_conversations(batch.source_text, batch.format)
     locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
     turn_before, activity_before = locked.current_turn, locked.last_activity_at
-    done: list[str] = []
-    for conversation in parsed.conversations:
-        if conversation.session_id not in wanted:
-            continue
-        for number, turn in enumerate(conversation.turns, start=1):
-            turn_ingest(
-                namespace=locked,
-                turn=TurnIn(
-                    session_id=conversation.session_id,
-                    receipt_id=f"{conversation.session_id}#{number}"[-200:],
-                    occurred_at=turn[0].created_at,
-                    messages=[
-                        MessageIn(
-                            role=m.role,
-                            content=m.content,
-                            name=m.name,
-                            created_at=m.created_at,
-                            tool_calls=list(m.tool_calls),
-                        )
-                        for m in turn
-                    ],
-                ),
-            )
-        done.append(conversation.session_id)
+    chosen = [c for c in parsed.conversations if c.session_id in wanted]
+    turns = (
+        TurnIn(
+            session_id=conversation.session_id,
+            receipt_id=f"{conversation.session_id}#{number}"[-200:],
+            occurred_at=turn[0].created_at,
+            messages=[
+                MessageIn(
+                    role=m.role,
+                    content=m.content,
+                    name=m.name,
+                    created_at=m.created_at,
+                    tool_calls=list(m.tool_calls),
+                )
+                for m in turn
+            ],
+        )
+        for conversation in chosen
+        for number, turn in enumerate(conversation.turns, start=1)
+    )
+    # Conversation after conversation, in batches that may span two of them.
+    for chunk in turn_batches(turns):
+        turn_batch_ingest(namespace=locked, turns=chunk)
+    done = [c.session_id for c in chosen]
     locked.refresh_from_db()
     record = {
         "session_pks": list(

@@ -2,7 +2,7 @@
 
 - ChatGPT `conversations.json` and Claude's conversations export become *conversations*: sessions
   of turns (a user message opens a turn; the replies and tool output that follow belong to it),
-  with the original timestamps, later ingested through `turn_ingest` like any conversation.
+  with the original timestamps, later ingested through batch ingest like any conversation.
 - A Mem0 memories export (`{"results": [...]}` or a bare list of `{memory, created_at, …}`)
   becomes v2 *candidates* and is decided like any other external memory.
 - `jsonl` is StrataGate's own lossless namespace dump (see services.imports.export).

@@ -1,6 +1,7 @@
 """A LoCoMo conversation through the normal pipeline: one namespace, each LoCoMo session a
 session, utterances paired into turns (first as the user message, second as the assistant's),
-each message carrying its speaker's name and the session's date; then the job queue is drained.
+each message carrying its speaker's name and the session's date, stored through batch ingest
+(in-process, 200 turns a batch); then the job queue is drained.
 
 Receipts are the utterances' ids, so ingesting again stores nothing new (the harness can score a
 conversation again without rebuilding it)."""
@@ -8,14 +9,15 @@ conversation again without rebuilding it)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db.models import Count, Sum
 
 from memory.models import Block, BlockStatus, IngestReceipt, Message, ModelCall, Namespace
-from memory.services.ingest import MessageIn, TurnIn, turn_ingest
+from memory.services.ingest import MessageIn, TurnIn
+from memory.services.ingest_batch import turn_batch_ingest, turn_batches
 from memory.services.jobs import jobs_drain
 from memory.services.locomo.dataset import Conversation, paired_turns
 from memory.services.namespaces import namespace_get_or_create
@@ -45,28 +47,12 @@ def _receipt(conversation: Conversation, first_dia_id: str) -> str:
     return f"{RECEIPT_PREFIX}:{conversation.sample_id}:{first_dia_id}"
 
 
-def conversation_ingest(
-    conversation: Conversation,
-    *,
-    namespace_prefix: str = "locomo-",
-    on_turn: Callable[[], None] | None = None,
-) -> Ingested:
-    """Ingest every turn (idempotent per receipt), run all processing, and map messages back
-    to the utterances they hold."""
-    namespace = namespace_get_or_create(name=namespace_name(namespace_prefix, conversation))
-    last_call = (
-        ModelCall.objects.filter(namespace=namespace)
-        .order_by("-pk")
-        .values_list("pk", flat=True)
-        .first()
-    )
-    started = time.perf_counter()
-    stored = total = 0
+def _turns(conversation: Conversation) -> Iterator[TurnIn]:
     for session in conversation.sessions:
         for index, pair in enumerate(paired_turns(session)):
             # Order inside a session by seconds: the date is the session's, as the release has it.
             at = session.started_at + timedelta(seconds=2 * index)
-            turn = TurnIn(
+            yield TurnIn(
                 session_id=f"session_{session.number}",
                 receipt_id=_receipt(conversation, pair[0].dia_id),
                 occurred_at=at,
@@ -80,10 +66,30 @@ def conversation_ingest(
                     for position, utterance in enumerate(pair)
                 ],
             )
-            result = turn_ingest(namespace=namespace, turn=turn)
-            stored += 0 if result.duplicate else 1
-            total += 1
-            if on_turn is not None:
+
+
+def conversation_ingest(
+    conversation: Conversation,
+    *,
+    namespace_prefix: str = "locomo-",
+    on_turn: Callable[[], None] | None = None,
+) -> Ingested:
+    """Ingest every turn in batches (idempotent per receipt), run all processing, and map
+    messages back to the utterances they hold."""
+    namespace = namespace_get_or_create(name=namespace_name(namespace_prefix, conversation))
+    last_call = (
+        ModelCall.objects.filter(namespace=namespace)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    started = time.perf_counter()
+    stored = total = 0
+    for batch in turn_batches(_turns(conversation)):
+        stored += turn_batch_ingest(namespace=namespace, turns=batch).stored
+        total += len(batch)
+        if on_turn is not None:
+            for _ in batch:
                 on_turn()
     jobs_drain()
     seconds = time.perf_counter() - started
