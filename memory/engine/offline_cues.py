@@ -19,9 +19,15 @@ def _cue(*parts: str) -> re.Pattern[str]:
 
 CANCELLATION: Final = _cue(
     r"\b(?:cancel(?:l?ed|s|ling)?|called\s+off|call(?:ing)?\s+off|scrapped|scrap)\b",
-    r"\b(?:we|i)(?:\s+won't|\s+will\s+not|(?:'re|'m|\s+are|\s+am)\s+not\s+going\s+to"
-    r"|\s+aren't\s+going\s+to)\b",
-    r"取消|作废|不去了|不办了|不做了|不搞了",
+    # Not going any more: "won't" alone is also a resolve ("I won't give up"), so it needs
+    # a verb of attending or holding something.
+    r"\b(?:we|i)(?:\s+won't|\s+will\s+not|\s+can't|\s+cannot|(?:'re|'m|\s+are|\s+am)\s+not"
+    r"\s+(?:going\s+to|gonna)|\s+aren't\s+(?:going\s+to|gonna))\s+(?:be\s+able\s+to\s+)?"
+    r"(?:make\s+it\s+to|attend|come\s+to|go\s+to|join|be\s+(?:there|coming|joining|attending)"
+    r"|travel|fly|host|hold|run\s+the|do\s+the|have\s+the)\b",
+    r"\b(?:we're|we\s+are|i'm|i\s+am)\s+not\s+(?:going|coming)\s+to\s+(?:the|a|an|her|his|their"
+    r"|our|my|your)\b",
+    r"取消|作废|不去了|不办了|不做了|不搞了|不来了|去不了|来不了",
 )
 DECISION: Final = _cue(
     r"\b(?:let'?s|let\s+us)\s+(?:just\s+)?(?:use|switch\s+to|go\s+with|move\s+to|adopt|pick|choose"
@@ -29,42 +35,105 @@ DECISION: Final = _cue(
     r"\b(?:we|i)(?:'ll|\s+will|\s+shall|(?:'re|'m|\s+are|\s+am)\s+going\s+to)\s+(?:use|go\s+with"
     r"|switch\s+to|adopt|stick\s+with|standardi[sz]e\s+on)\b",
     r"\b(?:we|i|they|team)\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*decided\b",
+    r"\b(?:agreed|settled|landed)\s+(?:to|on|that)\b|\bfinal\s+(?:call|decision|answer)\b"
+    r"|\b(?:we're|we\s+are|i'm|i\s+am)\s+(?:sticking|staying)\s+with\b|\bopted\s+(?:for|to)\b"
+    r"|\b(?:i|we)(?:'ve|\s+have)\s+(?:now\s+|finally\s+)?(?:chosen|picked|gone\s+with)\b"
+    r"|\bmade\s+up\s+(?:my|our|his|her|their)\s+minds?\b"
+    r"|\bfrom\s+now\s+on\b|\bgoing\s+forward\b",
     r"\bdecided\s+(?:to|on|that|against)\b|\bthe\s+decision\s+(?:is|was)\b|\bdecision\s*:",
     r"\b(?:we're|we\s+are|i'm|i\s+am)\s+going\s+with\b|\bwe'll\s+go\s+with\b",
     r"^(?:(?:ok(?:ay)?|so|then|alright|right|please)[,!.]?\s+)*(?:use|switch\s+to|go\s+with"
     r"|adopt|stick\s+with)\s+\S",
-    r"决定|改用|就用|选用|采用|定了|拍板|统一用|用.{1,20}吧",
+    r"决定|改用|就用|选用|采用|(?<!搞)定了|定下来|(?:最终|最后|还是)(?:选|定)了?|敲定|拍板|统一用|用.{1,20}吧|以后.{0,6}?(?:都|统一|一律)|一律|从现在起|一致同意",
 )
 # Verb forms only: "the migration guide" is not a migration.
-MIGRATION: Final = _cue(r"\bmigrat(?:e|ed|es|ing)\b", r"迁移")
+MIGRATION: Final = _cue(
+    r"\bmigrat(?:e|ed|es|ing)\b|\bported\b|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b", r"迁移"
+)
 CHANGE: Final = _cue(
     r"\b(?:switched|changed|moved|converted|transitioned|swapped)\b.*\b(?:from|to)\b",
     r"\bswitched\b|\bno\s+longer\b|\bnot\b.{1,40}\banymore\b|\bstopped\s+(?:using|doing|going)\b",
     r"\breplaced\b.*\bwith\b",
+    r"\b(?:changed|updated|reset|renamed|rotated)\s+(?:the|our|my|its|their|his|her)\b"
+    r"|\b(?:gave|given)\s+up\s+(?!on\b|hope\b)[a-z]"
+    r"|\b(?:use|uses|using|switched|moved|went|go|going|drink|drinks|eat|eats)\b.{1,40}\binstead\s+of\b"
+    r"|\bleft\s+(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){0,2}(?:team|company|job|firm|group"
+    r"|band|department|project|role|position|board|club|startup|agency)\b",
     r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|不再|搬到|搬家到",
+    r"改(?:到|喝|吃|去|成|为)|已经不.{1,8}了|推迟|延期|改期|提前到|挪到",
+    # Rescheduling: "the offsite got pushed to May".
+    r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped)\s+(?:back\s+|out\s+)?(?:to|until|till"
+    r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",
+    # Roles and memberships: "Maria moved to the data team", "Sam got promoted".
+    r"\b(?:joined|rejoined|resigned|transferred\s+to|became\s+(?:a|an|the|our))\b"
+    # "retired in January", not "a retired firefighter"
+    r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"
+    r"|(?<!n't\s)(?<!not\s)(?<!never\s)\bquit\s+(?:my|his|her|their|our|the)\b"
+    r"|\b(?:got|was|been|were|get|gets)\s+promoted\b|\bpromoted\s+to\b|\btook\s+over\s+as\b",
+    r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了",
 )
 SAFETY: Final = _cue(
     r"\b(?:allergic|allerg(?:y|ies)|anaphyla\w*|epilep\w*|diabet\w*|asthma)\b",
     r"过敏|哮喘|糖尿病|癫痫",
 )
+# "I'm a bit tired", "I'm a mix of excited and scared": "I'm a …" that names no role.
+NOT_A_ROLE: Final = (
+    r"(?!(?:bit|little|lot|tad|fan|big|huge|massive|mix|kind|sort|total|real|complete|bundle"
+    r"|mess|wreck|believer|sucker|fool|lucky|proud|happy|nervous|firm|strong|great|good)\b)"
+)
+# Nouns that name a job or a role, for "Tom is our new tech lead" / "王经理是我们新的负责人".
+ROLE_NOUNS: Final = (
+    r"(?:lead|leader|manager|owner|director|head|engineer|developer|designer|architect|analyst"
+    r"|scientist|researcher|consultant|founder|co-founder|ceo|cto|cfo|coo|vp|president|chair"
+    r"|intern|teacher|professor|student|nurse|doctor|lawyer|accountant|editor|writer|coach"
+    r"|pharmacist|officer|admin|administrator|coordinator|recruiter|specialist|representative"
+    r"|contact|point\s+of\s+contact|maintainer|reviewer|mentor|assistant|supervisor|boss"
+    r"|firefighter|chef|cook|pilot|farmer|plumber|electrician|mechanic|dentist|surgeon|therapist"
+    r"|counsel(?:l)?or|social\s+worker|artist|musician|photographer|journalist|programmer"
+    r"|librarian|vet|veterinarian|pastor|priest|soldier|police\s+officer|cop|driver|clerk|cashier"
+    r"|barista|waiter|waitress|realtor|banker|paramedic|carpenter|architect|tutor|principal)"
+)
+ROLE_NOUNS_ZH: Final = (
+    r"(?:负责人|经理|主管|总监|组长|老师|教师|护士|医生|律师|会计|工程师|设计师|程序员|产品经理"
+    r"|架构师|实习生|学生|老板|创始人|总裁|主任|队长|班长|对接人|编辑|记者|教练)"
+)
 IDENTITY: Final = _cue(
     r"\bmy\s+name\s+is\b|\bcall\s+me\b",
-    r"\bi(?:'m|\s+am)\s+(?:an?)\s+(?!bit\b|little\b|lot\b|tad\b|fan\b|big\s+fan\b|huge\s+fan\b)\w",
+    rf"\bi(?:'m|\s+am)\s+(?:an?)\s+{NOT_A_ROLE}\w",
     r"\bi(?:'m|\s+am)?\s+(?:work|working)\s+(?:at|for|as)\b",
     r"\bi(?:'m|\s+am)?\s+(?:live|living)\s+in\b|\bi(?:'m|\s+am)\s+(?:from|based\s+in)\b",
     r"\bi(?:'m|\s+am)\s+\d{1,3}\s+years?\s+old\b|\bmy\s+(?:job|role|title|pronouns)\s+(?:is|are)\b",
-    r"我是(?![说不在想觉真很挺来去否吗])|我叫|我的名字是|我在.{1,20}(?:工作|上班)|我住在|我来自",
+    r"我是(?![说不在想觉真很挺来去否吗])|我叫|我的名字是|我(?:现在|目前|一直)?在.{1,20}(?:工作|上班)"
+    r"|我住在|我来自",
+    r"\bi(?:'ve|\s+have)\s+been\s+(?:living|working|based)\s+(?:in|at|for|as)\b",
+    # States that describe the person: "I'm vegetarian", "I'm left-handed".
+    r"\bi(?:'m|\s+am)\s+(?:a\s+|an\s+)?(?:strict\s+)?(?:vegetarian|vegan|pescatarian|teetotal"
+    r"|left-handed|right-handed|colou?r-?blind|pregnant|retired|married|divorced|engaged|widowed"
+    r"|diabetic|deaf|blind|lactose\s+intolerant|gluten[\s-]intolerant)\b",
+    # A named or related third person's job, role or home.
+    # "works for"/"lives in" only before a name: "that works for me" is no job.
+    rf"\b(?:works|worked|is\s+working)\s+(?:as\b|(?:at|for)\s+(?-i:[A-Z]))"
+    rf"|\blives\s+in\s+(?:the\s+)?(?-i:[A-Z])"
+    rf"|\b(?!(?:it|that|this|there|what|which|who|here|where)\b)[\w-]+(?:'s|\s+is)\s+(?:now\s+)?"
+    rf"(?:our|the|my|their|a|an)\s+(?:new\s+|current\s+|former\s+)?"
+    rf"(?:[\w-]+\s+){{0,3}}{ROLE_NOUNS}\b",
+    rf"住在|我在.{{1,12}}住|(?:(?<![这那])是|当|做|担任)(?:了)?(?:我们|我的|公司|团队|他们)?(?:的)?(?:新的?)?"
+    rf"(?:一名|一个|一位)?[\u4e00-\u9fff]{{0,6}}{ROLE_NOUNS_ZH}",
 )
 PREFERENCE: Final = _cue(
-    r"\bi\s+(?:really\s+|strongly\s+|much\s+|totally\s+)?(?:prefer|like|love|enjoy|hate|dislike"
+    r"\bi\s+(?:\w+ly\s+|much\s+|just\s+|also\s+|kinda\s+)?(?:prefer|like|love|enjoy|hate|dislike"
     r"|adore|can't\s+stand|don't\s+like|do\s+not\s+like)\b",
     r"\bi\s+(?:always|never|usually)\b|\bmy\s+favou?rite\b",
     r"\bi(?:'m|\s+am)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\b",
     r"我(?:更|最|很|非常|特别|比较|真的|也)?(?:喜欢|讨厌|偏好|热爱|爱|不喜欢|受不了)",
     r"我(?:总是|从不|从来不|一直都?)",
+    r"我(?:一般|通常|平时|平常|经常|习惯)",
+    r"\bi'd\s+(?:much\s+)?rather\b|\bi(?:'m|\s+am)\s+(?:\w+ly\s+|so\s+|totally\s+)?into\b",
+    r"\bfavou?rite\b",
 )
 PLAN: Final = _cue(
     r"\b(?:i|we)(?:'ll|\s+will|\s+shall)\b",
+    r"\b(?:is|are)\s+(?:planned|scheduled|booked|slated|set)\s+for\b|\bscheduled\s+for\b",
     r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:going\s+to|gonna|planning\s+(?:to|on)|about\s+to"
     r"|hoping\s+to)\b",
     r"\bplan(?:ning)?\s+(?:to|on)\b|\bintend\s+to\b|\bmy\s+(?:plan|goal)\s+is\b",
@@ -82,24 +151,44 @@ TYPED: Final = (
     (
         "task_completed",
         _cue(
-            r"\b(?:finished|completed|wrapped\s+up|accomplished|done\s+with|got\s+done|graduated)\b",
-            r"完成了|做完了|搞定了|毕业了",
+            r"\b(?:finished|completed|wrapped\s+up|accomplished|done\s+with|got\s+done|graduated"
+            r"|submitted|handed\s+in|turned\s+in|passed\s+(?:my|the|our|his|her))\b",
+            # Making a piece of work: "I painted a lake sunrise", not "made me think".
+            r"\b(?:built|created|wrote|painted|designed|knitted|baked|drew|composed|recorded|sewed"
+            r"|made)\s+(?:a|an|my|our|this|that|these|some|another|two|three|several)\s+"
+            r"(?!(?:\w+\s+)?(?:difference|change|point|mistake|decision|effort|impact|joke|call"
+            r"|deal|friends?|sense|progress|memor(?:y|ies)|move|choice|promise|connection"
+            r"|statement|comeback|living|wish|plan)\b)",
+            r"完成了|搞定了|毕业了|[写做干弄画改修读看学拍]完了?(?=了|[，。！,.!]|$)|[写做画]好了|[考拿]下来了|考过了|通过了|拿到了",
         ),
     ),
     (
         "meeting",
         _cue(
             r"\b(?:meeting|met\s+(?:with|up)|meet\s+(?:with|up)|meetup|stand-?up|interview"
-            r"|a\s+call\s+with|catch\s+up\s+with|caught\s+up\s+with)\b",
-            r"会议|开会|见面|碰头|聚会",
+            r"|a\s+call\s+with|catch\s+up\s+with|caught\s+up\s+with|town\s+hall|all-hands"
+            r"|kick-?off|retro(?:spective)?|one-on-one)\b"
+            r"|\b(?:had|have|having|grabbed|grab|over)\s+(?:a\s+)?(?:lunch|dinner|breakfast|brunch|coffee"
+            r"|drinks?)\s+with\b",
+            # Going to a gathering, not only naming one ("the support group has helped me").
+            r"\b(?:went|go|goes|going|attended|attend|attending|spoke|speaking|joined|at|to)\s+"
+            r"(?:\S+\s+){0,4}?(?:conference|workshop|seminar|summit|support\s+group|meetup"
+            r"|convention|hackathon|symposium|webinar)s?\b",
+            r"和.{1,10}?(?:见面|见了|吃了?饭|聚了?|碰了?面|喝了?(?:咖啡|茶|酒))|会议|开会|见面|碰头|聚会|[例周晨组早班]会|开[^，。！？]{1,3}会(?=[。，！,.!]|$)|研讨会|座谈",
         ),
     ),
     (
         "incident",
         _cue(
             r"\b(?:outage|incident|crashed|crash(?:es|ing)?|went\s+down|broke|bug|failure"
-            r"|data\s+loss)\b",
-            r"故障|宕机|崩溃|事故|出错|挂了",
+            r"|data\s+loss|accident|injur(?:y|ed|ies)|got\s+hurt|hurt\s+my|sprained|fractured"
+            r"|(?:broke|broken)\s+(?:my|his|her|an?)|fell\s+(?:off|down)|was\s+robbed|got\s+stolen"
+            r"|(?:was|were|is|are|went)\s+(?:down|offline)|stopped\s+working|got\s+hacked"
+            r"|(?:drive|disk|battery|laptop|phone|computer|server|car|engine|screen)\s+(?:died|failed))\b",
+            r"\b(?:derailed|flooded|caught\s+fire|burst|leaked|got\s+hacked|was\s+hacked|hacked"
+            r"|was\s+attacked|got\s+robbed|was\s+stolen|power\s+(?:cut|outage|went\s+out))\b",
+            r"故障|宕机|崩溃|事故|出错|挂了|车祸|受伤|摔伤|扭伤|骨折|被偷|丢了"
+            r"|被(?:攻击|盗|黑|骗)|打不开|停电|漏水|着火|失火",
         ),
     ),
     (
@@ -109,6 +198,49 @@ TYPED: Final = (
             r"合作|协作",
         ),
     ),
+)
+_DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# A recurrence ("every Tuesday", "on Sunday mornings", "每周") names no single occurrence.
+RECURRING: Final = _cue(
+    rf"\bevery\s+(?:other\s+|single\s+)?(?:day|week|month|year|morning|evening|night|weekend|{_DAYS})\b",
+    rf"\b{_DAYS}s\b|\bweekends\b|\b{_DAYS}\s+(?:mornings|afternoons|evenings|nights)\b",
+    r"\b(?:daily|weekly|monthly|yearly|annually|nightly|fortnightly)\b",
+    r"每(?:天|日|周|星期|个?月|年|晚|早|逢)|一般|通常|平时|经常",
+)
+# Resolutions, encouragement, remembering and leave-taking: future wording with nothing planned
+# ("I'll do my best", "I'm gonna make it", "I'll never forget", "Talk to you soon"). A sentence
+# matching these is a plan only when it also names a date.
+RESOLUTION: Final = _cue(
+    r"\b(?:do|try)\s+(?:my|our|your|his|her|their)\s+(?:very\s+)?best\b",
+    r"\bmake\s+it(?:\s+(?:happen|work|through|big))?\s*(?:[.!,]|$)|\bmake\s+it\s+(?:happen|work)\b",
+    r"\bget\s+through\s+(?:this|it|that|these)\b|\bhang\s+in\s+there\b",
+    r"\bkeep\s+(?:it\s+up|at\s+it|(?:on\s+)?(?:going|pushing|trying|plugging|chasing|working"
+    r"|believing|fighting|moving|dreaming|rocking|smiling|learning|growing)|you\s+posted"
+    r"|ya\s+posted|you\s+updated|in\s+touch|that\s+in\s+mind)\b",
+    r"\b(?:never|not|won't|will\s+not|n't\s+going\s+to|not\s+gonna)\s+(?:ever\s+)?(?:give\s+up"
+    r"|quit|stop|let\s+\w+(?:\s+\w+)?\s+(?:get\s+me\s+)?down|forget|back\s+down)\b",
+    r"\b(?:always|forever)\s+(?:remember|cherish|treasure)\b|\bnever\s+forget\b",
+    r"\bbe\s+(?:ok(?:ay)?|fine|alright|all\s+right|there\s+for|right\s+(?:here|there|by))\b",
+    r"\b(?:talk|speak|chat)\s+(?:to\s+you\s+|with\s+you\s+)?(?:soon|later)\b|\bsee\s+(?:you|ya)\b"
+    r"|\bcatch\s+(?:you|ya)\b|\blet\s+(?:you|ya)\s+know\b|\bkeep\s+(?:you|ya)\s+(?:posted|updated)\b",
+    r"\b(?:reach|chase|achieve|pursue|follow|live|make)\s+(?:my|our|your|their)\s+(?:own\s+)?"
+    r"(?:dreams?|goals?|path)\b|\bdreams?\s+come\s+true\b|\bmake\s+(?:some\s+)?(?:\w+\s+)?memories\b",
+    r"\bstart\s+thinking\b|\bthink\s+about\s+it\b|\bdo\s+that\b|\bfigure\s+it\s+out\b"
+    r"|\bsee\s+(?:how|what|if|where|whether)\b|\btry\s*(?:[,.!]|$)",
+    # Carrying on ("I'm going to keep using my voice") is a resolve, not a new plan.
+    r"\bkeep\s+(?:on\s+)?\w+ing\b",
+    r"尽力|努力|加油|坚持|不会放弃|不放弃|忘不了|不会忘|难忘|一定(?:可以|能行|行|没问题)|会好的"
+    r"|回头(?:聊|再说)|再聊|保持联系",
+)
+# Wishes and leave-taking ("Have a great weekend!", "See you tomorrow"): never a plan, dated or not.
+WISH: Final = _cue(
+    r"^(?:\w+[,!]\s+)?(?:have\s+(?:a|an|fun)|enjoy\s+(?:your|the|it)|good\s+luck|best\s+of\s+luck"
+    r"|happy\s+\w+|congrat\w*|safe\s+travels|take\s+care|get\s+well)\b",
+    r"\bsee\s+(?:you|ya)\b|\b(?:talk|speak|chat)\s+(?:to\s+you\s+|with\s+you\s+)?(?:soon|later)\b"
+    r"|\bcatch\s+(?:you|ya)\b",
+    r"\b(?:cross(?:ing)?\s+(?:my|our)\s+fingers|fingers\s+crossed|rooting\s+for\s+you"
+    r"|praying\s+for\s+you|thinking\s+of\s+you|proud\s+of\s+you)\b",
+    r"^(?:祝你?|祝大家)|周末愉快|玩得开心|一路顺风|再见|回头见|明天见|下次见",
 )
 # An assistant restating memory is not new evidence (notes §5.2): such sentences are skipped.
 RECALL: Final = _cue(

@@ -14,6 +14,12 @@ Choices (SPEC silent):
   happenings) and carry their nature in `criticality` and in a tag.
 - Decisions and changes with no time wording are "occurred" (the decision is taken when said);
   with future wording they are "planned" and, like plans, never supersede anything.
+- Chat is mostly not memory: resolutions and encouragement ("I'll do my best", "I won't give
+  up", "I'll never forget") are plans only with a date, wishes and leave-taking never; a
+  preference needs a real object (`memory.engine.offline_phrases`). Typed happenings without a
+  date take their status from their tense; a recurrence ("every Tuesday") names no single day.
+- A content that already starts with "<speaker>:" is classified and summarised without that
+  label (the summary names the speaker once); the quote stays verbatim.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine import offline_cues as cues
+from memory.engine.offline_phrases import preferences
 from memory.engine.prompts.extraction import (
     MAX_EVENTS,
     MAX_TAGS,
@@ -34,7 +41,7 @@ from memory.engine.prompts.extraction import (
     clean_list,
 )
 from memory.engine.slots import SlotChoice, project_name, slot_choices, slot_of
-from memory.engine.temporal import TemporalResolution, resolve_temporal
+from memory.engine.temporal import TemporalResolution, resolve_temporal, sentence_tense
 
 __all__ = [
     "SourceMessage",
@@ -93,6 +100,10 @@ class _Draft:
 
 _LIST_MARKER: Final = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)])\s+")
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
+# Abbreviations whose full stop does not end a sentence.
+_ABBREVIATION_END: Final = re.compile(
+    r"\b(?:St|Mr|Mrs|Ms|Dr|Prof|Sr|Jr|Mt|Ft|Inc|Corp|Co|Ltd|vs|etc|e\.g|i\.e|approx|No)\.$"
+)
 _FENCE: Final = re.compile(r"^\s*(?:```|~~~)")
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _SUBJECT: Final = re.compile(r"\b(?:I|I'm|my|My)\b|我")
@@ -111,11 +122,24 @@ def _sentences(content: str) -> list[str]:
             continue
         marker = _LIST_MARKER.match(line)
         body = line[marker.end() :] if marker else line
-        for piece in _SENTENCE_END.split(body):
+        for piece in _split_sentences(body):
             sentence = piece.strip()[:SENTENCE_MAX].strip()
             if len(sentence) >= 3:
                 out.append(sentence)
     return out
+
+
+def _split_sentences(body: str) -> list[str]:
+    """Verbatim pieces of one line, not cut after an abbreviation ("St. Mary's hospital")."""
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(body):
+        if _ABBREVIATION_END.search(body[start : match.start()]):
+            continue
+        pieces.append(body[start : match.start()])
+        start = match.end()
+    pieces.append(body[start:])
+    return pieces
 
 
 def _is_question(sentence: str) -> bool:
@@ -125,7 +149,14 @@ def _is_question(sentence: str) -> bool:
 def _classify(
     sentence: str, *, person: bool, future: bool, dated: bool, past: bool
 ) -> _Kind | None:
-    """The event kind a sentence states, by cue priority; None when it states none."""
+    """The event kind a sentence states, by cue priority; None when it states none.
+
+    Resolutions, encouragement and remembering ("I'll do my best", "I'll never forget") are
+    plans only when they name a date; wishes and leave-taking never are. A preference needs a
+    real object ("I love it" states none).
+    """
+    wish = bool(cues.WISH.search(sentence))
+    vague = wish or (not dated and bool(cues.RESOLUTION.search(sentence)))
     if cues.CANCELLATION.search(sentence):
         return _Kind("cancellation", "cancellation", default_status="cancelled")
     if cues.DECISION.search(sentence):
@@ -138,20 +169,34 @@ def _classify(
         return _Kind("other", "safety", "safety", "ongoing")
     if person and cues.IDENTITY.search(sentence):
         return _Kind("other", "identity", "identity", "ongoing")
-    if person and cues.PREFERENCE.search(sentence):
+    if person and cues.PREFERENCE.search(sentence) and preferences(sentence):
         return _Kind("other", "preference", "preference", "ongoing")
     # An explicit intention ("I plan to launch…") is a plan even when it names a release.
-    if person and not past and cues.PLAN.search(sentence):
+    if person and not past and not vague and cues.PLAN.search(sentence):
         return _Kind("plan", "plan", default_status="planned")
     personal = bool(cues.FIRST_PERSON.search(sentence))
     for event_type, cue in cues.TYPED:
-        if cue.search(sentence) and (personal or dated):
-            return _Kind(event_type, "typed")
-    if future:
+        if cue.search(sentence) and (personal or dated) and not wish:
+            return _Kind(event_type, "typed", default_status=_tense_status(sentence))
+    if future and not vague:
         return _Kind("plan", "plan", default_status="planned")
     if person and dated and personal:
         return _Kind("other", "dated")
     return None
+
+
+def _tense_status(sentence: str) -> str:
+    """What a happening's own tense says when no date does: "I finished the draft" occurred."""
+    return {"past": "occurred", "future": "planned"}.get(sentence_tense(sentence) or "", "unknown")
+
+
+def _without_label(sentence: str, speaker: str | None) -> str:
+    """The sentence without a leading "Speaker:" label that repeats the message's speaker."""
+    if speaker and sentence[: len(speaker)].casefold() == speaker.casefold():
+        rest = sentence[len(speaker) :]
+        if rest[:1] in (":", "："):
+            return rest[1:].strip() or sentence
+    return sentence
 
 
 # First-person wording rewritten in the third person for titles ("I prefer X" → "prefers X").
@@ -240,7 +285,9 @@ def _event_fields(
     """(merge key, event fields, tags) for one sentence, or None when it states no event."""
     person = message.role == "user" or bool(message.speaker)
     probe = resolve_temporal(sentence, mentioned_at=message.created_at, default_status="unknown")
-    future = probe.status == "planned" and (person or probe.happened_start is not None)
+    # Vague future wording alone ("soon", "eventually") plans nothing: a plan without a plan
+    # cue needs a date.
+    future = probe.status == "planned" and probe.happened_start is not None
     dated = probe.happened_start is not None
     past = dated and probe.status == "occurred"
     kind = _classify(sentence, person=person, future=future, dated=dated, past=past)
@@ -249,6 +296,10 @@ def _event_fields(
     when: TemporalResolution = resolve_temporal(
         sentence, mentioned_at=message.created_at, default_status=kind.default_status
     )
+    recurring = kind.label != "cancellation" and bool(cues.RECURRING.search(sentence))
+    if when.happened_start is not None and recurring:  # "every Tuesday" is a habit, not one day
+        status = kind.default_status if kind.default_status != "unknown" else "ongoing"
+        when = TemporalResolution(when.original_text, None, None, "unknown", "unknown", status)
     choices = slot_choices(sentence) if kind.event_type in SLOT_EVENT_TYPES else []
     who = _who(message, sentence)
     title = _title(kind, sentence, who, choices)
@@ -297,7 +348,8 @@ def extract_events(
         for sentence in _sentences(message.content):
             if _is_question(sentence) or cues.RECALL.search(sentence):
                 continue
-            found = _event_fields(message, sentence)
+            # Classified and summarised without a repeated speaker label; quoted verbatim.
+            found = _event_fields(message, _without_label(sentence, message.speaker))
             if found is None:
                 continue
             key, fields, tags = found

@@ -8,7 +8,11 @@ Rules, each naming its source event:
 - "I live in X" / "moved to X" / "我住在X" → person + place, edge `lives_in`, fact `residence`;
 - "my name is X" → alias and fact `name`; "I am a X" / "I work as a X" → fact `role`;
 - preferences ("I prefer / like / love / hate X", "我喜欢X") → person fact `preference:<topic>`
-  (the topic is the slot when X is a slotted tool, else X's first words).
+  (the topic is the slot when X is a slotted tool, else X's head noun phrase, see
+  `memory.engine.offline_phrases`). Only a real noun phrase makes a fact: "I love it", "I love
+  to" and "I love how you use it…" make none.
+Names stop at the name: "I moved to Lisbon and I love it" lives in "Lisbon", never "Lisbon and I".
+Facts are deduplicated per node and key: a repeated value only adds its source event.
 The person is the event's first named participant, else "user". Planned and cancelled events
 never change slot facts, employers or homes. Events are applied in occurrence order (happened
 start, else mention time, then id), so a later choice comes later in the proposal and closes the
@@ -24,6 +28,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine.event_types import normalize_key
+from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -69,8 +74,24 @@ class ProjectionEvent:
         return self.happened_start or self.mentioned_at
 
 
-# A capitalised name of up to five words ("Acme Corp", "New York", "Bank of America").
-_NAME: Final = r"([A-Z0-9][\w&.'-]*(?:\s+(?:[A-Z0-9][\w&.'-]*|of|and|&|de|la)){0,4})"
+# A capitalised name of up to five words ("Acme Corp", "New York", "Bank of America"); connectors
+# count only between two capitalised words, and `_clean_name` cuts what the pattern over-reads.
+_NAME: Final = (
+    r"(?:the\s+)?([A-Z0-9][\w&.'’-]*(?:(?:\s+(?:of|and|&|de|la|del|van|von|der|du))?"
+    r"\s+[A-Z0-9][\w&.'’-]*){0,4})"
+)
+# Capitalised words that end a name rather than continue it: the pronoun "I", days, months and
+# sentence openers ("I moved to Berlin In March", "Acme Corp. I love it").
+_NOT_NAME_WORDS: Final = frozenset(
+    """
+    i i'm i've i'll i'd i’m monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december in on at
+    and but so then the a an my our it this that we he she they since for from to with
+    """.split()  # noqa: SIM905
+)
+_CONNECTORS: Final = frozenset({"of", "and", "&", "de", "la", "del", "van", "von", "der", "du"})
+_ABBREVIATION: Final = re.compile(r"^(?:[A-Z][a-z]{0,3}|[A-Z]{1,3})\.$")  # "St.", "Corp.", "U."
+_HAN_STOP: Final = re.compile(r"(?:做|当|负责|从事|担任|干).*$")
 _HAN_NAME: Final = r"([^\s，。,.!！？?、]{1,20}?)"
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
@@ -91,32 +112,17 @@ _NAME_IS: Final = (
     re.compile(rf"我叫{_HAN_NAME}(?:[，。,.!！]|$)"),
 )
 _ROLE: Final = re.compile(
-    r"\b(?:i'm|i\s+am|i\s+work\s+as)\s+(?:an?)\s+(?!bit\b|little\b|lot\b|fan\b|big\s+fan\b)"
-    r"([\w\s-]{2,60}?)(?=\s+(?:at|in|for|and|with|from|who|since)\b|[,.;!]|$)",
+    r"\b(?:i'm|i\s+am|i\s+work\s+as)\s+(?:an?)\s+"
+    r"([\w\s-]{2,60}?)(?=\s+(?:at|in|for|and|with|from|who|since|but|to|of)\b|[,.;!]|$)",
     re.IGNORECASE,
 )
-_PREFERENCE: Final = re.compile(
-    r"\bI\s+(?:really\s+|strongly\s+|much\s+|totally\s+)?(prefer|like|love|enjoy|hate|dislike|adore"
-    r"|can't\s+stand|don't\s+like|do\s+not\s+like|always|never|usually)\s+([^.!?;]{2,80})",
-    re.IGNORECASE,
+# "I'm a bit tired", "I'm a mix of excited and scared", "I'm a big fan": no role.
+_NOT_A_ROLE: Final = frozenset(
+    """
+    bit little lot tad fan big huge massive mix kind sort total real complete bundle mess wreck
+    believer sucker fool lucky proud happy nervous firm strong great good bad quick fast slow
+    """.split()  # noqa: SIM905
 )
-_FAVOURITE: Final = re.compile(
-    r"\bmy\s+favou?rite\s+([\w\s-]{2,40}?)\s+is\s+([^.!?;,]{1,60})", re.I
-)
-_PREFERENCE_ZH: Final = re.compile(
-    r"我(?:更|最|很|非常|特别|比较|真的|也)?(喜欢|讨厌|偏好|热爱|爱|不喜欢|受不了)([^，。,.!！？?]{1,30})"
-)
-_TOPIC_END: Final = re.compile(
-    r"\s+(?:over|than|rather\s+than|instead\s+of|because|but|when|and|so|to\s+\w+\s+than)\b.*$|,.*$",
-    re.IGNORECASE,
-)
-_VALUE_OF_VERB: Final = {
-    "prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "hate": "dislikes",
-    "dislike": "dislikes", "adore": "loves", "can't stand": "dislikes", "don't like": "dislikes",
-    "do not like": "dislikes", "always": "always", "never": "never", "usually": "usually",
-    "喜欢": "喜欢", "偏好": "偏好", "热爱": "喜欢", "爱": "喜欢", "讨厌": "不喜欢",
-    "不喜欢": "不喜欢", "受不了": "不喜欢",
-}  # fmt: skip
 
 
 @dataclass
@@ -150,6 +156,17 @@ class _Builder:
             node.aliases.append(alias)
 
     def fact(self, node_key: str, key: str, value: str, event: ProjectionEvent) -> None:
+        """Add a fact; the same value again for the node and key only adds its source event."""
+        for index in range(len(self.facts) - 1, -1, -1):
+            known = self.facts[index]
+            if (known.node_key, known.key) != (node_key, key):
+                continue
+            if known.value.casefold() == value.casefold():  # else a new value: keep the history
+                if event.id not in known.source_event_ids:
+                    sources = [*known.source_event_ids, event.id]
+                    self.facts[index] = known.model_copy(update={"source_event_ids": sources})
+                return
+            break
         self.facts.append(
             FactProposal(
                 node_key=node_key,
@@ -200,10 +217,32 @@ def _first(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
     for pattern in patterns:
         match = pattern.search(text)
         if match:
-            name = match.group(1).strip(" .,'\"")
+            name = _clean_name(match.group(1))
             if name:
                 return name
     return None
+
+
+def _clean_name(raw: str) -> str:
+    """The name a pattern captured, cut before a word that cannot continue it and without
+    trailing connectors or punctuation."""
+    raw = raw.strip()
+    if _HAN_STOP.search(raw) and not raw.isascii():
+        raw = _HAN_STOP.sub("", raw)
+        raw = re.sub(r"^(?:一家|一个|一所|某)", "", raw)
+    words: list[str] = []
+    for word in raw.split():
+        bare = word.strip(".,;:!?\"'").replace("’", "'").lower()
+        if words and bare in _NOT_NAME_WORDS:
+            break
+        if not words and bare in _NOT_NAME_WORDS and bare not in ("the",):
+            return ""
+        words.append(word)
+        if word.endswith((".", ",", ";", "!", "?")) and not _ABBREVIATION.match(word):
+            break  # the sentence or the clause ended inside the capture
+    while words and words[-1].strip(".,").lower() in _CONNECTORS:
+        words.pop()
+    return " ".join(words).strip(" .,;:!?'\"")
 
 
 def _project_slots(builder: _Builder, event: ProjectionEvent, text: str) -> None:
@@ -241,39 +280,25 @@ def _project_person(builder: _Builder, event: ProjectionEvent, text: str) -> Non
         if name.casefold() != person_name.casefold():
             builder.alias(person, name)
         builder.fact(person, "name", name, event)
-    role = _ROLE.search(text)
+    role = _role(text)
     if role:
         person = builder.node("person", person_name, event)
-        builder.fact(person, "role", " ".join(role.group(1).split()), event)
-    for key, value in _preferences(text):
+        builder.fact(person, "role", role, event)
+    for pref in preferences(text):
         person = builder.node("person", person_name, event)
-        builder.fact(person, key, value, event)
+        builder.fact(person, f"preference:{pref.topic}", pref.value, event)
 
 
-def _preferences(text: str) -> list[tuple[str, str]]:
-    """(fact key, value) pairs: `preference:<topic>` = how the person feels about it."""
-    found: list[tuple[str, str]] = []
-    for match in _PREFERENCE.finditer(text):
-        verb = " ".join(match.group(1).lower().split())
-        obj = " ".join(match.group(2).split())
-        found.append(_preference_fact(_VALUE_OF_VERB[verb], obj))
-    for match in _FAVOURITE.finditer(text):
-        topic = " ".join(match.group(1).lower().split())
-        found.append((f"preference:{topic}", f"favourite: {match.group(2).strip()}"))
-    for match in _PREFERENCE_ZH.finditer(text):
-        found.append(_preference_fact(_VALUE_OF_VERB[match.group(1)], match.group(2).strip()))
-    return list(dict.fromkeys(found))
-
-
-def _preference_fact(feeling: str, obj: str) -> tuple[str, str]:
-    choices = slot_choices(obj)
-    if choices:
-        return f"preference:{choices[0].slot}", f"{feeling} {choices[0].value}"
-    topic = _TOPIC_END.sub("", obj).strip()
-    words = topic.split()
-    topic = " ".join(words[:4]) if words else obj[:12]
-    joiner = "" if re.match(r"[\u4e00-\u9fff]", obj) else " "
-    return f"preference:{topic.lower()}", f"{feeling}{joiner}{obj}"
+def _role(text: str) -> str | None:
+    """ "I'm a data scientist" → "data scientist"; None for "I'm a bit tired" and the like."""
+    match = _ROLE.search(text)
+    if not match:
+        return None
+    role = " ".join(match.group(1).split())
+    words = role.lower().split()
+    if not words or words[0] in _NOT_A_ROLE or noun_phrase(role) is None:
+        return None
+    return role
 
 
 def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:

@@ -13,7 +13,10 @@ in `mentioned_at`'s own timezone, and returns UTC bounds: start at 00:00 of the 
 - A date without a year ("7 May", "5月7日", "in May") takes the mention year, moved one year
   forward or back when the tense says it lies in the future or the past; its basis is "inferred".
 - "N days ago" is a day; "N weeks ago" the week containing that day; "N months/years ago" that
-  month / year. "in N …" mirrors it forwards; "within N …" is a deadline.
+  month / year. "in N …" mirrors it forwards, except in a past sentence, where it is a duration
+  ("Rome wasn't built in a day"); "within N …" is a deadline.
+- Arranging verbs ("planned", "scheduled for", "booked") are not past tense: "our wedding is
+  planned for October 12" lies ahead.
 - Deadlines ("by Friday", "before the end of the month", "周五前") run from the mention day to the
   deadline's last day (precision "range") and are "planned" unless already past.
 - "since X" / "自从X以来" run from X's first day to the mention day ("ongoing").
@@ -78,12 +81,17 @@ _AFTERNOON_ZH: Final = frozenset({"下午", "晚上", "傍晚"})
 
 _FUTURE_MARKERS: Final = re.compile(
     r"\b(?:will|shall|gonna|going\s+to|plan(?:ning)?\s+to|intend\s+to|about\s+to|hope\s+to|"
-    r"want\s+to|would\s+like\s+to|upcoming|let'?s|let\s+us)\b|'ll\b|将|会(?!议)|打算|计划|准备|要",
+    r"want\s+to|would\s+like\s+to|upcoming|let'?s|let\s+us"
+    r"|(?:planned|scheduled|booked|slated|set)\s+for)\b|'ll\b|将|会(?!议)|打算|计划|准备|要",
     _I,
 )
+# Arranging something ("planned", "scheduled for") says when it will happen, not that it did.
 _PAST_MARKERS: Final = re.compile(
     r"\b(?:was|were|did|had|went|came|got|made|took|saw|met|ate|began|bought|left|won|lost|"
-    r"gave|told|found|felt|ran|spent|wrote|ago|[a-z]{3,}ed)\b|了|过|已经|刚才|曾",
+    r"gave|told|found|felt|ran|spent|wrote|built|brought|caught|taught|sold|held|kept|heard|paid|"
+    r"sent|drove|spoke|broke|chose|forgot|flew|grew|knew|threw|drew|fell|wore|stood|"
+    r"wasn't|weren't|didn't|hadn't|ago|(?!(?:planned|scheduled|booked|slated)\b)[a-z]{3,}ed)\b"
+    r"|了|过|已经|刚才|曾",
     _I,
 )
 

@@ -206,6 +206,8 @@ def _in_n(m: re.Match[str], ctx: Context) -> Span | None:
     count = number(m.group(2))
     if count is None:
         return None
+    if m.group(1).lower() == "in" and ctx.tense == "past":
+        return None  # a duration in a past sentence ("built in a day"), not a point ahead
     unit = unit_of(m.group(3))
     target = shift(ctx.today, unit, count)
     if m.group(1).lower() == "within":

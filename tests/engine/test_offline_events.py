@@ -374,3 +374,107 @@ def test_ground_events_keeps_only_block_sources_quotes_and_shown_relations() -> 
     assert grounded.source_message_ids == [1, 2]  # fallback: the whole block
     assert grounded.quotes == ["switch to pnpm"]
     assert [r.target_event_id for r in grounded.relations] == [5]
+
+
+# --- precision: what is not an event, and the right type when it is -------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "That's a memory I'll never forget.",
+        "I'll never forget how kind everyone was.",
+        "I'll do my best!",
+        "I won't give up!",
+        "I won't quit - your words motivate me to keep going!",
+        "I'm gonna make it happen!",
+        "We'll get through this together.",
+        "I'll keep you posted.",
+        "Talk to you soon!",
+        "See you tomorrow.",
+        "Have a great weekend!",
+        "Hard work pays off eventually.",
+        "Rome wasn't built in a day, so keep pushing!",
+        "I'm going to keep using my voice to make a change.",
+        "We'll see how it goes.",
+        "I love it!",
+        "Yeah, I love to.",
+        "I love how you use it to tell your stories.",
+        "I always thought that was a great idea.",
+        "I'm a mix of excited and scared.",
+        "Thanks, Mel!",
+        "哈哈好的",
+        "我会尽力的。",
+        "加油，你一定可以的！",
+        "我永远不会忘记那一天。",
+        "太棒了，我也很喜欢。",
+    ],
+)
+def test_chit_chat_and_resolutions_are_not_events(content: str) -> None:
+    assert extract_events([msg(1, content, speaker="Melanie")]).events == []
+
+
+@pytest.mark.parametrize(
+    ("content", "event_type", "criticality"),
+    [
+        ("Maria moved to the data team.", "change", "routine"),
+        ("Sam got promoted to senior engineer.", "change", "routine"),
+        ("Jake joined the support team last month.", "change", "routine"),
+        ("小李调到数据组了。", "change", "routine"),
+        ("Tom is our new tech lead.", "other", "identity"),
+        ("My sister works as a pharmacist in Leeds.", "other", "identity"),
+        ("王经理是我们新的项目负责人。", "other", "identity"),
+        ("我在上海住了五年了。", "other", "identity"),
+        ("The team agreed to drop support for Internet Explorer.", "decision", "routine"),
+        ("最后定下来了，婚礼在杭州办。", "decision", "routine"),
+        ("I went to an LGBTQ support group yesterday.", "meeting", "routine"),
+        ("I had lunch with my old manager on Monday.", "meeting", "routine"),
+        ("下周一上午十点开项目会。", "meeting", "routine"),
+        ("Last month I got hurt and had to take a break from pottery.", "incident", "routine"),
+        ("我上周骑车摔伤了膝盖。", "incident", "routine"),
+        ("I made this bowl in my class.", "task_completed", "routine"),
+        ("我终于把毕业论文写完了。", "task_completed", "routine"),
+        ("I won't be able to make it to the party on Saturday.", "cancellation", "routine"),
+        ("We're not going to the wedding after all.", "cancellation", "routine"),
+    ],
+)
+def test_more_event_types(content: str, event_type: str, criticality: str) -> None:
+    event = one([msg(1, content)])
+    assert (event.event_type, event.criticality) == (event_type, criticality)
+
+
+def test_a_content_that_repeats_the_speaker_label_is_not_prefixed_twice() -> None:
+    content = "Melanie: Yeah, I made it in pottery class yesterday."
+    event = one([msg(1, content, speaker="Melanie")])
+    assert event.summary == "Melanie: Yeah, I made it in pottery class yesterday."
+    assert event.quotes == [content]  # the quote stays verbatim
+    assert event.happened_start == datetime(2023, 5, 5, tzinfo=UTC)
+
+
+def test_remembering_a_past_happening_is_that_happening_not_a_plan() -> None:
+    event = one([msg(1, "I'll always remember our camping trip last year.", speaker="Melanie")])
+    assert (event.event_type, event.temporal_status) == ("other", "occurred")
+    assert event.happened_start == datetime(2022, 1, 1, tzinfo=UTC)
+
+
+def test_planned_for_a_date_is_a_plan_in_the_coming_year() -> None:
+    event = one([msg(1, "Our wedding is planned for October 12.")])
+    assert (event.event_type, event.temporal_status) == ("plan", "planned")
+    assert event.happened_start == datetime(2023, 10, 12, tzinfo=UTC)
+
+
+def test_an_undated_happening_takes_its_status_from_its_tense() -> None:
+    event = one([msg(1, "I finally finished painting the nursery.")])
+    assert (event.event_type, event.temporal_status) == ("task_completed", "occurred")
+
+
+def test_a_habit_is_ongoing_and_names_no_single_day() -> None:
+    for content in ("I enjoy baking sourdough on Sunday mornings.", "周末我一般都去爬山。"):
+        event = one([msg(1, content)])
+        assert (event.criticality, event.temporal_status) == ("preference", "ongoing")
+        assert event.happened_start is None
+
+
+def test_an_abbreviation_does_not_end_the_sentence() -> None:
+    event = one([msg(1, "I'm a nurse at St. Mary's hospital.", speaker="Gina")])
+    assert event.quotes == ["I'm a nurse at St. Mary's hospital."]

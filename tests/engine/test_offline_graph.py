@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import (
@@ -189,3 +192,99 @@ def test_proposal_validation_drops_dangling_and_foreign_items() -> None:
     batch = proposal.restricted_to({1, 2})
     assert [e.source_event_ids for e in batch.edges] == [[2]]  # the foreign-sourced edge is gone
     assert len(batch.nodes) == 2 and len(batch.facts) == 1
+
+
+# --- what makes a fact ---------------------------------------------------------------------
+
+
+def preference_facts(*contents: str) -> list[tuple[str, str]]:
+    proposal = project_events(projected(*contents, speaker="Melanie"))
+    return [(f.key, f.value) for f in proposal.facts if f.key.startswith("preference:")]
+
+
+@pytest.mark.parametrize(
+    ("content", "key", "value"),
+    [
+        ("I love live music.", "preference:live music", "loves live music"),
+        ("I love camping trips with my fam, 'cause nature brings such peace.",
+         "preference:camping trips", "loves camping trips with my fam"),
+        ("I love being a mom.", "preference:being a mom", "loves being a mom"),
+        ("I'm a big fan of pottery - the creativity and skill is awesome.",
+         "preference:pottery", "likes pottery"),
+        ("Painting landscapes and still life is my favorite!",
+         "preference:painting landscapes", "favourite: Painting landscapes and still life"),
+        ("我不喜欢吃香菜。", "preference:香菜", "不喜欢吃香菜"),
+    ],
+)  # fmt: skip
+def test_facts_from_real_noun_phrases(content: str, key: str, value: str) -> None:
+    assert preference_facts(content) == [(key, value)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I love it!",
+        "Yeah, I love to.",
+        "I love how you use it to tell your stories and teach people about trans folks.",
+        "I love that it teaches me to accept the beauty of imperfections.",
+        "I love that you chose pottery for your art.",
+        "I love how art lets us get our emotions out.",
+        "I really like that idea.",
+        "Being my own boss and doing something I love is awesome.",
+        "我喜欢这个。",
+    ],
+)
+def test_no_fact_from_pronouns_function_words_or_clauses(content: str) -> None:
+    assert preference_facts(content) == []
+
+
+def test_role_facts_need_a_role() -> None:
+    proposal = project_events(
+        projected(
+            "I'm a mix of excited and scared to get into fashion.",
+            "I'm a bit tired today.",
+            "I'm a nurse at St. Mary's hospital.",
+            speaker="Gina",
+        )
+    )
+    assert facts(proposal, "person:gina", "role") == ["nurse"]
+
+
+def test_a_repeated_fact_is_one_fact_citing_both_events() -> None:
+    first = projected("I love live music.", speaker="Melanie")[0]
+    again = projected("You know I love live music!", speaker="Melanie")[0]
+    events = [first, replace(again, id=first.id + 1)]
+    proposal = project_events(events)
+    [fact] = [f for f in proposal.facts if f.key == "preference:live music"]
+    assert fact.source_event_ids == [events[0].id, events[1].id]
+
+
+def test_a_changed_value_stays_history_not_a_duplicate() -> None:
+    proposal = project_events(
+        projected("Use npm for this project.", "Let's switch to pnpm.", "Let's switch to pnpm.")
+    )
+    assert facts(proposal, "project:project", "package_manager") == ["npm", "pnpm"]
+
+
+@pytest.mark.parametrize(
+    ("content", "relation", "target"),
+    [
+        ("I moved to Lisbon and I love it.", "lives_in", "Lisbon"),
+        ("I live in New York and work in Boston.", "lives_in", "New York"),
+        ("I moved to Berlin In March.", "lives_in", "Berlin"),
+        ("I live in the UK.", "lives_in", "UK"),
+        ("I live in Rio de Janeiro now.", "lives_in", "Rio de Janeiro"),
+        ("I work at Acme and it's great.", "works_at", "Acme"),
+        ("I work for Google Monday to Friday.", "works_at", "Google"),
+        ("I work at Acme Corp. I love it.", "works_at", "Acme Corp"),
+        ("I work at Bank of America.", "works_at", "Bank of America"),
+        ("I work at Johnson & Johnson.", "works_at", "Johnson & Johnson"),
+        ("I work at St. Mary's Hospital.", "works_at", "St. Mary's Hospital"),
+        ("我现在在一家创业公司做后端开发工作。", "works_at", "创业公司"),
+    ],
+)
+def test_names_stop_at_the_name(content: str, relation: str, target: str) -> None:
+    proposal = project_events(projected(content, speaker="Ana"))
+    fact_key = {"lives_in": "residence", "works_at": "employer"}[relation]
+    assert facts(proposal, "person:ana", fact_key) == [target]
+    assert [e.relation for e in proposal.edges] == [relation]

@@ -232,3 +232,27 @@ def test_naive_mentioned_at_is_rejected() -> None:
 def test_unknown_default_status_is_rejected() -> None:
     with pytest.raises(ValueError):
         resolve_temporal("today", mentioned_at=SAT_6_MAY_2023, default_status="done")
+
+
+@pytest.mark.parametrize(
+    ("text", "first_day", "status"),
+    [
+        # "planned"/"scheduled" arrange something ahead: not past-tense verbs moving the year back.
+        ("Our wedding is planned for October 12.", date(2023, 10, 12), "planned"),
+        ("I planned a trip to Spain in September.", date(2023, 9, 1), "planned"),
+        ("The review is scheduled for 2 June.", date(2023, 6, 2), "planned"),
+        # an ordinary past verb still does
+        ("We visited Spain in September.", date(2022, 9, 1), "occurred"),
+    ],
+)
+def test_arranging_is_not_the_past(text: str, first_day: date, status: str) -> None:
+    result = resolve(text)
+    assert local_days(result, SAT_6_MAY_2023)[0] == first_day
+    assert result.status == status
+
+
+def test_in_n_days_in_a_past_sentence_is_a_duration() -> None:
+    assert resolve("Rome wasn't built in a day.").happened_start is None
+    assert resolve("We built it in two weeks.").happened_start is None
+    ahead = resolve("We'll ship in two weeks.")
+    assert local_days(ahead, SAT_6_MAY_2023)[0] == date(2023, 5, 15)
