@@ -48,9 +48,11 @@ MESSAGES = Kind(
     name="message",
     table="memory_search_message",
     base_table=Message._meta.db_table,
-    # Who said it, and the text said just before and after it in the same session: a reply is
-    # often only understandable with the question it answers ("They loved it!"). The
-    # neighbours only rank: a hit needs a query term of its own (content, date or speaker).
+    # Who said it, and the text said just before and after it in the same session (two
+    # messages each side: in a two-party exchange, the other side's question and reply and the
+    # speaker's own previous and next words): a reply is often only understandable with the
+    # question it answers ("They loved it!"). The neighbours only rank: a hit needs a query
+    # term of its own (content, date or speaker), a rare one when the query is gated.
     # (×2 and ×1 rather than ×1 and ×0.5: PostgreSQL tells fields apart only by weight class,
     # and the ranking-only fields must not share one with the hit fields.)
     fields=(

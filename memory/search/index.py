@@ -8,7 +8,8 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, QuerySet, Subquery, Window
+from django.db.models.functions import Lag, Lead
 
 from memory.models import Event, GraphNode, Message, Turn
 from memory.search.backend import backend
@@ -34,22 +35,31 @@ def _chunks[T](items: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
         yield chunk
 
 
-def _neighbours(messages: list[Message]) -> dict[int, tuple[int | None, int | None]]:
-    """message id → (previous, next) message id in the same session, by id order (the order
-    messages are stored in). One query however many messages."""
+WINDOW = 2  # messages on each side whose text ranks a message (docs/EVALUATION.md)
+
+
+def _neighbours(messages: list[Message]) -> dict[int, tuple[list[int], list[int]]]:
+    """message id → (up to WINDOW messages before it, nearest last; up to WINDOW after it,
+    nearest first) in the same session, by id order (the order messages are stored in). One
+    query however many messages."""
     same_session = Message.objects.filter(session_id=OuterRef("session_id"))
+    earlier = same_session.filter(pk__lt=OuterRef("pk")).order_by("-pk")
+    later = same_session.filter(pk__gt=OuterRef("pk")).order_by("pk")
+    window = {
+        **{f"b{n}": Subquery(earlier[n : n + 1].values("pk")) for n in range(WINDOW)},
+        **{f"a{n}": Subquery(later[n : n + 1].values("pk")) for n in range(WINDOW)},
+    }
+    rows = (
+        Message.objects.filter(pk__in=[m.pk for m in messages])
+        .annotate(**window)
+        .values("pk", *window)
+    )
     return {
-        pk: (before, after)
-        for pk, before, after in Message.objects.filter(pk__in=[m.pk for m in messages])
-        .annotate(
-            before=Subquery(
-                same_session.filter(pk__lt=OuterRef("pk")).order_by("-pk")[:1].values("pk")
-            ),
-            after=Subquery(
-                same_session.filter(pk__gt=OuterRef("pk")).order_by("pk")[:1].values("pk")
-            ),
+        row["pk"]: (
+            [row[f"b{n}"] for n in reversed(range(WINDOW)) if row[f"b{n}"] is not None],
+            [row[f"a{n}"] for n in range(WINDOW) if row[f"a{n}"] is not None],
         )
-        .values_list("pk", "before", "after")
+        for row in rows
     }
 
 
@@ -57,15 +67,42 @@ def _message_documents(messages: list[Message]) -> tuple[list[Document], set[int
     """The messages' documents, and the ids of their neighbours outside the list."""
     around = _neighbours(messages)
     given = {m.pk: m.content for m in messages}
-    outside = {i for pair in around.values() for i in pair if i is not None and i not in given}
+    outside = {i for before, after in around.values() for i in (*before, *after) if i not in given}
     text = given | dict(Message.objects.filter(pk__in=outside).values_list("pk", "content"))
     documents = []
     for message in messages:
-        before, after = around.get(message.pk, (None, None))
+        before, after = around.get(message.pk, ([], []))
         documents.append(
-            message_document(message, text.get(before or 0, ""), text.get(after or 0, ""))
+            message_document(
+                message, " ".join(text[i] for i in before), " ".join(text[i] for i in after)
+            )
         )
     return documents, outside
+
+
+def session_message_documents(messages: QuerySet[Message]) -> Iterator[Document]:
+    """The document of every message in `messages`, which must hold whole sessions (a whole
+    namespace, every namespace): neighbours are read with window functions over the rows
+    selected, in one streamed query, the same text `index_messages` gives each message."""
+    window = {
+        **{
+            f"b{n}": Window(Lag("content", n), partition_by=[F("session_id")], order_by="id")
+            for n in range(1, WINDOW + 1)
+        },
+        **{
+            f"a{n}": Window(Lead("content", n), partition_by=[F("session_id")], order_by="id")
+            for n in range(1, WINDOW + 1)
+        },
+    }
+    rows = messages.select_related("turn").annotate(**window).order_by("pk")
+    for message in rows.iterator(chunk_size=CHUNK):
+        before = [getattr(message, f"b{n}") for n in range(WINDOW, 0, -1)]
+        after = [getattr(message, f"a{n}") for n in range(1, WINDOW + 1)]
+        yield message_document(
+            message,
+            " ".join(t for t in before if t is not None),
+            " ".join(t for t in after if t is not None),
+        )
 
 
 def _with_turns(messages: list[Message]) -> list[Message]:
@@ -75,6 +112,11 @@ def _with_turns(messages: list[Message]) -> list[Message]:
         if message.turn_id in turns:
             message.turn = turns[message.turn_id]
     return messages
+
+
+def message_documents(messages: list[Message]) -> list[Document]:
+    """The documents `index_messages` writes for these messages, in their order."""
+    return _message_documents(_with_turns(messages))[0]
 
 
 def index_messages(messages: Iterable[Message]) -> None:
@@ -139,17 +181,11 @@ def reindex_namespace(namespace_id: int) -> dict[str, int]:
     with transaction.atomic():
         for kind in KINDS:
             backend().delete_namespace(kind, namespace_id)
-        messages = (
-            Message.objects.filter(namespace_id=namespace_id)
-            .select_related("turn")
-            .order_by("pk")
-            .iterator(chunk_size=CHUNK)
-        )
         events = Event.objects.filter(namespace_id=namespace_id).order_by("pk")
         node_ids = GraphNode.objects.filter(namespace_id=namespace_id).values_list("pk", flat=True)
         return {
             "messages": _upsert_all(
-                (d for chunk in _chunks(messages) for d in _message_documents(chunk)[0]),
+                session_message_documents(Message.objects.filter(namespace_id=namespace_id)),
                 MESSAGES,
             ),
             "events": _upsert_all(
@@ -162,10 +198,7 @@ def reindex_namespace(namespace_id: int) -> dict[str, int]:
 def reindex_messages() -> int:
     """Rebuild every message's index row (all namespaces), e.g. after its document changed."""
     backend().delete_all(MESSAGES)
-    messages = Message.objects.select_related("turn").order_by("pk").iterator(chunk_size=CHUNK)
-    return _upsert_all(
-        (d for chunk in _chunks(messages) for d in _message_documents(chunk)[0]), MESSAGES
-    )
+    return _upsert_all(session_message_documents(Message.objects.all()), MESSAGES)
 
 
 def reindex_all() -> dict[str, int]:

@@ -168,7 +168,8 @@ def search(
     filter_query = f"{_lexeme(f'#ns{namespace_id}')} & {_any_of(gate)}"
     hit_classes = _hit_classes(kind)
     if hit_classes:
-        filter_query += f" & {_any_of(rank, hit_classes)}"
+        # A gate term outside the ranking-only classes (as on SQLite).
+        filter_query += f" & {_any_of(gate, hit_classes)}"
     if session_id is not None:
         filter_query += f" & {_lexeme(f'#s{session_id}')}"
     sql = (

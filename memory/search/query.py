@@ -5,10 +5,11 @@ are never padded with rows that do not match.
 Cost control: ranking costs in proportion to the rows a query matches, and an OR of common
 words can match most of a namespace. So the query's rarest terms, as long as together they
 hold at most GATE_BUDGET of the namespace's rows (at least the rarest one), form the *gate*:
-a hit must hold a gate term. The remaining, more common terms still add to a hit's score but
-do not widen the match set. While every term together stays within the budget — any small
-namespace, any selective query — this is plain BM25 over all terms. Beyond it, rows that hold
-only common terms are not returned, and on SQLite the gate terms weigh twice the common ones.
+a hit must hold a gate term, in a field that makes hits. The remaining, more common terms
+still add to a hit's score but do not widen the match set. While every term together stays
+within the budget — any small namespace, any selective query — this is plain BM25 over all
+terms. Beyond it, rows that hold only common terms are not returned, and on SQLite the gate
+terms weigh twice the common ones.
 """
 
 from __future__ import annotations

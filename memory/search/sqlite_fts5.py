@@ -126,10 +126,11 @@ def search(
         where.append(f"base.status IN ({', '.join(['%s'] * len(statuses))})")
         params.extend(statuses)
     if not kind.all_fields_make_hits:
-        # Ranking counts every column; a hit needs a match outside the ranking-only columns.
+        # Ranking counts every column; a hit needs a gate term outside the ranking-only columns
+        # (a neighbour's rare word must not let in a row that only holds common ones).
         # The unary + stops SQLite from turning this into one FTS5 lookup per rowid.
         where.append(f"+{table}.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH %s)")
-        params.append(_any_of(namespace_id, rank, kind.hit_fields))
+        params.append(_any_of(namespace_id, gate, kind.hit_fields))
     sql += " WHERE " + " AND ".join(where) + f" ORDER BY score, {table}.rowid LIMIT %s"
     params.append(limit)
     with connection.cursor() as cursor:

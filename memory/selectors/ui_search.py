@@ -26,10 +26,10 @@ from memory.search.documents import (
     Document,
     Kind,
     event_document,
-    message_document,
     node_documents,
 )
 from memory.search.highlight import has_match, query_words
+from memory.search.index import message_documents
 from memory.search.text import query_terms
 from memory.selectors.events import EventOut, TimelineEntryOut, events_by_ids
 from memory.selectors.graph import FactOut, NodeStateOut
@@ -311,7 +311,7 @@ def _nodes(
 
 
 def _message_result(
-    rank: int, hit: RawHit, terms: list[str], words: dict[str, str]
+    rank: int, hit: RawHit, document: Document, terms: list[str], words: dict[str, str]
 ) -> MessageResult:
     message = hit.message
     here = (message.turn_id, message.position)
@@ -327,16 +327,7 @@ def _message_result(
         session_turn=message.turn.session_turn,
         turn_range=list(hit.turn_range),
         turn_at=message.turn.occurred_at,
-        fields=_field_matches(
-            MESSAGES,
-            message_document(
-                message,
-                before[-1].content if before else "",
-                after[0].content if after else "",
-            ),
-            terms,
-            words,
-        ),
+        fields=_field_matches(MESSAGES, document, terms, words),
     )
 
 
@@ -421,7 +412,10 @@ def ui_search(*, namespace: Namespace, query: str, kind: str = ALL) -> SearchPag
         nodes=_nodes(namespace, query, terms, words) if terms else [],
         blocks=_blocks(raw),
         messages=[
-            _message_result(rank, hit, terms, words) for rank, hit in enumerate(raw, start=1)
+            _message_result(rank, hit, document, terms, words)
+            for rank, (hit, document) in enumerate(
+                zip(raw, message_documents([h.message for h in raw]), strict=True), start=1
+            )
         ],
         searched=searched,
         suggestions=[],

@@ -63,6 +63,24 @@ def test_a_reply_ranks_by_the_question_it_answers_even_across_turns() -> None:
     )
 
 
+def test_a_reply_ranks_by_what_its_speaker_said_two_messages_before() -> None:
+    namespace = namespace_get_or_create(name="window")
+    _turns(
+        namespace,
+        [
+            (("Ana", "I loved the pasta place."), ("Ben", "Nice.")),
+            (("Ana", "Anyway."), ("Ben", "Sure.")),
+            (("Ana", "Yesterday I took the kids to the science museum."), ("Ben", "Best part?")),
+            (("Ana", "They loved the dinosaur bones the most."), ("Ben", "Cool.")),
+        ],
+    )
+    found = _contents(namespace, "What did Ana's kids love at the museum?")
+    # The window reaches the speaker's own previous message, past the other side's question.
+    assert found.index("They loved the dinosaur bones the most.") < found.index(
+        "I loved the pasta place."
+    )
+
+
 def _contents_of(namespace: Namespace, query: str) -> list[str]:
     from memory.models import Message
 

@@ -16,8 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 
 from django.db import connection
-from django.db.models import F, Model, Window
-from django.db.models.functions import Lag, Lead
+from django.db.models import Model
 
 from memory.models import Event, GraphNode, Message
 from memory.search import (
@@ -36,9 +35,9 @@ from memory.search.documents import (
     Document,
     Kind,
     event_document,
-    message_document,
     node_documents,
 )
+from memory.search.index import session_message_documents
 from memory.search.postgres import vector_literal
 from memory.services.consistency.base import (
     SEARCH_INDEX,
@@ -59,19 +58,8 @@ MODELS: dict[str, type[Model]] = {"message": Message, "event": Event, "node": Gr
 
 
 def _message_documents(namespace_id: int | None) -> Iterator[Document]:
-    """Each message's document with its neighbours' text, as `index_messages` builds it: the
-    previous and next message of the same session in id order (one windowed query)."""
-    messages = (
-        scoped(Message.objects.all(), namespace_id)
-        .select_related("turn")
-        .annotate(
-            before_text=Window(Lag("content"), partition_by=[F("session_id")], order_by="id"),
-            after_text=Window(Lead("content"), partition_by=[F("session_id")], order_by="id"),
-        )
-        .order_by("pk")
-    )
-    for message in messages.iterator(chunk_size=CHUNK):
-        yield message_document(message, message.before_text or "", message.after_text or "")
+    """Each message's document with its neighbours' text, as `index_messages` builds it."""
+    return session_message_documents(scoped(Message.objects.all(), namespace_id))
 
 
 def _event_documents(namespace_id: int | None) -> Iterator[Document]:
