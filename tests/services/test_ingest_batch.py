@@ -25,6 +25,7 @@ from memory.models import (
     Session,
     Turn,
 )
+from memory.search import search_messages
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.ingest_batch import MAX_BATCH_TURNS, turn_batch_ingest, turn_batches
 from memory.services.live import namespace_group
@@ -138,6 +139,34 @@ def test_a_batch_writes_exactly_what_one_by_one_ingest_writes() -> None:
     assert sealed_batch == [bool(r.sealed_blocks) for r in one_by_one]
     assert len(result.sealed_blocks) == 3  # b: 2 + 7 turns → 1 block; a: 14 turns → 2
     assert (result.stored, result.duplicates) == (21, 0)
+
+
+def _hits(namespace: Namespace, query: str) -> list[tuple[str, int, int, float]]:
+    where = {
+        m.pk: (m.session.external_id, m.turn.session_turn, m.position)
+        for m in Message.objects.filter(namespace=namespace).select_related("session", "turn")
+    }
+    return [
+        (*where[h.object_id], round(h.score, 6))
+        for h in search_messages(namespace.pk, query, limit=50)
+    ]
+
+
+def test_batch_turns_are_indexed_as_one_by_one_turns_are() -> None:
+    # Message documents hold their neighbours' text: a batch must leave the same documents,
+    # across its own boundary too (the second batch re-indexes the first one's last messages).
+    single = namespace_get_or_create(name="single")
+    batched = namespace_get_or_create(name="batched")
+    turns = [_turn(n, f"s{n % 2}") for n in range(1, 15)]
+    for turn in turns:
+        turn_ingest(namespace=single, turn=turn)
+    turn_batch_ingest(namespace=batched, turns=turns[:9])
+    turn_batch_ingest(namespace=batched, turns=turns[9:])
+
+    for query in ("redis queue", "step 9", "answer fallback", "helper", "2024-03-01"):
+        expected = _hits(single, query)
+        assert expected, query
+        assert _hits(batched, query) == expected, query
 
 
 def test_with_block_size_lowered_the_first_new_turn_seals_the_old_open_tail(admin) -> None:
