@@ -16,8 +16,9 @@ What the turns cannot tell (documented choices):
   faster than they really did), so the history is marked incomplete.
 
 Sampling: at most `MAX_POINTS` points, always including formation, each adoption (the value
-just before it and the reset after it), the supersede cap and the current turn; the remaining
-budget is spread over the segments by their length in turns. Many adoptions (more than ~22) keep
+just before it and the reset after it), the supersede cap and the current turn; then the
+floor kinks while they fit; the remaining budget is spread over the segments by their length in
+turns. Many adoptions (more than ~22) keep
 all their points even past the budget. Pure: no Django, no clock.
 """
 
@@ -163,19 +164,22 @@ def weight_trajectory(
         (a.turn, anchors[i + 1].turn if i + 1 < len(anchors) else end)
         for i, a in enumerate(anchors)
     ]
-    required: list[set[int]] = []
-    for (a, b), anchor in zip(segments, anchors, strict=True):
-        extra: set[int] = set()
-        if 0 < floor < 1:  # where the decay meets the floor: a visible kink
-            kink = a + math.ceil(math.log(1 / floor) / adoption_lambda(anchor.n))
-            extra.add(kink)
-        if cap_turn is not None:
-            extra.add(cap_turn)
-        required.append({t for t in extra if a < t < b})
     # Formation, before and after each adoption, the end of the curve and "now" (a second
-    # point at the last turn when pinned/hidden/capped moves it), the floor kinks and the cap.
-    fixed = 1 + 2 * (len(anchors) - 1) + 2 + sum(len(r) for r in required) + (cap_turn is not None)
-    samples = _spread(segments, max(0, max_points - fixed))
+    # point at the last turn when pinned/hidden/capped moves it), and the cap drawn as a step.
+    required = [
+        {cap_turn} if cap_turn is not None and a < cap_turn < b else set() for a, b in segments
+    ]
+    fixed = 1 + 2 * (len(anchors) - 1) + 2 + 2 * sum(len(r) for r in required)
+    # Where a decay meets the floor (a visible kink), as far as the budget allows: with many
+    # adoptions the kinks would push the curve past it.
+    room = max(0, max_points - fixed)
+    for (a, b), anchor, turns in zip(segments, anchors, required, strict=True):
+        if 0 < floor < 1 and room > 0:
+            kink = a + math.ceil(math.log(1 / floor) / adoption_lambda(anchor.n))
+            if a < kink < b and kink not in turns:
+                turns.add(kink)
+                room -= 1
+    samples = _spread(segments, room)
 
     points: list[TrajectoryPoint] = []
 
