@@ -151,6 +151,11 @@ TASKS = {
 STRATAGATE_LLM_BASE_URL = env_str("STRATAGATE_LLM_BASE_URL")
 STRATAGATE_LLM_API_KEY = env_str("STRATAGATE_LLM_API_KEY")
 STRATAGATE_LLM_MODEL = env_str("STRATAGATE_LLM_MODEL")
+# Seconds one model request may take; a slower answer fails the attempt like any transient
+# error (the job retries with backoff). Raise it for slow local models.
+STRATAGATE_LLM_TIMEOUT_SECONDS = env_int(
+    "STRATAGATE_LLM_TIMEOUT_SECONDS", 60, low=1, high=3600, check_id="stratagate.E022"
+)
 STRATAGATE_BLOCK_TURNS = env_int(
     "STRATAGATE_BLOCK_TURNS", 6, low=1, high=100, check_id="stratagate.E010"
 )

@@ -213,6 +213,15 @@ class OpenAICompatibleClient:
                 )
             except openai.OpenAIError as exc:
                 raise _transport_error(exc) from exc
+            except ValueError as exc:
+                # The SDK lets a body that is not JSON (cut off by a proxy or a crashing
+                # server) escape as a bare JSONDecodeError; it is the endpoint's failure and
+                # may pass, and it must reach the call log like any other (SPEC §12.3).
+                raise LLMTransportError(
+                    f"model endpoint sent an unreadable response: {exc!r}",
+                    permanent=False,
+                    code="llm_bad_response",
+                ) from exc
 
             tally.record(response)
             raw_text = _answer_text(response)

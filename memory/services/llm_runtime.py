@@ -19,6 +19,7 @@ def llm_client() -> LLMClient | None:
         settings.STRATAGATE_LLM_BASE_URL or None,
         settings.STRATAGATE_LLM_API_KEY or None,
         settings.STRATAGATE_LLM_MODEL or None,
+        timeout=float(settings.STRATAGATE_LLM_TIMEOUT_SECONDS),
     )
 
 

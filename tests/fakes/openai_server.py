@@ -8,11 +8,14 @@ Script replies with `.script([...])`; each item is consumed by one `POST /v1/cha
   builds one whose assistant message calls tools.
 When the queue is empty the `default` responder answers (by default a minimal JSON object that
 satisfies the JSON schema sent in `response_format`, so pipelines run without scripting).
+`FaultInjector` is a `default` that fails a share of the calls the ways real endpoints do
+(HTTP 500, timeouts, truncated bodies, truncated or schema-violating JSON).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from collections import deque
@@ -27,17 +30,23 @@ CHAT_PATH = "/v1/chat/completions"
 
 @dataclass(frozen=True)
 class FakeReply:
-    """One scripted reply. `body` (any JSON value) replaces the generated response body."""
+    """One scripted reply. `body` (any JSON value) replaces the generated response body;
+    `truncate_body` sends only the first half of the body's JSON (a complete HTTP response
+    whose JSON is cut off, as from a proxy that dropped the rest)."""
 
     content: str | None = None
     status: int = 200
     body: Any = None
     delay: float = 0.0
     usage: dict[str, int] | None = None
+    truncate_body: bool = False
 
 
 type Responder = Callable[[dict[str, Any]], str | int | FakeReply]
 type ScriptItem = str | int | FakeReply | Responder
+
+
+STRING_FORMATS = {"date-time": "2024-05-01T10:00:00Z", "date": "2024-05-01", "time": "10:00:00"}
 
 
 def schema_stub(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
@@ -63,7 +72,8 @@ def schema_stub(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> A
         return False
     if kind in ("integer", "number"):
         return schema.get("minimum", 0)
-    return "fake"
+    # Formatted strings must parse, or the "valid" stub fails validation (event dates).
+    return STRING_FORMATS.get(schema.get("format", ""), "fake")
 
 
 def schema_stub_content(request: dict[str, Any]) -> str:
@@ -71,6 +81,90 @@ def schema_stub_content(request: dict[str, Any]) -> str:
     response_format = request.get("response_format") or {}
     schema = (response_format.get("json_schema") or {}).get("schema")
     return json.dumps(schema_stub(schema) if isinstance(schema, dict) else {})
+
+
+# What FaultInjector does to a failing call (see its docstring).
+TRANSPORT_FAULTS = ("http_500", "timeout", "truncated_body")
+OUTPUT_FAULTS = ("truncated_json", "schema_violation")
+FAULT_KINDS = (*TRANSPORT_FAULTS, *OUTPUT_FAULTS)
+
+
+def _schema_violation(good: str) -> str:
+    """Well-formed JSON of the right top-level shape whose every field has the wrong type."""
+    try:
+        valid = json.loads(good)
+    except json.JSONDecodeError:
+        valid = {}
+    fields = valid if isinstance(valid, dict) and valid else {"title": ""}
+    return json.dumps({name: {"unexpected": [1, 2, 3]} for name in fields})
+
+
+class FaultInjector:
+    """A `default` responder that fails about `rate` of the calls (a seeded draw per call, so
+    a sequential run repeats exactly), the failures taking turns through `kinds`:
+
+    - `http_500`: HTTP 500 with an OpenAI-style error body;
+    - `timeout`: the valid answer, after `timeout_delay` seconds (set it above the client's
+      timeout, STRATAGATE_LLM_TIMEOUT_SECONDS);
+    - `truncated_body`: HTTP 200 whose JSON body stops half-way;
+    - `truncated_json`: a well-formed completion whose content is the valid answer cut in half;
+    - `schema_violation`: content that is JSON but breaks the requested schema.
+
+    The other calls get `good` (by default the schema stub). A request whose messages contain
+    `poison` always gets HTTP 500 (a block that keeps failing until the model is healed).
+    `log` holds (outcome, request) per call in arrival order, the outcome being "ok" or the
+    fault. Set `rate = 0` and `poison = None` to heal the model.
+    """
+
+    def __init__(
+        self,
+        rate: float = 0.3,
+        *,
+        seed: int = 0,
+        timeout_delay: float = 2.0,
+        kinds: tuple[str, ...] = FAULT_KINDS,
+        good: Responder | None = None,
+        poison: str | None = None,
+    ) -> None:
+        self.rate = rate
+        self.timeout_delay = timeout_delay
+        self.kinds = kinds
+        self.good: Responder = good or schema_stub_content
+        self.poison = poison
+        self.log: list[tuple[str, dict[str, Any]]] = []
+        self._rng = random.Random(seed)
+        self._faults = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> str | int | FakeReply:
+        with self._lock:
+            text = json.dumps(request.get("messages", []))
+            if self.poison and self.poison in text:
+                fault = "http_500"
+            elif self._rng.random() < self.rate:
+                fault = self.kinds[self._faults % len(self.kinds)]
+                self._faults += 1
+            else:
+                fault = "ok"
+            self.log.append((fault, request))
+        if fault == "http_500":
+            return 500
+        answer = self.good(request)
+        if not isinstance(answer, str):
+            return answer
+        if fault == "timeout":
+            return FakeReply(content=answer, delay=self.timeout_delay)
+        if fault == "truncated_body":
+            return FakeReply(content=answer, truncate_body=True)
+        if fault == "truncated_json":
+            return answer[: len(answer) // 2]
+        if fault == "schema_violation":
+            return _schema_violation(answer)
+        return answer
+
+    def outcomes(self) -> list[str]:
+        with self._lock:
+            return [fault for fault, _ in self.log]
 
 
 def _error_body(status: int, message: str) -> dict[str, Any]:
@@ -206,8 +300,10 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
-        def _send_json(self, status: int, payload: Any) -> None:
+        def _send_json(self, status: int, payload: Any, *, truncate: bool = False) -> None:
             data = json.dumps(payload).encode("utf-8")
+            if truncate:
+                data = data[: len(data) // 2]
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -231,7 +327,11 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             reply = server._next(request, dict(self.headers.items()))
             if reply.delay:
                 time.sleep(reply.delay)
-            self._send_json(reply.status, server._completion(request, reply, server.calls))
+            self._send_json(
+                reply.status,
+                server._completion(request, reply, server.calls),
+                truncate=reply.truncate_body,
+            )
 
         def do_GET(self) -> None:
             self._send_json(404, _error_body(404, f"no route {self.path}"))

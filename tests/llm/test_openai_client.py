@@ -252,6 +252,21 @@ def test_timeout_is_transient(fake_openai: FakeOpenAIServer) -> None:
     assert caught.value.code == "llm_timeout"
 
 
+def test_a_response_body_cut_off_is_a_transient_transport_error(
+    fake_openai: FakeOpenAIServer,
+) -> None:
+    # HTTP 200 whose JSON body stops half-way: the SDK raises a bare JSONDecodeError.
+    fake_openai.script([FakeReply(content=answer(), truncate_body=True)])
+
+    with pytest.raises(LLMTransportError) as caught:
+        complete(client_for(fake_openai))
+
+    assert caught.value.permanent is False
+    assert caught.value.code == "llm_bad_response"
+    assert "unreadable response: JSONDecodeError(" in str(caught.value)
+    assert fake_openai.calls == 1
+
+
 def test_unreachable_endpoint_is_transient() -> None:
     with FakeOpenAIServer() as server:
         base_url = server.base_url
