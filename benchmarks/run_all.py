@@ -174,7 +174,7 @@ def search_headline(r: dict[str, Any]) -> Figures:
 
 
 def search_line(f: Figures) -> str:
-    dbs = sorted({k.split(" ")[0] for k in f if k.endswith("p50/p95 ms")})
+    dbs = list(dict.fromkeys(k.split(" ")[0] for k in f if k.endswith("p50/p95 ms")))
     parts = []
     for db in dbs:
         ops = ", ".join(
@@ -384,7 +384,8 @@ def run_one(bench: Benchmark, options: Options, results_dir: Path) -> dict[str, 
 
     written = result_path.exists() and result_path.stat().st_mtime_ns != before
     if written:
-        entry["result_file"] = str(result_path)
+        shown = result_path.relative_to(ROOT) if result_path.is_relative_to(ROOT) else result_path
+        entry["result_file"] = str(shown)
         try:
             entry["figures"] = bench.headline(json.loads(result_path.read_text()))
             entry["line"] = bench.line(entry["figures"])
@@ -495,6 +496,14 @@ def select(table: Sequence[Benchmark], only: str) -> list[Benchmark]:
     return [b for b in table if not names or b.name in names]
 
 
+def not_in_table(table: Sequence[Benchmark]) -> list[str]:
+    """Scripts in benchmarks/ that the table does not run (helpers start with `_`)."""
+    listed = {b.script.name for b in table} | {Path(__file__).name}
+    return sorted(
+        p.name for p in BENCH.glob("*.py") if not p.name.startswith("_") and p.name not in listed
+    )
+
+
 def main(argv: Sequence[str] | None = None, table: Sequence[Benchmark] = BENCHMARKS) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated names (default: all)")
@@ -515,6 +524,9 @@ def main(argv: Sequence[str] | None = None, table: Sequence[Benchmark] = BENCHMA
     mode = "quick" if args.quick else "full"
     dbs = "SQLite and PostgreSQL" if options.pg_url else "SQLite"
     print(f"run_all: {len(chosen)} benchmarks ({mode}, search on {dbs}) → {results_dir}")
+    unlisted = not_in_table(table)
+    if unlisted:
+        print(f"run_all: not in its table, so not run: {', '.join(unlisted)}")
 
     started = time.perf_counter()
     entries = run_benchmarks(chosen, options, results_dir)

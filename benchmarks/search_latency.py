@@ -130,9 +130,9 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     from rank_bm25 import BM25Okapi
 
     from memory import search
+    from memory.engine.lifecycle import VISIBLE_STATUSES as VISIBLE
     from memory.search.text import query_terms
     from memory.services.activation import activation_build
-    from memory.services.batches import VISIBLE
     from memory.services.retrieval import EventSearch, RawSearch, events_search, raw_search
     from memory.services.retrieval_graph import GraphSearch, graph_search
     from memory.services.tokens import token_create

@@ -39,6 +39,8 @@ def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[run_all.Bench
     _script(scripts, "bad", "sys.exit(3)\n")
     _script(scripts, "silent", "pass\n")
     _script(scripts, "blocked", "sys.exit(9)\n")
+    _script(scripts, "unlisted", "sys.exit(8)\n")
+    (scripts / "_helper.py").write_text("")
     monkeypatch.setattr(run_all, "BENCH", scripts)
     return [
         run_all.Benchmark("good", quick=("--small",)),
@@ -50,11 +52,13 @@ def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[run_all.Bench
 
 
 def test_a_failure_does_not_stop_the_rest_and_fails_the_run(
-    fakes: list[run_all.Benchmark], tmp_path: Path
+    fakes: list[run_all.Benchmark], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     results = tmp_path / "results"
     code = run_all.main(["--quick", "--results-dir", str(results)], table=fakes)
     assert code == 1
+    # A script nobody added to the table is named, not run, and not silently forgotten.
+    assert "not in its table, so not run: unlisted.py\n" in capsys.readouterr().out
     summary = json.loads((results / "summary.json").read_text())
     entries = summary["benchmarks"]
     assert {n: e["status"] for n, e in entries.items()} == {
