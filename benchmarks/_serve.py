@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +28,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_serve(data_dir: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_serve(
+    data_dir: Path, args: Sequence[str] = ("--workers", "0")
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`manage.py serve ARGS` on a free loopback port; returns once the API answers."""
     port = free_port()
     with (data_dir / "serve.log").open("wb") as log:  # serve keeps its own copy of the fd
         server = subprocess.Popen(
-            [*MANAGE, "serve", "--port", str(port), "--workers", "0"],
+            [*MANAGE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
             cwd=ROOT,
             env=dict(os.environ),
             stdin=subprocess.DEVNULL,
