@@ -33,6 +33,7 @@ FEEDBACK_DOCS = 3
 FEEDBACK_TERMS = 5
 FEEDBACK_CANDIDATES = 40
 FEEDBACK_WEIGHT = 0.5
+FEEDBACK_MAX_DF = 100  # messages holding a word beyond which it is not a feedback term
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,14 @@ def _feedback_terms(namespace_id: int, texts: list[str], terms: set[str]) -> lis
     candidates = [t for t, _ in counts.most_common(FEEDBACK_CANDIDATES)]
     if not candidates:
         return []
-    frequency = backend().doc_counts(MESSAGES, namespace_id, candidates, GATE_BUDGET + 1)
+    # Counting stops at FEEDBACK_MAX_DF: a word held by more messages is too common to steer
+    # the second query, and counting its every row was most of the cost on large namespaces.
+    frequency = backend().doc_counts(MESSAGES, namespace_id, candidates, FEEDBACK_MAX_DF)
     scored = sorted(
         (
             (counts[t] * math.log((GATE_BUDGET + 2) / (1 + n)), t)
             for t, n in zip(candidates, frequency, strict=True)
+            if n < FEEDBACK_MAX_DF
         ),
         key=lambda pair: (-pair[0], pair[1]),
     )

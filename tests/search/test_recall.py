@@ -123,3 +123,20 @@ def test_no_match_means_no_results() -> None:
     namespace = namespace_get_or_create(name="none")
     _turns(namespace, [(("Ana", "Hello there."), ("Ben", "Hi."))])
     assert messages_rank(namespace.pk, "zebra quantum", limit=5) == []
+
+
+def test_a_word_too_common_in_the_namespace_is_never_a_feedback_term(monkeypatch) -> None:
+    from memory.services import recall
+
+    namespace = namespace_get_or_create(name="df")
+    _turns(
+        namespace,
+        [(("Ana", f"weather talk {n}"), ("Ben", "ok")) for n in range(4)]
+        + [(("Ana", "the osprey nest and the weather"), ("Ben", "an osprey indeed"))],
+    )
+    monkeypatch.setattr(recall, "FEEDBACK_MAX_DF", 3)
+    terms = recall._feedback_terms(
+        namespace.pk, ["the osprey nest and the weather", "an osprey indeed"], {"bird"}
+    )
+    assert "osprey" in terms and "nest" in terms
+    assert "weather" not in terms  # held by 5 messages, more than the cap
