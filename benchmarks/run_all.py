@@ -262,6 +262,55 @@ def calls_line(f: Figures) -> str:
     )
 
 
+LOAD_OPS = ("ingest", "context", "search_events", "search_raw", "search_graph", "assess")
+
+
+def load_headline(r: dict[str, Any]) -> Figures:
+    figures: Figures = {
+        "agents": r["setup"]["agents"],
+        "seconds": r["setup"]["seconds"],
+        "requests_per_second": r["requests_per_second"],
+    }
+    for op in (*LOAD_OPS, "record_use"):
+        row = r["operations"][op]
+        figures[f"{op} p50/p95 ms"] = [row["p50_ms"], row["p95_ms"]]
+    return {**figures, "errors": r["errors"], "goal_met": r["goal_met"]}
+
+
+def load_line(f: Figures) -> str:
+    ops = ", ".join(
+        f"{op} {f[f'{op} p50/p95 ms'][0]}/{f[f'{op} p50/p95 ms'][1]}"
+        for op in (*LOAD_OPS, "record_use")
+    )
+    verdict = "met" if f["goal_met"] else "missed"
+    return (
+        f"{f['agents']} agents for {f['seconds']:.0f} s, {f['requests_per_second']} requests/s; "
+        f"p50/p95 ms {ops}; {f['errors']} errors (goal p95 < 200 ms: {verdict})"
+    )
+
+
+def fuzz_headline(r: dict[str, Any]) -> Figures:
+    return {
+        "database": r["database"],
+        "requests": r["requests"],
+        "failures": r["failures"],
+        "server_errors": sum(t["statuses"].get("500", 0) for t in r["tests"].values()),
+        "foreign_non_404": sum(
+            n
+            for code, n in r["tests"].get("foreign", {}).get("statuses", {}).items()
+            if code != "404"
+        ),
+    }
+
+
+def fuzz_line(f: Figures) -> str:
+    return (
+        f"{f['requests']:,} generated requests on {f['database']}: {f['failures']} failing "
+        f"operation(s), {f['server_errors']} answered 5xx, {f['foreign_non_404']} foreign-token "
+        "answers other than 404"
+    )
+
+
 # --- requirements -------------------------------------------------------------------------------
 
 
@@ -271,6 +320,18 @@ def need_modules(*names: str) -> Callable[[], str | None]:
         return f"needs the dev extra ({', '.join(absent)})" if absent else None
 
     return check
+
+
+def need_load_servers() -> str | None:
+    """load.py's PostgreSQL and Redis, on loopback as the script expects."""
+    import socket
+
+    for name, port in (("PostgreSQL", 5432), ("Redis", 6379)):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        except OSError:
+            return f"no {name} on 127.0.0.1:{port}"
+    return None
 
 
 def need_chromium() -> str | None:
@@ -334,6 +395,20 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         line=history_line,
     ),
     Benchmark("model_calls", quick=("--turns", "12"), headline=calls_headline, line=calls_line),
+    Benchmark(
+        "load",
+        quick=("--seconds", "15", "--agents", "8"),
+        missing=need_load_servers,
+        headline=load_headline,
+        line=load_line,
+    ),
+    Benchmark(
+        "fuzz_api",
+        quick=("--examples", "4", "--min-requests", "400"),
+        missing=need_modules("schemathesis"),
+        headline=fuzz_headline,
+        line=fuzz_line,
+    ),
 )
 
 
