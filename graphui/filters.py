@@ -5,7 +5,7 @@ days in the configured time zone."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from django import forms
@@ -37,12 +37,28 @@ def without(query: QueryDict, key: str, value: str | None = None) -> str:
     return f"?{encoded}" if encoded else "?"
 
 
+def _in_utc_range(moment: datetime, limit: datetime) -> datetime:
+    """`moment` (aware), or `limit` when its UTC form falls outside years 1–9999: the first
+    and last days of the calendar in a far time zone (the databases store UTC)."""
+    try:
+        moment.astimezone(UTC)
+    except OverflowError:
+        return limit
+    return moment
+
+
 def day_start(day: date | None) -> datetime | None:
-    return None if day is None else timezone.make_aware(datetime.combine(day, time.min))
+    if day is None:
+        return None
+    start = timezone.make_aware(datetime.combine(day, time.min))
+    return _in_utc_range(start, datetime.min.replace(tzinfo=UTC))
 
 
 def day_end(day: date | None) -> datetime | None:
-    return None if day is None else timezone.make_aware(datetime.combine(day, time.max))
+    if day is None:
+        return None
+    end = timezone.make_aware(datetime.combine(day, time.max))
+    return _in_utc_range(end, datetime.max.replace(tzinfo=UTC))
 
 
 class DateRangeFilterForm(forms.Form):

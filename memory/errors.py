@@ -54,3 +54,10 @@ class Invalid(StrataGateError):
 
     code = "invalid"
     http_status = 422
+
+
+class UnsupportedMediaType(StrataGateError):
+    """A request body in a format the API does not read (415)."""
+
+    code = "unsupported_media_type"
+    http_status = 415

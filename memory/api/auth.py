@@ -3,9 +3,9 @@
 Each operation declares the scope it needs (`AgentBearer(scope)`, READ by default). Ninja runs
 authentication before it parses the path, the query or the body, so the order is always: no or
 unknown token → 401; a namespace in the path the token is not bound to (or that does not exist:
-both look the same) → 404 `namespace_not_found`; too small a scope → 403; only then 400/413/422
-for what was sent. A stranger therefore learns nothing from how a foreign namespace's routes
-validate input.
+both look the same) → 404 `namespace_not_found`; too small a scope → 403; only then 400/413/415/
+422 for what was sent (`input_guard` first, then ninja's parsing). A stranger therefore learns
+nothing from how a foreign namespace's routes validate input.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja.security import HttpBearer
 
+from memory.api.input_guard import request_input_check
 from memory.errors import Forbidden, NotFound
 from memory.models import AgentToken, Namespace, TokenScope
 from memory.services.tokens import token_authenticate, token_namespace
@@ -43,6 +44,7 @@ class AgentBearer(HttpBearer):
                 code="insufficient_scope",
                 details={"scope": found.scope, "needed": self.scope},
             )
+        request_input_check(request)
         return found
 
 

@@ -21,6 +21,7 @@ from memory.api.schemas import (
     TurnsBatchIn,
     TurnsBatchOut,
 )
+from memory.engine.redact import redact
 from memory.models import LiftedBy
 from memory.selectors.blocks import (
     block_display,
@@ -31,9 +32,9 @@ from memory.selectors.blocks import (
     session_find,
 )
 from memory.services import ingest
-from memory.services.activation import TOKEN_BUDGET, activation_build
+from memory.services.activation import TOKEN_BUDGET, activation_build, validate_budget
 from memory.services.batches import batch_get, caller_session
-from memory.services.blocks import block_expand
+from memory.services.blocks import block_expand, expand_target_check
 from memory.services.expansion import block_expand_batch
 from memory.services.ingest_batch import turn_batch_ingest
 
@@ -138,7 +139,9 @@ def get_blocks(request: HttpRequest, ns: str, session_id: str) -> BlocksOut:
 def expand_block(request: HttpRequest, ns: str, block_id: int, payload: ExpandIn) -> ExpandOut:
     namespace = request_namespace(request)
     block = block_get(namespace, block_id)
-    # Check what the batch needs before the block moves (404 / 422 leave it untouched).
+    # Check what the batch needs before the block moves (404 / 422 leave it untouched), and the
+    # target before the caller's session is created.
+    expand_target_check(payload.target)
     if payload.batch_id:
         batch_get(namespace, payload.batch_id)
     if payload.session_id is not None:
@@ -174,6 +177,7 @@ class ContextQuery(Schema):
 @router.get("/ns/{ns}/context", response=ContextOut, operation_id="memory_context")
 def context(request: HttpRequest, ns: str, params: Query[ContextQuery]) -> ContextOut:
     namespace = request_namespace(request)
+    validate_budget(params.budget)  # before the caller's session is created: a 422 writes nothing
     session = session_find(namespace, params.session_id)
     history = history_out(layered_history(session=session) if session else None)
     # Activation is recorded against the caller's session, even before its first turn.
@@ -181,7 +185,8 @@ def context(request: HttpRequest, ns: str, params: Query[ContextQuery]) -> Conte
     built = activation_build(
         namespace=namespace, session=caller, query=params.query, budget=params.budget
     )
-    activated = ActivatedOut(**built.as_dict())
+    # The query quotes the open tail as stored: it leaves redacted, like the cards (SPEC §15.3).
+    activated = ActivatedOut(**{**built.as_dict(), "query": redact(built.query)})
     return ContextOut(
         activated=activated, history=history, total_tokens=activated.tokens + history.tokens
     )

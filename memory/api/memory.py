@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.http import HttpRequest
 from ninja import Query, Router, Schema
 
 from memory.api.auth import ADMIN, request_namespace, request_token
+from memory.api.fields import ApiDatetime
 from memory.api.schemas import (
     ExpandEventOut,
     ExpandNodeOut,
@@ -83,8 +82,8 @@ class TimelineQuery(Schema):
     status: str | None = None
     event_type: str | None = None
     participant: str | None = None
-    happened_from: datetime | None = None
-    happened_to: datetime | None = None
+    happened_from: ApiDatetime | None = None
+    happened_to: ApiDatetime | None = None
     limit: int = 200
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ninja import Field, Schema
 
+from memory.api.fields import ApiDatetime
 from memory.selectors.events import EventOut, TimelineEntryOut
 from memory.selectors.graph import EdgeOut, FactOut, NodeOut
 from memory.selectors.messages import MessageOut
@@ -23,8 +23,8 @@ class SearchEventsIn(Schema):
     )
     participants: list[str] | str | None = None
     event_type: str | None = None
-    happened_from: datetime | None = None
-    happened_to: datetime | None = None
+    happened_from: ApiDatetime | None = None
+    happened_to: ApiDatetime | None = None
     temporal_intent: str | None = Field(default=None, description="first | latest")
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ninja import Field, Schema
 
+from memory.api.fields import ApiDatetime
 from memory.selectors.blocks import BlockOut
 from memory.selectors.events import EventOut, RelationsOut
 from memory.selectors.graph import EdgeOut, FactOut, NeighbourOut, NodeOut
@@ -24,14 +24,14 @@ class MessageIn(Schema):
     role: str
     content: str = ""
     name: str | None = Field(default=None, max_length=200)
-    created_at: datetime | None = None
+    created_at: ApiDatetime | None = None
     tool_calls: list[ToolCallIn] | None = None
 
 
 class TurnIn(Schema):
     session_id: str
     receipt_id: str
-    occurred_at: datetime | None = None
+    occurred_at: ApiDatetime | None = None
     messages: list[MessageIn]
 
 

@@ -25,6 +25,13 @@ _QUOTED_JSON = re.compile(
     r'("[A-Za-z0-9_\-]*' + _SECRET_KEYS + r'[A-Za-z0-9_\-]*"\s*:\s*")(?:[^"\\]|\\.)*(")',
     re.IGNORECASE,
 )
+# The same inside a JSON string that holds JSON (a tool call's arguments as text, an imported
+# document, a model's answer): `{\"token\": \"…\"}`, quotes escaped once or more. The value
+# ends at the next backslash or quote.
+_ESCAPED_JSON = re.compile(
+    r'(\\+"[A-Za-z0-9_\-]*' + _SECRET_KEYS + r'[A-Za-z0-9_\-]*\\+"\s*:\s*\\+")[^"\\]*',
+    re.IGNORECASE,
+)
 _KEY_VALUE = re.compile(
     r"(\b[A-Za-z0-9_\-]*" + _SECRET_KEYS + r"[A-Za-z0-9_\-]*\s*[:=]\s*)(?![\s\"'\[]|\[REDACTED\])"
     r"[^\s,;&\"']+",
@@ -41,5 +48,6 @@ def redact(text: str) -> str:
     text = _BEARER.sub(lambda m: m.group(1) + MARK, text)
     text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + MARK + "@", text)
     text = _QUOTED_JSON.sub(lambda m: m.group(1) + MARK + m.group(2), text)
+    text = _ESCAPED_JSON.sub(lambda m: m.group(1) + MARK, text)
     text = _KEY_VALUE.sub(lambda m: m.group(1) + MARK, text)
     return text

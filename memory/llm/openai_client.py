@@ -59,7 +59,18 @@ def parse_structured[T: BaseModel](text: str, output_model: type[T]) -> T:
     try:
         return output_model.model_validate(data)
     except ValidationError as exc:
-        raise InvalidAnswerError(f"the JSON does not match the required schema: {exc}") from exc
+        # Each problem without the input pydantic would quote, and not chained to pydantic's
+        # error (a job's error text is its whole traceback): that input is the model's answer
+        # cut off mid-way, which can keep half a credential redaction no longer recognises.
+        # The answer itself is kept, bounded and whole, as the call's preview.
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'answer'}: {error['msg']}"
+            for error in exc.errors(include_url=False, include_input=False)
+        )
+        raise InvalidAnswerError(
+            f"the JSON does not match the required schema: {exc.error_count()} problems "
+            f"in {exc.title}: {problems}"
+        ) from None
 
 
 def _embedded_object(text: str) -> dict[str, Any] | None:

@@ -20,6 +20,15 @@ def ready_block_count(session_id: int) -> int:
     return Block.objects.filter(session_id=session_id, status=BlockStatus.READY).count()
 
 
+def expand_target_check(target: str | int | None) -> None:
+    """422 `invalid_target` for a target no block accepts, checked before anything is written
+    (the level it resolves to depends on the block; whether it is valid does not)."""
+    try:
+        resolve_expand_target(target, 0)
+    except ValueError as exc:
+        raise Invalid(str(exc), code="invalid_target", details={"target": target}) from exc
+
+
 def block_expand(*, block: Block, target: str | int | None, lifted_by: str) -> Block:
     """Set anchor_level = target and anchor_position = latest (SPEC §4.5). 409 when not ready."""
     if lifted_by not in LiftedBy.values:

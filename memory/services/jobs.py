@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from memory.engine.redact import redact
 from memory.models import Block, BlockStatus, JobKind, JobStatus, ProcessingJob
 from memory.services.live import publish
 
@@ -174,7 +175,8 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
                 Block.objects.filter(pk=job.block_id).update(status=BlockStatus.FAILED)
                 publish(job.namespace_id, "block.failed", block_id=job.block_id, job_id=job.pk)
             _announce(job, JobStatus.FAILED)
-            log.warning("job %s (%s) failed for good: %s", job.pk, job.kind, exc)
+            # Logs are a way out too (SPEC §15.3): the error may quote what the model said.
+            log.warning("job %s (%s) failed for good: %s", job.pk, job.kind, redact(str(exc)))
             return "failed"
         run_after = now + timedelta(seconds=backoff_seconds(job.attempts))
         ProcessingJob.objects.filter(pk=job.pk).update(

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memory.errors import Invalid
 from memory.models import AgentToken, Namespace, TokenScope
-from memory.services.namespaces import namespace_get_or_create
+from memory.services.namespaces import namespace_get_or_create, namespace_name_is_valid
 
 TOKEN_PREFIX = "sg_"
 
@@ -52,5 +52,8 @@ def token_authenticate(raw: str) -> AgentToken | None:
 
 
 def token_namespace(token: AgentToken, name: str) -> Namespace | None:
-    """The namespace `name` if this token is bound to it; unknown and foreign look the same."""
+    """The namespace `name` if this token is bound to it; unknown and foreign look the same.
+    A name no namespace can have (a NUL byte, 5,000 characters) is unknown without a query."""
+    if not namespace_name_is_valid(name):
+        return None
     return token.namespaces.filter(name=name).first()

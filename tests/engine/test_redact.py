@@ -21,6 +21,12 @@ from memory.engine.redact import redact
         ("postgres://bob:hunter2@db/x", "postgres://[REDACTED]@db/x"),
         ("password=hunter2 and token: abc123", "password=[REDACTED] and token: [REDACTED]"),
         ('{"api_key": "xyz", "name": "a"}', '{"api_key": "[REDACTED]", "name": "a"}'),
+        # JSON held as text inside JSON (tool arguments, imported documents): escaped quotes.
+        ('{"a": "{\\"token\\": \\"abc\\"}"}', '{"a": "{\\"token\\": \\"[REDACTED]\\"}"}'),
+        (
+            'x \\\\\\"api_key\\\\\\": \\\\\\"k1\\\\\\"',
+            'x \\\\\\"api_key\\\\\\": \\\\\\"[REDACTED]\\\\\\"',
+        ),
         (
             "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
             "[REDACTED]",

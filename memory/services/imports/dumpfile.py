@@ -27,6 +27,7 @@ from memory.selectors.dump import (
     namespace_header,
     redact_value,
 )
+from memory.services.imports.parser import check_storable, too_deep
 
 DUMP_FORMAT: Final = "stratagate.namespace-dump.v1"
 _SECTION_NAMES: Final = frozenset(s.name for s in SECTIONS)
@@ -76,6 +77,9 @@ def parse_dump(text: str) -> DumpDocument:
                 code="invalid_import_json",
                 details={"line": number, "column": exc.colno, "problem": exc.msg},
             ) from exc
+        except RecursionError as exc:
+            raise too_deep() from exc
+        check_storable(record, f"line {number}")
         if not isinstance(record, dict):
             raise Invalid(f"line {number} of the dump is not an object", code="invalid_dump")
         kind = record.pop("type", None)

@@ -48,12 +48,12 @@ def event_candidate(event: Event, links: dict[str, list[int]], current_turn: int
     if event.temporal_text:
         temporal["originalText"] = redact(event.temporal_text)
     if event.participants:
-        temporal["participants"] = list(event.participants)
+        temporal["participants"] = [redact(p) for p in event.participants]
     candidate: dict[str, Any] = {
         "memoryKind": _memory_kind(event),
         "title": redact(event.title),
         "summary": redact(event.summary),
-        "tags": list(event.tags),
+        "tags": [redact(t) for t in event.tags],
         "quotes": [redact(q) for q in event.quotes],
         "temporal": temporal,
         "scope": event.scope,

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from memory.engine.storable import INVALID_TEXT, unstorable_at, unstorable_message
 from memory.errors import Invalid, TooLarge
 
 SCHEMA_V2: Final = "stratagate.external-memory.v2"
@@ -68,15 +69,38 @@ def strip_fence(text: str) -> str:
 
 
 def load_json(text: str) -> Any:
-    """json.loads with an error that says where the JSON broke."""
+    """json.loads with an error that says where the JSON broke; nesting too deep for the parser
+    (`[[[[…`, 10,000 levels) and text no database can store are refused the same way."""
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise Invalid(
             f"the import is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
             code="invalid_import_json",
             details={"line": exc.lineno, "column": exc.colno, "problem": exc.msg},
         ) from exc
+    except RecursionError as exc:
+        raise too_deep() from exc
+    check_storable(data)
+    return data
+
+
+def too_deep() -> Invalid:
+    return Invalid(
+        "the import is not valid JSON: it is nested too deeply",
+        code="invalid_import_json",
+        details={"problem": "nested too deeply"},
+    )
+
+
+def check_storable(data: Any, where: str = "") -> None:
+    place = unstorable_at(data, where)
+    if place is not None:
+        raise Invalid(
+            f"the import cannot be stored: {unstorable_message(place)}",
+            code=INVALID_TEXT,
+            details={"where": place},
+        )
 
 
 def type_name(value: object) -> str:
