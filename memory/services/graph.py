@@ -80,6 +80,16 @@ def graph_project_job(job: ProcessingJob) -> None:
 def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphProposal) -> None:
     """Apply `proposal` (sources already restricted to `events`). Idempotent for a batch."""
     by_id = {e.pk: e for e in events}
+    # Workers project at the same time (on PostgreSQL): lock the batch's existing nodes first,
+    # in id order so two batches cannot deadlock, or both may find no current value for a
+    # fact or single-valued edge and both add one. New nodes queue on their unique key. (Only
+    # the callers' transaction makes a lock last; every job applies inside one.)
+    if transaction.get_connection().in_atomic_block:
+        keys = [n.key for n in proposal.nodes]
+        locked = GraphNode.objects.select_for_update().filter(
+            namespace_id=namespace_id, key__in=keys
+        )
+        list(locked.order_by("pk").values_list("pk", flat=True))
 
     def sources(ids: list[int]) -> list[Event]:
         return [by_id[i] for i in ids if i in by_id]
