@@ -160,7 +160,7 @@ def _record(
     with transaction.atomic():
         # The namespace lock serialises receipts (idempotency under concurrent duplicates) and
         # pins current_turn for the adoption anchor.
-        locked_ns = Namespace.objects.select_for_update().get(pk=namespace.pk)
+        locked_ns = Namespace.objects.select_for_update(no_key=True).get(pk=namespace.pk)
         replay = _replay(locked_ns, request, content_hash)
         if replay is not None:
             return replay

@@ -190,7 +190,7 @@ def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
 
 
 def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
-    namespace = Namespace.objects.select_for_update().get(pk=namespace_id)
+    namespace = Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
     found = _existing(namespace, turn.receipt_id, content_hash)
     if found is not None:
         return found

@@ -197,7 +197,7 @@ def _sessions(namespace: Namespace, external_ids: list[str]) -> dict[str, Sessio
 
 
 def _store(namespace_id: int, planned: list[_Planned]) -> BatchResult:
-    namespace = Namespace.objects.select_for_update().get(pk=namespace_id)
+    namespace = Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
     receipts = _stored_receipts(namespace, planned)
     # A receipt seen earlier in the batch is a replay of that item, as it would be one by one.
     new: list[_Planned] = []

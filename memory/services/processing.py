@@ -96,10 +96,10 @@ def block_mark_ready(*, block_id: int) -> None:
 
     Must run inside the caller's transaction; the session row lock orders concurrent workers.
     """
-    block = Block.objects.select_for_update().get(pk=block_id)
+    block = Block.objects.select_for_update(no_key=True).get(pk=block_id)
     if block.status == BlockStatus.READY:
         return
-    Session.objects.select_for_update().filter(pk=block.session_id).first()
+    Session.objects.select_for_update(no_key=True).filter(pk=block.session_id).first()
     position = (
         Block.objects.filter(session_id=block.session_id, status=BlockStatus.READY).count() + 1
     )

@@ -250,7 +250,7 @@ def _commit_conversations(
         if row.action == ImportAction.ADD
     }
     parsed = formats.parse_conversations(batch.source_text, batch.format)
-    locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
+    locked = Namespace.objects.select_for_update(no_key=True).get(pk=namespace.pk)
     turn_before, activity_before = locked.current_turn, locked.last_activity_at
     chosen = [c for c in parsed.conversations if c.session_id in wanted]
     turns = (

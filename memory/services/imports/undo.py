@@ -182,7 +182,7 @@ def import_undo(*, batch: ImportBatch) -> UndoResult:
             )
         record = locked.commit_record
         kind = record.get("kind", "memories")
-        namespace = Namespace.objects.select_for_update().get(pk=locked.namespace_id)
+        namespace = Namespace.objects.select_for_update(no_key=True).get(pk=locked.namespace_id)
         removed: set[int] = set()
         restored: list[int] = []
         if kind == "memories":
