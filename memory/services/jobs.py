@@ -111,7 +111,7 @@ def job_claim(job_id: int, *, now: datetime) -> ProcessingJob | None:
     if claimed != 1:
         return None
     job = ProcessingJob.objects.select_related("block", "namespace").get(pk=job_id)
-    _announce(job, JobStatus.RUNNING)
+    job_announce(job, JobStatus.RUNNING)
     return job
 
 
@@ -140,11 +140,12 @@ def job_run(job_id: int) -> str:
         updated_at=timezone.now(),
     )
     if finished:
-        _announce(claimed, JobStatus.SUCCEEDED)
+        job_announce(claimed, JobStatus.SUCCEEDED)
     return "succeeded"
 
 
-def _announce(job: ProcessingJob, status: str) -> None:
+def job_announce(job: ProcessingJob, status: str) -> None:
+    """Tell the namespace's live pages that a job changed state."""
     publish(
         job.namespace_id,
         "job.changed",
@@ -174,7 +175,7 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
             if job.block_id and job.kind in BLOCK_JOB_KINDS:
                 Block.objects.filter(pk=job.block_id).update(status=BlockStatus.FAILED)
                 publish(job.namespace_id, "block.failed", block_id=job.block_id, job_id=job.pk)
-            _announce(job, JobStatus.FAILED)
+            job_announce(job, JobStatus.FAILED)
             # Logs are a way out too (SPEC §15.3): the error may quote what the model said.
             log.warning("job %s (%s) failed for good: %s", job.pk, job.kind, redact(str(exc)))
             return "failed"
@@ -188,7 +189,7 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
             updated_at=now,
         )
         transaction.on_commit(lambda: job_trigger(job.pk, run_after=run_after))
-        _announce(job, JobStatus.QUEUED)
+        job_announce(job, JobStatus.QUEUED)
     log.info(
         "job %s (%s) attempt %s failed; retry at %s", job.pk, job.kind, job.attempts, run_after
     )
@@ -215,7 +216,7 @@ def job_retry(job: ProcessingJob) -> ProcessingJob:
             )
         transaction.on_commit(lambda: job_trigger(job.pk))
         job.refresh_from_db()
-        _announce(job, JobStatus.QUEUED)
+        job_announce(job, JobStatus.QUEUED)
     return job
 
 

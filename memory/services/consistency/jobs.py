@@ -18,7 +18,7 @@ from django.utils import timezone
 from memory.models import Block, BlockStatus, JobKind, JobStatus, ProcessingJob
 from memory.services.consistency.base import JOBS, Repair, Violation, scoped
 from memory.services.db import write_transaction
-from memory.services.jobs import job_trigger
+from memory.services.jobs import job_announce, job_trigger
 from memory.services.live import publish
 
 BLOCK_JOB_KINDS = (JobKind.BLOCK_VIEWS, JobKind.BLOCK_EXTRACT)
@@ -81,15 +81,7 @@ def _release(job: ProcessingJob, now: datetime) -> str:
             Block.objects.filter(pk=job.block_id).update(status=BlockStatus.FAILED)
             publish(job.namespace_id, "block.failed", block_id=job.block_id, job_id=job.pk)
         status = JobStatus.FAILED
-    publish(
-        job.namespace_id,
-        "job.changed",
-        job_id=job.pk,
-        job_kind=job.kind,
-        status=status,
-        block_id=job.block_id,
-        attempts=job.attempts,
-    )
+    job_announce(job, status)
     return status
 
 
