@@ -14,7 +14,9 @@ terms weigh twice the common ones.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from memory.search.backend import backend
@@ -59,9 +61,38 @@ def _search(
     ]
 
 
+# Document counts already taken inside a `counts_shared()` block, by (kind, namespace, term).
+_SHARED: ContextVar[dict[tuple[str, int, str], int] | None] = ContextVar("counts", default=None)
+
+
+@contextmanager
+def counts_shared() -> Iterator[None]:
+    """Within the block, a term's document count is taken once: a caller that searches several
+    times with overlapping terms (recall's feedback query) does not count them again. Counts
+    are read-only snapshots; use it for one request's searches, not across writes."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _gate_counts(kind: Kind, namespace_id: int, terms: list[str]) -> list[int]:
+    shared = _SHARED.get()
+    if shared is None:
+        return backend().doc_counts(kind, namespace_id, terms, GATE_BUDGET + 1)
+    missing = [t for t in terms if (kind.name, namespace_id, t) not in shared]
+    if missing:
+        counted = backend().doc_counts(kind, namespace_id, missing, GATE_BUDGET + 1)
+        shared.update(
+            ((kind.name, namespace_id, t), n) for t, n in zip(missing, counted, strict=True)
+        )
+    return [shared[(kind.name, namespace_id, t)] for t in terms]
+
+
 def _gate(kind: Kind, namespace_id: int, terms: list[str]) -> list[str]:
     """The rarest terms whose rows add up to at most GATE_BUDGET (always at least one)."""
-    counts = backend().doc_counts(kind, namespace_id, terms, GATE_BUDGET + 1)
+    counts = _gate_counts(kind, namespace_id, terms)
     gate: list[str] = []
     rows = 0
     for count, term in sorted(zip(counts, terms, strict=True), key=lambda pair: pair[0]):

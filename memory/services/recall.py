@@ -25,7 +25,7 @@ from memory.engine.ranking import rrf
 from memory.models import Message
 from memory.search.backend import backend
 from memory.search.documents import MESSAGES
-from memory.search.query import GATE_BUDGET
+from memory.search.query import GATE_BUDGET, counts_shared
 from memory.search.text import analyze, query_terms
 
 POOL = 60  # BM25 hits considered before re-ranking (more when more are asked for)
@@ -105,6 +105,13 @@ def messages_rank(
 ) -> list[RankedMessage]:
     """Message ids best first (at most `limit`), by BM25 with the speaker and feedback
     corrections; nothing when the query matches nothing."""
+    with counts_shared():  # the feedback query repeats the query's terms
+        return _messages_rank(namespace_id, query, limit=limit, session_pk=session_pk)
+
+
+def _messages_rank(
+    namespace_id: int, query: str, *, limit: int, session_pk: int | None
+) -> list[RankedMessage]:
     pool = max(POOL, limit)
     first = _bm25(namespace_id, query, session_pk, pool)
     if not first:

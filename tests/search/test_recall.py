@@ -140,3 +140,22 @@ def test_a_word_too_common_in_the_namespace_is_never_a_feedback_term(monkeypatch
     )
     assert "osprey" in terms and "nest" in terms
     assert "weather" not in terms  # held by 5 messages, more than the cap
+
+
+def test_within_one_ranking_a_terms_document_count_is_taken_once() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memory.search.query import counts_shared
+
+    namespace = namespace_get_or_create(name="counts")
+    _turns(namespace, [(("Ana", "the heron on the pier"), ("Ben", "a grey heron"))])
+    with CaptureQueriesContext(connection) as alone:
+        search.search_messages(namespace.pk, "heron pier", limit=5)
+    with counts_shared(), CaptureQueriesContext(connection) as twice:
+        first = search.search_messages(namespace.pk, "heron pier", limit=5)
+        second = search.search_messages(namespace.pk, "heron pier", limit=5)
+    assert first == second
+    # The second search reuses the counts: only its ranked query runs (plus any savepoint
+    # statements PostgreSQL's planner setting wraps it in).
+    assert len(twice) < 2 * len(alone)
