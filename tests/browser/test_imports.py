@@ -135,6 +135,9 @@ def test_paste_watch_choose_commit_see_undo_and_upload(
     rows = page.locator("#import-candidates tbody tr")
     assert rows.count() == 5
     tea = page.locator("#row-0")
+    # Live updates fetch the rows before the progress, but a socket refresh may still be on
+    # its way: wait for the row rather than read it once.
+    page.locator("#row-0", has_text="needs your choice").wait_for(timeout=10_000)
     assert "conflict" in tea.inner_text() and "needs your choice" in tea.inner_text()
     assert import_data["coffee_title"] in tea.locator("td.matches").inner_text()
     assert "auto-applied" in page.locator("#row-1").inner_text()

@@ -100,7 +100,11 @@
         var seen = data.status + ":" + data.processed;
         var changed = seen !== lastSeen;
         lastSeen = seen;
-        var work = changed ? Promise.all([refresh(progress), refresh(rows)]) : Promise.resolve();
+        // Rows first, then the progress: the status it carries is the page's "done" signal,
+        // so it must not turn before the rows it describes have arrived.
+        var work = changed
+          ? refresh(rows).then(function () { return refresh(progress); })
+          : Promise.resolve();
         return work.then(function () {
           if (data.status === "processing") setTimeout(tick, POLL_MS);
         });
