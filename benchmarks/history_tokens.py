@@ -22,7 +22,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,9 +44,9 @@ def conversation_history(conversation: Conversation) -> dict[str, Any]:
     from memory.engine.tokens import estimate_tokens
     from memory.models import Message, Session
     from memory.selectors.blocks import layered_history
-    from memory.services.ingest import MessageIn, TurnIn, turn_ingest
+    from memory.services.ingest import turn_ingest
     from memory.services.jobs import jobs_drain
-    from memory.services.locomo.dataset import paired_turns
+    from memory.services.locomo.ingest import conversation_turns
     from memory.services.namespaces import namespace_get_or_create
     from memory.services.sealing import view_messages
     from memory.services.settings import memory_settings_get
@@ -55,27 +54,9 @@ def conversation_history(conversation: Conversation) -> dict[str, Any]:
     namespace = namespace_get_or_create(name=f"history-{conversation.sample_id}")
     started = time.perf_counter()
     turns = 0
-    for locomo_session in conversation.sessions:
-        for index, pair in enumerate(paired_turns(locomo_session)):
-            at = locomo_session.started_at + timedelta(seconds=2 * index)
-            turn_ingest(
-                namespace=namespace,
-                turn=TurnIn(
-                    session_id=SESSION,
-                    receipt_id=f"{conversation.sample_id}:{pair[0].dia_id}",
-                    occurred_at=at,
-                    messages=[
-                        MessageIn(
-                            role=("user", "assistant")[position],
-                            content=utterance.content,
-                            name=utterance.speaker,
-                            created_at=at + timedelta(seconds=position),
-                        )
-                        for position, utterance in enumerate(pair)
-                    ],
-                ),
-            )
-            turns += 1
+    for turn in conversation_turns(conversation, one_session=SESSION):
+        turn_ingest(namespace=namespace, turn=turn)
+        turns += 1
     jobs_drain()
     seconds = time.perf_counter() - started
 

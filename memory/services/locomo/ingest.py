@@ -47,13 +47,16 @@ def _receipt(conversation: Conversation, first_dia_id: str) -> str:
     return f"{RECEIPT_PREFIX}:{conversation.sample_id}:{first_dia_id}"
 
 
-def _turns(conversation: Conversation) -> Iterator[TurnIn]:
+def conversation_turns(
+    conversation: Conversation, *, one_session: str | None = None
+) -> Iterator[TurnIn]:
+    """The conversation as turns, each LoCoMo session a session (or all in `one_session`)."""
     for session in conversation.sessions:
         for index, pair in enumerate(paired_turns(session)):
             # Order inside a session by seconds: the date is the session's, as the release has it.
             at = session.started_at + timedelta(seconds=2 * index)
             yield TurnIn(
-                session_id=f"session_{session.number}",
+                session_id=one_session or f"session_{session.number}",
                 receipt_id=_receipt(conversation, pair[0].dia_id),
                 occurred_at=at,
                 messages=[
@@ -85,7 +88,7 @@ def conversation_ingest(
     )
     started = time.perf_counter()
     stored = total = 0
-    for batch in turn_batches(_turns(conversation)):
+    for batch in turn_batches(conversation_turns(conversation)):
         stored += turn_batch_ingest(namespace=namespace, turns=batch).stored
         total += len(batch)
         if on_turn is not None:
