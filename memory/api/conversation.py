@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from django.http import HttpRequest
 from ninja import Query, Router, Schema, Status
 
@@ -41,24 +39,17 @@ from memory.services.ingest_batch import turn_batch_ingest
 router = Router(tags=["conversation"])
 
 
-def _aware(value: datetime | None) -> datetime | None:
-    # Naive times are taken as UTC (documented in docs/API.md).
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
-
-
 def _turn_in(payload: TurnIn) -> ingest.TurnIn:
     return ingest.TurnIn(
         session_id=payload.session_id,
         receipt_id=payload.receipt_id,
-        occurred_at=_aware(payload.occurred_at),
+        occurred_at=payload.occurred_at,
         messages=[
             ingest.MessageIn(
                 role=m.role,
                 content=m.content,
                 name=m.name or "",
-                created_at=_aware(m.created_at),
+                created_at=m.created_at,
                 tool_calls=[c.dict() for c in m.tool_calls or []],
             )
             for m in payload.messages
