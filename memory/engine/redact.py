@@ -51,3 +51,10 @@ def redact(text: str) -> str:
     text = _ESCAPED_JSON.sub(lambda m: m.group(1) + MARK, text)
     text = _KEY_VALUE.sub(lambda m: m.group(1) + MARK, text)
     return text
+
+
+def redact_actor(actor: str) -> str:
+    """`token:9c72f1f0` / `user:alice`: the kind stays, only the name is searched for secrets
+    (`token:` would otherwise read as a key-value pair and hide a token's public prefix)."""
+    kind, sep, name = actor.partition(":")
+    return f"{kind}{sep}{redact(name)}" if sep and kind in ("token", "user") else redact(actor)

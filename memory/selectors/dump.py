@@ -19,6 +19,7 @@ Rules:
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import Any, Final, cast
 
 from django.db import models
 
-from memory.engine.redact import MARK, redact
+from memory.engine.redact import MARK, redact, redact_actor
 from memory.models import (
     Activation,
     AdminAction,
@@ -244,15 +245,28 @@ def dump_counts(dump: dict[str, Any]) -> dict[str, int]:
 
 _SECRET_KEY: Final = re.compile(r"password|passwd|secret|token|api[_-]?key", re.IGNORECASE)
 # Hashes and keys are not prose: never redacted (a hex digest could look like a token).
-_VERBATIM: Final = frozenset(
-    {KEY, "content_hash", "answer_hash", "public_id", "receipt_id", "actor", "created_by"}
-)
+_VERBATIM: Final = frozenset({KEY, "content_hash", "answer_hash", "public_id"})
+# Client-chosen identifiers, unique per namespace: one that carries a secret is replaced by a
+# digest of itself, so the file still restores (no two receipts collapse into one "[REDACTED]")
+# and the secret stays out.
+_IDENTIFIERS: Final = frozenset({"receipt_id"})
+_ACTORS: Final = frozenset({"actor", "created_by", "updated_by"})
+
+
+def _identifier(value: Any) -> Any:
+    if not isinstance(value, str) or redact(value) == value:
+        return value
+    return "redacted-" + hashlib.sha256(value.encode()).hexdigest()[:32]
 
 
 def redact_value(value: Any, key: str = "") -> Any:
     """Redact every string leaf; values under secret-looking keys are masked whole."""
     if key in _VERBATIM:
         return value
+    if key in _IDENTIFIERS:
+        return _identifier(value)
+    if key in _ACTORS and isinstance(value, str):
+        return redact_actor(value)
     if isinstance(value, str):
         return MARK if key and _SECRET_KEY.search(key) and value else redact(value)
     if isinstance(value, list):

@@ -17,7 +17,7 @@ from memory.engine.decay import (
     validate_block_turns,
     validate_lambda,
 )
-from memory.engine.redact import redact
+from memory.engine.redact import redact, redact_actor
 from memory.models import MemorySettings, Namespace, Session
 from memory.selectors.blocks import layered_history
 from memory.selectors.out import Out
@@ -132,7 +132,7 @@ def settings_source() -> SettingsSource:
         block_lambda=current.block_lambda,
         block_turns=current.block_turns,
         saved=current.saved,
-        updated_by=redact(row.updated_by) if row else "",
+        updated_by=redact_actor(row.updated_by) if row else "",
         updated_at=row.updated_at if row else None,
         env_block_lambda=round(float(settings.STRATAGATE_BLOCK_LAMBDA), 2),
         env_block_turns=int(settings.STRATAGATE_BLOCK_TURNS),

@@ -37,3 +37,12 @@ from memory.engine.redact import redact
 )
 def test_redaction(text, expected):
     assert redact(text) == expected
+
+
+def test_an_actor_keeps_its_kind_and_public_name():
+    from memory.engine.redact import redact_actor
+
+    assert redact_actor("token:9c72f1f0") == "token:9c72f1f0"
+    assert redact_actor("user:alice") == "user:alice"
+    assert redact_actor("user:sk-abcdefghijklmnopqrstuvwx") == "user:[REDACTED]"
+    assert "abcdefghijklmnop" not in redact_actor("token:x password=abcdefghijklmnop")

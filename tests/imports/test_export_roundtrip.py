@@ -10,6 +10,7 @@ import pytest
 from memory.models import (
     Event,
     ImportBatch,
+    IngestReceipt,
     Namespace,
     RetrievalBatch,
     UsageItem,
@@ -17,6 +18,7 @@ from memory.models import (
 )
 from memory.search import search_events
 from memory.selectors.dump import namespace_dump
+from memory.services.events import event_lifecycle
 from tests.conftest import make_api, turn_body
 from tests.imports.conftest import candidate, run_import, v2
 
@@ -137,6 +139,34 @@ def test_jsonl_export_redacts_secrets(owner):
     assert owner.post("/ns/proj/turns", body).status_code == 201
     text = b"".join(owner.get("/ns/proj/export", format="jsonl").streaming_content).decode()
     assert "sk-abcdefghijklmnopqrstuvwx" not in text and "[REDACTED]" in text
+
+
+def test_jsonl_export_redacts_identifiers_and_actors_and_still_restores(
+    owner, drain, one_turn_blocks
+):
+    """A client that used a secret as its receipt id, and an actor name holding one: the file
+    shows neither, the two receipts stay distinct, and the file restores."""
+    secret = "sk-abcdefghijklmnopqrstuvwx"
+    for n, text in enumerate(("We decided to use pnpm for Atlas.", "I prefer tea."), start=1):
+        body = {**turn_body(n, user=text), "receipt_id": f"{secret}-{n}"}
+        assert owner.post("/ns/proj/turns", body).status_code == 201
+    drain()
+    event = Event.objects.filter(namespace__name="proj").first()
+    assert event is not None
+    event_lifecycle(event=event, action="pin", actor=f"ops token={secret}")
+    text = b"".join(owner.get("/ns/proj/export", format="jsonl").streaming_content).decode()
+    assert secret not in text and "abcdefghijklmnopqrstuvwx" not in text
+    records = [json.loads(line) for line in text.splitlines()]
+    ids = {r["receipt_id"] for r in records if r["type"] == "ingest_receipts"}
+    assert len(ids) == 2 and all(i.startswith("redacted-") for i in ids)
+
+    copy = make_api("read-write", namespaces=("copy",))
+    created = copy.post("/ns/copy/imports", {"text": text})
+    assert created.status_code == 202, created.content
+    drain()
+    committed = copy.post(f"/ns/copy/imports/{created.json()['import_id']}/commit", {})
+    assert committed.status_code == 200, committed.content
+    assert IngestReceipt.objects.filter(namespace__name="copy").count() == 2
 
 
 def test_undo_removes_receipts_left_empty_and_strips_the_others(owner, drain, one_turn_blocks, say):

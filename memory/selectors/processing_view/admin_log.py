@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from django.db.models import Q
 
-from memory.engine.redact import redact
+from memory.engine.redact import redact, redact_actor
 from memory.models import AdminAction, Namespace
 from memory.selectors.out import Out
 from memory.selectors.paging import Page, paginate
@@ -78,7 +78,7 @@ def admin_action_out(row: AdminAction) -> AdminActionOut:
     kind, target_id = _target(row.target)
     return AdminActionOut.model_construct(
         id=row.pk,
-        actor=redact(row.actor),
+        actor=redact_actor(row.actor),
         action=row.action,
         target=redact(row.target),
         target_kind=kind,
