@@ -17,6 +17,7 @@ from memory.engine.graph_state import (
     CURRENT,
     HIDDEN,
     HISTORICAL,
+    ITEM_ACTIVE,
     AsOf,
     Validity,
     item_state,
@@ -228,20 +229,25 @@ def _edge(
     )
 
 
-def node_states(nodes: Iterable[GraphNode], as_of: AsOf | None = None) -> dict[int, NodeStateOut]:
+def node_states(
+    nodes: Iterable[GraphNode], as_of: AsOf | None = None, *, current_only: bool = False
+) -> dict[int, NodeStateOut]:
     """Each node's state, keyed by node id, in four queries however many nodes: facts, edges
-    and the source events' statuses of each, read as plain rows."""
+    and the source events' statuses of each, read as plain rows. `current_only` leaves out
+    what can only be history (items no longer active): the current state is the same, the
+    historical lists are empty."""
     by_id = {node.pk: node for node in nodes}
     if not by_id:
         return {}
     ids = list(by_id)
+    only = {"status": ITEM_ACTIVE} if current_only and as_of is None else {}
     facts = list(
-        GraphFact.objects.filter(node_id__in=ids)
+        GraphFact.objects.filter(node_id__in=ids, **only)
         .order_by("valid_from_turn", "pk")
         .values(*_FACT_COLUMNS)
     )
     edges = list(
-        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids))
+        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids), **only)
         .order_by("valid_from_turn", "pk")
         .values(*_EDGE_COLUMNS)
     )

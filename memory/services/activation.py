@@ -280,7 +280,7 @@ def _nodes(
     }
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     nodes = GraphNode.objects.in_bulk([*hit_ids, *sorted(always)])
-    states = node_states(nodes.values())
+    states = node_states(nodes.values(), current_only=True)
     current_items: dict[int, list[FactOut | EdgeOut]] = {
         node_id: [*state.current_facts, *state.current_edges] for node_id, state in states.items()
     }

@@ -119,6 +119,12 @@ def test_decisions_are_superseded_and_the_graph_keeps_their_history(demo: Namesp
     assert (current, historical) == ({"pnpm"}, {"npm"})
     uses = {(e.to_name, e.state) for e in state.edges if e.relation == "uses"}
     assert {("pnpm", "current"), ("npm", "historical"), ("SQLite", "historical")} <= uses
+    nodes = list(GraphNode.objects.filter(namespace=demo))
+    full, current_only = node_states(nodes), node_states(nodes, current_only=True)
+    for pk, whole in full.items():
+        lean = current_only[pk]
+        assert lean.current_facts == whole.current_facts and not lean.historical_facts
+        assert lean.current_edges == whole.current_edges and not lean.historical_edges
     assert set(GraphNode.objects.filter(namespace=demo).values_list("node_type", flat=True)) >= {
         "person",
         "project",

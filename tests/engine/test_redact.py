@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memory.engine.redact import redact
 
@@ -46,3 +48,19 @@ def test_an_actor_keeps_its_kind_and_public_name():
     assert redact_actor("user:alice") == "user:alice"
     assert redact_actor("user:sk-abcdefghijklmnopqrstuvwx") == "user:[REDACTED]"
     assert "abcdefghijklmnop" not in redact_actor("token:x password=abcdefghijklmnop")
+
+
+_FRAGMENTS = [
+    "sk-", "sk_", "SK-", "ghp_", "github_pat_", "xoxb-", "AKIA", "eyJ", ".", "Bearer ", "bearer\t",
+    "://", "postgres://", "@", ":", "=", '"', '\\"', " ", "\n", "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----", "password", "PassWd", "secret", "Token", "api_key", "apikey",
+    "ACCESS-KEY", "client_secret", "abcdefghijklmnopqrstuvwxyz0123", "ABCDEFGHIJKLMNOP", "16", "是",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=12))
+def test_the_quick_check_never_skips_a_text_the_full_rules_would_change(parts):
+    from memory.engine.redact import _redact_all
+
+    text = "".join(parts)
+    assert redact(text) == _redact_all(text)
