@@ -95,7 +95,12 @@ def job_claims_scenario(
     assert twice == {}, f"jobs run more than once: {twice}"
     assert set(runs) == set(jobs), "a finished job has no trigger that ran it"
     assert not DBTaskResult.objects.filter(status="FAILED").exists()
-    assert outcomes["not_due"] > 0, "no two workers ever raced for a job"
+    # The flood gave jobs spare triggers: each found its job taken ("not_due"), finished
+    # ("done") or behind an earlier block ("waiting"), never ran it. Which of the three depends
+    # on timing (on SQLite the file lock often serialises the claims), so only their sum is
+    # certain.
+    spare = outcomes["not_due"] + outcomes["done"] + outcomes["waiting"]
+    assert spare > 0, f"no job ever had a competing trigger: {outcomes}"
     by_worker = Counter(who for who in (w[0] for w in runs.values()))
     assert len(by_worker) == workers, f"not every worker ran jobs: {by_worker}"
     assert_processed_once(namespace)
