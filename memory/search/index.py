@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from itertools import islice
 
-from django.db import transaction
-from django.db.models import F, OuterRef, QuerySet, Subquery, Window
+from django.db import connection, transaction
+from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Lag, Lead
 
-from memory.models import Event, GraphNode, Message, Turn
+from memory.models import Event, GraphNode, Message
 from memory.search.backend import backend
 from memory.search.documents import (
     EVENTS,
@@ -38,46 +38,54 @@ def _chunks[T](items: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
 WINDOW = 2  # messages on each side whose text ranks a message (docs/EVALUATION.md)
 
 
-def _neighbours(messages: list[Message]) -> dict[int, tuple[list[int], list[int]]]:
-    """message id → (up to WINDOW messages before it, nearest last; up to WINDOW after it,
-    nearest first) in the same session, by id order (the order messages are stored in). One
-    query however many messages."""
-    same_session = Message.objects.filter(session_id=OuterRef("session_id"))
-    earlier = same_session.filter(pk__lt=OuterRef("pk")).order_by("-pk")
-    later = same_session.filter(pk__gt=OuterRef("pk")).order_by("pk")
-    window = {
-        **{f"b{n}": Subquery(earlier[n : n + 1].values("pk")) for n in range(WINDOW)},
-        **{f"a{n}": Subquery(later[n : n + 1].values("pk")) for n in range(WINDOW)},
-    }
-    rows = (
-        Message.objects.filter(pk__in=[m.pk for m in messages])
-        .annotate(**window)
-        .values("pk", *window)
-    )
-    return {
-        row["pk"]: (
-            [row[f"b{n}"] for n in reversed(range(WINDOW)) if row[f"b{n}"] is not None],
-            [row[f"a{n}"] for n in range(WINDOW) if row[f"a{n}"] is not None],
-        )
-        for row in rows
-    }
+def _span_ids(messages: list[Message]) -> list[int]:
+    """Ids of every message of the given messages' sessions from 2·WINDOW before the first
+    given one to 2·WINDOW after the last: all whose document can change with theirs, and all
+    those documents read. One query of plain ids (a union of per-session ranges)."""
+    spans: dict[int, tuple[int, int]] = {}
+    for m in messages:
+        lo, hi = spans.get(m.session_id, (m.pk, m.pk))
+        spans[m.session_id] = (min(lo, m.pk), max(hi, m.pk))
+    table = Message._meta.db_table
+    select = f"SELECT id FROM {table} WHERE session_id = %s AND id "
+    parts: list[str] = []
+    params: list[int] = []
+    for session_id, (lo, hi) in spans.items():
+        parts += [
+            f"{select}BETWEEN %s AND %s",
+            f"SELECT id FROM ({select}< %s ORDER BY id DESC LIMIT %s) AS before_span",
+            f"SELECT id FROM ({select}> %s ORDER BY id LIMIT %s) AS after_span",
+        ]
+        params += [session_id, lo, hi, session_id, lo, 2 * WINDOW, session_id, hi, 2 * WINDOW]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        return [row[0] for row in cursor.fetchall()]
 
 
-def _message_documents(messages: list[Message]) -> tuple[list[Document], set[int]]:
-    """The messages' documents, and the ids of their neighbours outside the list."""
-    around = _neighbours(messages)
-    given = {m.pk: m.content for m in messages}
-    outside = {i for before, after in around.values() for i in (*before, *after) if i not in given}
-    text = given | dict(Message.objects.filter(pk__in=outside).values_list("pk", "content"))
-    documents = []
-    for message in messages:
-        before, after = around.get(message.pk, ([], []))
-        documents.append(
-            message_document(
-                message, " ".join(text[i] for i in before), " ".join(text[i] for i in after)
-            )
-        )
-    return documents, outside
+def _message_documents(messages: list[Message]) -> list[Document]:
+    """The documents of the given messages and of their neighbours within WINDOW (whose
+    before/after text is theirs), in two queries however many messages."""
+    given = {m.pk for m in messages}
+    rows = Message.objects.filter(pk__in=_span_ids(messages)).select_related("turn")
+    sessions: dict[int, list[Message]] = {}
+    for message in sorted(rows, key=lambda m: m.pk):
+        sessions.setdefault(message.session_id, []).append(message)
+    documents: dict[int, Document] = {}
+    for ordered in sessions.values():
+        for position, message in enumerate(ordered):
+            if message.pk not in given:
+                continue
+            for near in range(max(0, position - WINDOW), min(len(ordered), position + WINDOW + 1)):
+                target = ordered[near]
+                if target.pk not in documents:
+                    before = ordered[max(0, near - WINDOW) : near]
+                    after = ordered[near + 1 : near + 1 + WINDOW]
+                    documents[target.pk] = message_document(
+                        target,
+                        " ".join(m.content for m in before),
+                        " ".join(m.content for m in after),
+                    )
+    return list(documents.values())
 
 
 def session_message_documents(messages: QuerySet[Message]) -> Iterator[Document]:
@@ -105,29 +113,17 @@ def session_message_documents(messages: QuerySet[Message]) -> Iterator[Document]
         )
 
 
-def _with_turns(messages: list[Message]) -> list[Message]:
-    missing = {m.turn_id for m in messages if not Message.turn.is_cached(m)}
-    turns = Turn.objects.in_bulk(missing) if missing else {}
-    for message in messages:
-        if message.turn_id in turns:
-            message.turn = turns[message.turn_id]
-    return messages
-
-
 def message_documents(messages: list[Message]) -> list[Document]:
     """The documents `index_messages` writes for these messages, in their order."""
-    return _message_documents(_with_turns(messages))[0]
+    documents = {d.object_id: d for d in _message_documents(messages)}
+    return [documents.get(m.pk) or message_document(m) for m in messages]
 
 
 def index_messages(messages: Iterable[Message]) -> None:
     """(Re)index messages, and their neighbours in the session, whose before/after text is
-    theirs. Loads turns not already cached."""
+    theirs."""
     for chunk in _chunks(messages):
-        documents, outside = _message_documents(_with_turns(chunk))
-        if outside:
-            neighbours = list(Message.objects.filter(pk__in=outside).select_related("turn"))
-            documents.extend(_message_documents(neighbours)[0])
-        backend().upsert(MESSAGES, documents)
+        backend().upsert(MESSAGES, _message_documents(chunk))
 
 
 def index_events(events: Iterable[Event]) -> None:

@@ -146,3 +146,33 @@ def test_deleting_source_rows_deletes_their_index_rows(world):
     assert index_ids(MESSAGES.table)  # messages untouched
     w.namespace.messages.all().delete()
     assert index_ids(MESSAGES.table) == set()
+
+
+def test_incremental_message_indexing_writes_what_a_full_rebuild_would(world):
+    """Each ingest re-indexes its messages and the neighbours whose context they change; with
+    sessions interleaved, one-by-one and batched, every row must equal the rebuilt one."""
+    from memory.services.consistency import consistency_check
+    from memory.services.ingest import MessageIn, TurnIn
+    from memory.services.ingest_batch import turn_batch_ingest
+
+    w = world()
+    for n in range(7):
+        w.say(f"alpha {n} kiwi", f"reply {n} mango", session=("s1", "s2", "s3")[n % 3])
+    batch = [
+        TurnIn(
+            session_id=("s2", "s4")[n % 2],
+            receipt_id=f"batch-{n}",
+            messages=[
+                MessageIn(role="user", content=f"batch {n} papaya"),
+                MessageIn(role="assistant", content=f"ok {n} guava"),
+            ],
+        )
+        for n in range(9)
+    ]
+    assert turn_batch_ingest(namespace=w.namespace, turns=batch).stored == 9
+    w.say("late kiwi", session="s1")
+
+    assert [v for v in consistency_check(namespace=w.namespace) if v.kind == "search_index"] == []
+    # The last message of s2 before the batch now has batch text after it.
+    hits = search_messages(w.pk, "papaya")
+    assert hits, "the batch's own text is indexed"
