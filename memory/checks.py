@@ -35,6 +35,7 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
                 "STRATAGATE_LLM_BASE_URL must start with http:// or https://.", id="stratagate.E021"
             )
         )
+    messages += _task_result_retention()
     engine = settings.DATABASES["default"]["ENGINE"]
     if engine not in ("django.db.backends.sqlite3", "django.db.backends.postgresql"):
         messages.append(
@@ -47,3 +48,23 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
     if not settings.DEBUG and settings.SECRET_KEY.startswith("insecure-"):
         messages.append(Warning("DJANGO_SECRET_KEY is a fallback value.", id="stratagate.W001"))
     return messages
+
+
+RETENTION_DAYS_RANGE = (1, 3650)
+
+
+def _task_result_retention() -> list[CheckMessage]:
+    """The environment reader refuses a bad STRATAGATE_TASK_RESULT_RETENTION_DAYS (same id);
+    this catches a value set in Python, e.g. a settings module of one's own."""
+    days = settings.STRATAGATE_TASK_RESULT_RETENTION_DAYS
+    low, high = RETENTION_DAYS_RANGE
+    if isinstance(days, int) and not isinstance(days, bool) and low <= days <= high:
+        return []
+    return [
+        Error(
+            f"STRATAGATE_TASK_RESULT_RETENTION_DAYS is {days!r}: finished task results are "
+            f"kept a whole number of days, {low}–{high} (0 or less would delete them as they "
+            "finish).",
+            id="stratagate.E015",
+        )
+    ]

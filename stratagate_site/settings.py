@@ -173,6 +173,11 @@ STRATAGATE_NAMESPACE_MODE = env_choice(
 STRATAGATE_JOB_LEASE_SECONDS = env_int(
     "STRATAGATE_JOB_LEASE_SECONDS", 300, low=5, high=86400, check_id="stratagate.E013"
 )
+# Days the task queue keeps a finished trigger's row (django-tasks-db's DBTaskResult) before
+# the workers delete it (memory.services.task_results); ProcessingJob rows are always kept.
+STRATAGATE_TASK_RESULT_RETENTION_DAYS = env_int(
+    "STRATAGATE_TASK_RESULT_RETENTION_DAYS", 7, low=1, high=3650, check_id="stratagate.E015"
+)
 
 # --- auth, static, security -------------------------------------------------------------------
 LOGIN_URL = "/accounts/login/"

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
 from memory.checks import stratagate_environment
 from stratagate_site import env
 
@@ -66,3 +74,29 @@ def test_an_unknown_time_zone_is_e014_and_falls_back_to_utc(monkeypatch):
     zone = env.env_time_zone("STRATAGATE_TIME_ZONE", "UTC", check_id="stratagate.E014")
     assert zone == "Asia/Shanghai"
     assert len(env.CONFIG_PROBLEMS) == 1
+
+
+@pytest.mark.parametrize("days", [0, -1, 3651, "7", True])
+def test_a_task_result_retention_outside_1_to_3650_days_is_e015(
+    settings: Any, days: object
+) -> None:
+    settings.STRATAGATE_TASK_RESULT_RETENTION_DAYS = days
+    errors = [m for m in stratagate_environment(None) if m.id == "stratagate.E015"]
+    assert len(errors) == 1
+    assert "STRATAGATE_TASK_RESULT_RETENTION_DAYS" in errors[0].msg
+
+
+def test_a_zero_retention_in_the_environment_stops_start_up() -> None:
+    """`manage.py check` (as serve, migrate and db_worker do first) refuses to go on."""
+    env = {**os.environ, "STRATAGATE_TASK_RESULT_RETENTION_DAYS": "0"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "stratagate.E015" in result.stderr
+    assert "STRATAGATE_TASK_RESULT_RETENTION_DAYS=0 is outside 1..3650" in result.stderr
