@@ -17,9 +17,18 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Final, Self
+from typing import Annotated, Final, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from memory.engine.prompts.extraction import clean_ids, clean_list
 
@@ -68,27 +77,42 @@ def _aware(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC)
 
 
+def snake(value: object, limit: int) -> str:
+    """ "Works At" → "works_at": whitespace-separated words, lower-cased, joined by "_"."""
+    return "_".join(_text(value, limit).lower().split())
+
+
+def _text_field(limit: int) -> BeforeValidator:
+    return BeforeValidator(lambda value: _text(value, limit))
+
+
+# Field types shared by the proposals here and the model's draft (prompts/graph_draft.py): each
+# cleans what a model may send (whitespace, lists, out-of-range numbers) before validating.
+NodeKey = Annotated[str, _text_field(KEY_MAX), Field(min_length=1, max_length=KEY_MAX)]
+NodeName = Annotated[str, _text_field(NAME_MAX), Field(min_length=1, max_length=NAME_MAX)]
+FactValue = Annotated[str, _text_field(VALUE_MAX), Field(min_length=1, max_length=VALUE_MAX)]
+Relation = Annotated[
+    str,
+    BeforeValidator(lambda value: snake(value, RELATION_MAX)),
+    Field(min_length=1, max_length=RELATION_MAX),
+]
+Aliases = Annotated[list[str], BeforeValidator(lambda value: clean_list(value, 20, 240))]
+Confidence = Annotated[float, BeforeValidator(_confidence)]
+ValidFrom = Annotated[datetime | None, AfterValidator(_aware)]
+SourceEventIds = Annotated[list[int], BeforeValidator(clean_ids), Field(min_length=1)]
+
+
 class NodeProposal(BaseModel):
     """An entity; `key` is a batch-local handle that facts and edges refer to."""
 
     model_config = ConfigDict(extra="ignore")
 
-    key: str = Field(min_length=1, max_length=KEY_MAX)
-    name: str = Field(min_length=1, max_length=NAME_MAX)
+    key: NodeKey
+    name: NodeName
     type: str
-    aliases: list[str] = Field(default_factory=list)
+    aliases: Aliases = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
-    source_event_ids: list[int] = Field(min_length=1)
-
-    @field_validator("key", mode="before")
-    @classmethod
-    def _key(cls, value: object) -> str:
-        return _text(value, KEY_MAX)
-
-    @field_validator("name", mode="before")
-    @classmethod
-    def _name(cls, value: object) -> str:
-        return _text(value, NAME_MAX)
+    source_event_ids: SourceEventIds
 
     @field_validator("type", mode="before")
     @classmethod
@@ -98,20 +122,10 @@ class NodeProposal(BaseModel):
             raise ValueError(f"unknown node type {value!r}")
         return kind
 
-    @field_validator("aliases", mode="before")
-    @classmethod
-    def _aliases(cls, value: object) -> list[str]:
-        return clean_list(value, 20, 240)
-
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: object) -> list[str]:
         return clean_list(value, 12, 240)
-
-    @field_validator("source_event_ids", mode="before")
-    @classmethod
-    def _sources(cls, value: object) -> list[int]:
-        return clean_ids(value)
 
     @model_validator(mode="after")
     def _aliases_differ_from_name(self) -> Self:
@@ -124,39 +138,18 @@ class FactProposal(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    node_key: str = Field(min_length=1, max_length=KEY_MAX)
-    key: str = Field(min_length=1, max_length=NAME_MAX)
-    value: str = Field(min_length=1, max_length=VALUE_MAX)
-    valid_from: datetime | None = None
-    confidence: float = DEFAULT_CONFIDENCE
-    source_event_ids: list[int] = Field(min_length=1)
-
-    @field_validator("node_key", "key", mode="before")
-    @classmethod
-    def _short(cls, value: object) -> str:
-        return _text(value, NAME_MAX)
+    node_key: NodeKey
+    key: NodeName
+    value: FactValue
+    valid_from: ValidFrom = None
+    confidence: Confidence = DEFAULT_CONFIDENCE
+    source_event_ids: SourceEventIds
 
     @field_validator("value", mode="before")
     @classmethod
-    def _value(cls, value: object) -> str:
-        if isinstance(value, list):
-            value = "、".join(str(v) for v in value[:40])
-        return _text(value, VALUE_MAX)
-
-    @field_validator("valid_from", mode="after")
-    @classmethod
-    def _valid_from(cls, value: datetime | None) -> datetime | None:
-        return _aware(value)
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _conf(cls, value: object) -> float:
-        return _confidence(value)
-
-    @field_validator("source_event_ids", mode="before")
-    @classmethod
-    def _sources(cls, value: object) -> list[int]:
-        return clean_ids(value)
+    def _value(cls, value: object) -> object:
+        # A list of values ("jazz", "blues") is one value; the field's own cleaning follows.
+        return "、".join(str(v) for v in value[:40]) if isinstance(value, list) else value
 
 
 class EdgeProposal(BaseModel):
@@ -164,38 +157,13 @@ class EdgeProposal(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    from_key: str = Field(min_length=1, max_length=KEY_MAX)
-    to_key: str = Field(min_length=1, max_length=KEY_MAX)
-    relation: str = Field(min_length=1, max_length=RELATION_MAX)
-    valid_from: datetime | None = None
-    confidence: float = DEFAULT_CONFIDENCE
-    source_event_ids: list[int] = Field(min_length=1)
+    from_key: NodeKey
+    to_key: NodeKey
+    relation: Relation
+    valid_from: ValidFrom = None
+    confidence: Confidence = DEFAULT_CONFIDENCE
+    source_event_ids: SourceEventIds
     metadata: dict[str, str] = Field(default_factory=dict)
-
-    @field_validator("from_key", "to_key", mode="before")
-    @classmethod
-    def _keys(cls, value: object) -> str:
-        return _text(value, KEY_MAX)
-
-    @field_validator("relation", mode="before")
-    @classmethod
-    def _relation(cls, value: object) -> str:
-        return "_".join(_text(value, RELATION_MAX).lower().split())
-
-    @field_validator("valid_from", mode="after")
-    @classmethod
-    def _valid_from(cls, value: datetime | None) -> datetime | None:
-        return _aware(value)
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _conf(cls, value: object) -> float:
-        return _confidence(value)
-
-    @field_validator("source_event_ids", mode="before")
-    @classmethod
-    def _sources(cls, value: object) -> list[int]:
-        return clean_ids(value)
 
     @field_validator("metadata", mode="before")
     @classmethod

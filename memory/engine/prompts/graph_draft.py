@@ -14,20 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from memory.engine.event_types import normalize_key
-from memory.engine.prompts.extraction import clean_ids, clean_list
+from memory.engine.prompts.extraction import clean_ids
 from memory.engine.prompts.graph import (
     NAME_MAX,
-    RELATION_MAX,
-    VALUE_MAX,
+    Aliases,
     EdgeProposal,
     FactProposal,
+    FactValue,
     GraphProposal,
+    NodeName,
     NodeProposal,
+    Relation,
+    snake,
 )
 
 MODEL_CONFIDENCE: Final = 0.8
@@ -53,101 +56,58 @@ Also return `graph`: the lasting knowledge the events state about entities, for 
   an entity was said."""
 
 
-def _text(value: object, limit: int) -> str:
-    return " ".join(str(value).split())[:limit] if value is not None else ""
-
-
 def _positions(value: object) -> list[int]:
     return [p for p in clean_ids(value, limit=24) if p >= 1]
+
+
+Positions = Annotated[
+    list[int],
+    BeforeValidator(_positions),
+    Field(min_length=1, description="1-based positions in `events`"),
+]
 
 
 class DraftNode(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    name: str = Field(min_length=1, max_length=NAME_MAX)
+    name: NodeName
     type: Literal["person", "project", "organization", "tool", "place"]
-    aliases: list[str] = Field(default_factory=list)
-    events: list[int] = Field(min_length=1, description="1-based positions in `events`")
-
-    @field_validator("name", mode="before")
-    @classmethod
-    def _name(cls, value: object) -> str:
-        return _text(value, NAME_MAX)
+    aliases: Aliases = Field(default_factory=list)
+    events: Positions
 
     @field_validator("type", mode="before")
     @classmethod
     def _type(cls, value: object) -> str:
         return str(value).strip().lower() if value is not None else ""
 
-    @field_validator("aliases", mode="before")
-    @classmethod
-    def _aliases(cls, value: object) -> list[str]:
-        return clean_list(value, 20, 240)
-
-    @field_validator("events", mode="before")
-    @classmethod
-    def _events(cls, value: object) -> list[int]:
-        return _positions(value)
-
 
 class DraftFact(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    node: str = Field(min_length=1, max_length=NAME_MAX)
-    key: str = Field(min_length=1, max_length=NAME_MAX)
-    value: str = Field(min_length=1, max_length=VALUE_MAX)
-    events: list[int] = Field(min_length=1, description="1-based positions in `events`")
-
-    @field_validator("node", mode="before")
-    @classmethod
-    def _node(cls, value: object) -> str:
-        return _text(value, NAME_MAX)
-
-    @field_validator("key", mode="before")
-    @classmethod
-    def _key(cls, value: object) -> str:
-        # "Package Manager" and "package_manager" are one key; "preference:jazz" keeps its colon.
-        return "_".join(_text(value, NAME_MAX).lower().split())
-
-    @field_validator("value", mode="before")
-    @classmethod
-    def _value(cls, value: object) -> str:
-        return _text(value, VALUE_MAX)
-
-    @field_validator("events", mode="before")
-    @classmethod
-    def _events(cls, value: object) -> list[int]:
-        return _positions(value)
+    node: NodeName
+    # "Package Manager" and "package_manager" are one key; "preference:jazz" keeps its colon.
+    key: Annotated[
+        str,
+        BeforeValidator(lambda value: snake(value, NAME_MAX)),
+        Field(min_length=1, max_length=NAME_MAX),
+    ]
+    value: FactValue
+    events: Positions
 
 
 class DraftEdge(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
-    from_: str = Field(alias="from", min_length=1, max_length=NAME_MAX)
-    to: str = Field(min_length=1, max_length=NAME_MAX)
-    relation: str = Field(min_length=1, max_length=RELATION_MAX)
+    from_: NodeName = Field(alias="from")
+    to: NodeName
+    relation: Relation
     slot: str | None = None
-    events: list[int] = Field(min_length=1, description="1-based positions in `events`")
-
-    @field_validator("from_", "to", mode="before")
-    @classmethod
-    def _ends(cls, value: object) -> str:
-        return _text(value, NAME_MAX)
-
-    @field_validator("relation", mode="before")
-    @classmethod
-    def _relation(cls, value: object) -> str:
-        return "_".join(_text(value, RELATION_MAX).lower().split())
+    events: Positions
 
     @field_validator("slot", mode="before")
     @classmethod
     def _slot(cls, value: object) -> str | None:
-        return "_".join(_text(value, 60).lower().split()) or None
-
-    @field_validator("events", mode="before")
-    @classmethod
-    def _events(cls, value: object) -> list[int]:
-        return _positions(value)
+        return snake(value, 60) or None
 
 
 def _valid_items[M: BaseModel](model: type[M], value: object) -> list[M]:
