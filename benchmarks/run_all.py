@@ -45,27 +45,37 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from _common import ROOT, clean_env, machine  # noqa: E402
+from _headlines import (  # noqa: E402
+    Figures,
+    batch_headline,
+    batch_line,
+    calls_headline,
+    calls_line,
+    default_line,
+    fuzz_headline,
+    fuzz_line,
+    graph_headline,
+    graph_line,
+    history_headline,
+    history_line,
+    ingest_headline,
+    ingest_line,
+    load_headline,
+    load_line,
+    locomo_headline,
+    locomo_line,
+    processing_headline,
+    processing_line,
+    scalars,
+    search_headline,
+    search_line,
+)
 
 DEFAULT_RESULTS = BENCH / "results"
 README = BENCH / "README.md"
 LOCOMO_DEV = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 CHROMIUM = Path("/usr/bin/chromium")  # graph_page.py drives Debian's Chromium at this path
 BEGIN, END = "<!-- run_all: last figures -->", "<!-- /run_all -->"
-
-type Figures = dict[str, Any]
-
-
-def scalars(result: dict[str, Any]) -> Figures:
-    """Top-level numbers and booleans: the headline of a script this file knows nothing about."""
-    return {
-        k: v
-        for k, v in result.items()
-        if isinstance(v, int | float | bool) and k not in ("machine", "benchmark")
-    }
-
-
-def default_line(figures: Figures) -> str:
-    return ", ".join(f"{k} {v}" for k, v in list(figures.items())[:8])
 
 
 @dataclass(frozen=True)
@@ -99,216 +109,6 @@ class Benchmark:
         if self.extra is not None:
             args += self.extra(options)
         return [sys.executable, str(self.script), *args]
-
-
-# --- headline figures per benchmark ------------------------------------------------------------
-
-
-def ingest_headline(r: dict[str, Any]) -> Figures:
-    return {
-        "turns": r["turns"],
-        "clients": r["clients"],
-        "turns_per_second": r["turns_per_second"],
-        **{f"latency_{k}_ms": r["latency_ms"][k] for k in ("p50", "p95", "p99")},
-        "errors": r["errors"],
-    }
-
-
-def ingest_line(f: Figures) -> str:
-    return (
-        f"{f['turns']} turns from {f['clients']} clients: {f['turns_per_second']} turns/s; "
-        f"latency p50 {f['latency_p50_ms']} ms, p95 {f['latency_p95_ms']} ms, "
-        f"p99 {f['latency_p99_ms']} ms; {f['errors']} errors"
-    )
-
-
-def processing_headline(r: dict[str, Any]) -> Figures:
-    keys = ("turns", "blocks_sealed", "blocks_ready", "processing_seconds", "ms_per_block")
-    return {k: r[k] for k in (*keys, "job_runs", "failed_jobs", "ingest_seconds")}
-
-
-def processing_line(f: Figures) -> str:
-    return (
-        f"{f['turns']} turns → {f['blocks_ready']}/{f['blocks_sealed']} blocks ready after "
-        f"{f['processing_seconds']} s ({f['ms_per_block']} ms per block, {f['job_runs']} job runs, "
-        f"{f['failed_jobs']} failed); ingest {f['ingest_seconds']} s"
-    )
-
-
-SEARCH_OPS = ("search_events", "search_raw", "search_graph", "context")
-
-
-def batch_headline(r: dict[str, Any]) -> Figures:
-    # Its script is young: read what is there rather than fail on a renamed key.
-    batch = r.get("batch_latency_ms", {})
-    return {
-        "turns": r.get("turns"),
-        "batch_size": r.get("batch_size"),
-        "turns_per_second": r.get("turns_per_second"),
-        "batch_p50_ms": batch.get("p50"),
-        "batch_p95_ms": batch.get("p95"),
-        "replay_turns_per_second": r.get("replay", {}).get("turns_per_second"),
-        "one_by_one_turns_per_second": r.get("one_by_one", {}).get("turns_per_second"),
-    }
-
-
-def batch_line(f: Figures) -> str:
-    return (
-        f"{f['turns']} turns in batches of {f['batch_size']}: {f['turns_per_second']} turns/s "
-        f"(batch p50 {f['batch_p50_ms']} ms, p95 {f['batch_p95_ms']} ms); replay "
-        f"{f['replay_turns_per_second']} turns/s; one by one {f['one_by_one_turns_per_second']} "
-        "turns/s"
-    )
-
-
-def search_headline(r: dict[str, Any]) -> Figures:
-    figures: Figures = {"messages": r["parameters"]["messages"]}
-    for db, run in r["runs"].items():
-        for op in SEARCH_OPS:
-            row = run["in_process"][op]
-            figures[f"{db} {op} p50/p95 ms"] = [row["p50_ms"], row["p95_ms"]]
-        bm25 = run["baseline"]["rank_bm25 get_top_n(n=6)"]
-        figures[f"{db} rank_bm25 p50/p95 ms"] = [bm25["p50_ms"], bm25["p95_ms"]]
-        figures[f"{db} http_errors"] = run["http_errors"]
-    return figures
-
-
-def search_line(f: Figures) -> str:
-    dbs = list(dict.fromkeys(k.split(" ")[0] for k in f if k.endswith("p50/p95 ms")))
-    parts = []
-    for db in dbs:
-        ops = ", ".join(
-            f"{op} {f[f'{db} {op} p50/p95 ms'][0]}/{f[f'{db} {op} p50/p95 ms'][1]}"
-            for op in (*SEARCH_OPS, "rank_bm25")
-        )
-        parts.append(f"{db}: {ops}")
-    return f"{f['messages']:,} messages, p50/p95 ms in-process; " + "; ".join(parts)
-
-
-def graph_headline(r: dict[str, Any]) -> Figures:
-    figures: Figures = {"nodes": r["namespace"]["nodes"]}
-    for limit, row in r["limits"].items():
-        figures[f"limit {limit} tti p50/max ms"] = [row["tti_p50_ms"], row["tti_max_ms"]]
-        figures[f"limit {limit} response p50 ms"] = row["response_start_p50_ms"]
-    figures["browser_problems"] = len(r["browser_problems"])
-    return figures
-
-
-def graph_line(f: Figures) -> str:
-    limits = [k.split(" ")[1] for k in f if k.endswith("tti p50/max ms")]
-    parts = [
-        f"limit {n}: time to interactive p50 {f[f'limit {n} tti p50/max ms'][0]} ms, max "
-        f"{f[f'limit {n} tti p50/max ms'][1]} ms (server {f[f'limit {n} response p50 ms']} ms)"
-        for n in limits
-    ]
-    return f"{f['nodes']:,} nodes; " + "; ".join(parts)
-
-
-def locomo_headline(r: dict[str, Any]) -> Figures:
-    return {
-        "conversations": r["protocol"]["conversations"],
-        "questions": r["questions"],
-        "overall": r["overall"],
-        "by_category": r["by_category"],
-        "paths_R@10": {name: p["overall"].get("R@10") for name, p in r["paths"].items()},
-        "ingest_seconds": r["ingest"]["seconds"],
-        "goals_met": r.get("goals_met", {}),
-    }
-
-
-def locomo_line(f: Figures) -> str:
-    overall, cats = f["overall"], f["by_category"]
-    budgets = ", ".join(f"{k} {v:.3f}" for k, v in overall.items() if k.startswith("budget@"))
-    per_cat = ", ".join(f"{c} {cats[c].get('R@10', 0):.3f}" for c in sorted(cats))
-    return (
-        f"{'+'.join(f['conversations'])}, {f['questions']} questions: R@10 "
-        f"{overall.get('R@10', 0):.3f} (by category {per_cat}); {budgets}"
-    )
-
-
-def history_headline(r: dict[str, Any]) -> Figures:
-    return {
-        "per_conversation": {
-            name: {k: c[k] for k in ("history_tokens", "transcript_tokens", "ratio")}
-            for name, c in r["conversations"].items()
-        },
-        "ratio": r["ratio"],
-        "goal_ratio": r["goal_ratio"],
-        "goal_met": r["goal_met"],
-    }
-
-
-def history_line(f: Figures) -> str:
-    rows = "; ".join(
-        f"{name} {c['history_tokens']:,} / {c['transcript_tokens']:,} = {c['ratio']:.3f}"
-        for name, c in f["per_conversation"].items()
-    )
-    verdict = "met" if f["goal_met"] else "missed"
-    return f"history / transcript tokens: {rows} (goal ≤ {f['goal_ratio']:.3f}: {verdict})"
-
-
-def calls_headline(r: dict[str, Any]) -> Figures:
-    keys = ("turns", "block_turns", "http_requests", "requests_per_turn", "model_calls_by_kind")
-    return {k: r[k] for k in (*keys, "events", "failed_jobs", "goal_per_turn", "goal_met")}
-
-
-def calls_line(f: Figures) -> str:
-    kinds = ", ".join(f"{k} {v}" for k, v in sorted(f["model_calls_by_kind"].items()))
-    verdict = "met" if f["goal_met"] else "missed"
-    return (
-        f"{f['turns']} turns at block size {f['block_turns']}: {f['http_requests']} model "
-        f"requests = {f['requests_per_turn']} per turn ({kinds or 'none'}; goal ≤ "
-        f"{f['goal_per_turn']}: {verdict})"
-    )
-
-
-LOAD_OPS = ("ingest", "context", "search_events", "search_raw", "search_graph", "assess")
-
-
-def load_headline(r: dict[str, Any]) -> Figures:
-    figures: Figures = {
-        "agents": r["setup"]["agents"],
-        "seconds": r["setup"]["seconds"],
-        "requests_per_second": r["requests_per_second"],
-    }
-    for op in (*LOAD_OPS, "record_use"):
-        row = r["operations"][op]
-        figures[f"{op} p50/p95 ms"] = [row["p50_ms"], row["p95_ms"]]
-    return {**figures, "errors": r["errors"], "goal_met": r["goal_met"]}
-
-
-def load_line(f: Figures) -> str:
-    ops = ", ".join(
-        f"{op} {f[f'{op} p50/p95 ms'][0]}/{f[f'{op} p50/p95 ms'][1]}"
-        for op in (*LOAD_OPS, "record_use")
-    )
-    verdict = "met" if f["goal_met"] else "missed"
-    return (
-        f"{f['agents']} agents for {f['seconds']:.0f} s, {f['requests_per_second']} requests/s; "
-        f"p50/p95 ms {ops}; {f['errors']} errors (goal p95 < 200 ms: {verdict})"
-    )
-
-
-def fuzz_headline(r: dict[str, Any]) -> Figures:
-    return {
-        "database": r["database"],
-        "requests": r["requests"],
-        "failures": r["failures"],
-        "server_errors": sum(t["statuses"].get("500", 0) for t in r["tests"].values()),
-        "foreign_non_404": sum(
-            n
-            for code, n in r["tests"].get("foreign", {}).get("statuses", {}).items()
-            if code != "404"
-        ),
-    }
-
-
-def fuzz_line(f: Figures) -> str:
-    return (
-        f"{f['requests']:,} generated requests on {f['database']}: {f['failures']} failing "
-        f"operation(s), {f['server_errors']} answered 5xx, {f['foreign_non_404']} foreign-token "
-        "answers other than 404"
-    )
 
 
 # --- requirements -------------------------------------------------------------------------------
