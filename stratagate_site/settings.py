@@ -213,11 +213,28 @@ TIME_ZONE = env_time_zone("STRATAGATE_TIME_ZONE", "UTC", check_id="stratagate.E0
 USE_I18N = True
 USE_TZ = True
 
+# One handler, on the root logger, writes every process's log to stderr with credentials
+# redacted (SPEC §15.3: logs are a way out too). Configuring the root replaces what a launcher
+# installed there (daphne's CLI calls logging.basicConfig before loading the site, which
+# printed each line of ours twice and 500 tracebacks unredacted). Loggers add no handlers of
+# their own and propagate to it.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"redact": {"()": "memory.engine.redact.RedactingFilter"}},
+    "formatters": {"line": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["redact"], "formatter": "line"}
+    },
+    "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
-        "memory": {"handlers": ["console"], "level": env_str("STRATAGATE_LOG_LEVEL", "INFO")},
+        "memory": {"level": env_str("STRATAGATE_LOG_LEVEL", "INFO")},
+        # Django's own: everything from INFO with DJANGO_DEBUG (as Django's default), otherwise
+        # errors only: an unhandled exception in a view (logger django.request, the 500 with
+        # its traceback), a django.security refusal, a failed task; not each 4xx answer.
+        # (This also drops Django's default mail_admins handler: no ADMINS, no mail set up.)
+        "django": {"level": "INFO" if DEBUG else "ERROR"},
+        # daphne says where it listens at INFO (Starting server…, Configuring endpoint…).
+        "daphne": {"level": "INFO"},
     },
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import logging
 import re
 
 MARK = "[REDACTED]"
@@ -72,3 +74,34 @@ def redact_actor(actor: str) -> str:
     (`token:` would otherwise read as a key-value pair and hide a token's public prefix)."""
     kind, sep, name = actor.partition(":")
     return f"{kind}{sep}{redact(name)}" if sep and kind in ("token", "user") else redact(actor)
+
+
+_TRACEBACKS = logging.Formatter()
+
+
+class RedactingFilter(logging.Filter):
+    """A log handler's filter (settings.LOGGING): the line the handler writes has credentials
+    redacted in its message, its arguments, its traceback and its stack. StrataGate's own log
+    calls redact what they quote; this also covers what they cannot: an exception's text in a
+    traceback (a 500's, logged by django.request) and other libraries' messages.
+
+    Returns a redacted copy (Python 3.12 filters may), so other handlers, pytest's caplog
+    among them, still get the record as it was logged."""
+
+    def filter(self, record: logging.LogRecord) -> logging.LogRecord:
+        try:
+            message = record.getMessage()
+        except Exception:  # arguments that do not fit the message: show neither whole
+            message = f"{record.msg} [its arguments did not fit; left out]"
+        clean = copy.copy(record)
+        clean.msg, clean.args = redact(str(message)), None
+        exc_text = record.exc_text
+        if record.exc_info and not exc_text:
+            exc_text = _TRACEBACKS.formatException(record.exc_info)
+        # A formatter writes exc_text when it is set; without exc_info none can format the
+        # exception itself again.
+        clean.exc_text = redact(exc_text) if exc_text else exc_text
+        clean.exc_info = None
+        if record.stack_info:
+            clean.stack_info = redact(record.stack_info)
+        return clean
