@@ -31,7 +31,7 @@ from memory.search.text import analyze, query_terms
 POOL = 60  # BM25 hits considered before re-ranking (more when more are asked for)
 FEEDBACK_DOCS = 3
 FEEDBACK_TERMS = 5
-FEEDBACK_CANDIDATES = 40
+FEEDBACK_CANDIDATES = 20  # words of the top documents whose frequency is looked up
 FEEDBACK_WEIGHT = 0.5
 FEEDBACK_MAX_DF = 100  # messages holding a word beyond which it is not a feedback term
 
