@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from django.db.models import Q
 
 from memory import search
+from memory.engine.graph_state import ITEM_ACTIVE
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
@@ -41,7 +42,7 @@ from memory.models import (
 )
 from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
-from memory.selectors.graph import EdgeOut, FactOut, NodeStateOut, node_states
+from memory.selectors.graph import NodeStateOut, node_states
 from memory.services.recall import RankedMessage, messages_rank
 
 EVENT_HITS = 20
@@ -254,13 +255,42 @@ def _node_card(node: GraphNode, state: NodeStateOut) -> dict[str, Any]:
     return card
 
 
+def _current_sources(node_ids: list[int]) -> dict[int, set[int]]:
+    """node id → its current graph items' active source events: the sources of its active facts
+    and of the active edges at either end, those events still active (SPEC §6.4: an item is
+    current while it is active and has an active source). Two queries, plain ids."""
+    found: dict[int, set[int]] = {pk: set() for pk in node_ids}
+    facts = GraphFact.source_events.through.objects.filter(
+        graphfact__node_id__in=node_ids,
+        graphfact__status=ITEM_ACTIVE,
+        event__status=EventStatus.ACTIVE,
+    ).values_list("graphfact__node_id", "event_id")
+    edges = GraphEdge.source_events.through.objects.filter(
+        Q(graphedge__from_node_id__in=node_ids) | Q(graphedge__to_node_id__in=node_ids),
+        graphedge__status=ITEM_ACTIVE,
+        event__status=EventStatus.ACTIVE,
+    ).values_list("graphedge__from_node_id", "graphedge__to_node_id", "event_id")
+    for node_id, event_id in facts:
+        found[node_id].add(event_id)
+    for from_id, to_id, event_id in edges:
+        for end in (from_id, to_id):
+            if end in found:
+                found[end].add(event_id)
+    return found
+
+
 def _nodes(
     namespace: Namespace,
     session: Session | None,
     query: str,
     current_turn: int,
     important: list[tuple[int, str]],
+    limit: int,
 ) -> list[tuple[GraphNode, NodeStateOut]]:
+    """The `limit` best nodes with their current state. Graph state (the cards' facts and
+    links) is read for the search hits, whose relevance check needs it, and for the nodes that
+    make the cut; a node tied to a pinned or safety event ranks by weight alone, which needs
+    only its sources."""
     hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
     # Driven by the through tables' event index; the namespace is checked here, not in SQL,
     # so that SQLite's planner cannot start from the namespace's every fact or edge instead.
@@ -280,19 +310,14 @@ def _nodes(
     }
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     nodes = GraphNode.objects.in_bulk([*hit_ids, *sorted(always)])
-    states = node_states(nodes.values(), current_only=True)
-    current_items: dict[int, list[FactOut | EdgeOut]] = {
-        node_id: [*state.current_facts, *state.current_edges] for node_id, state in states.items()
-    }
+    sources_of = _current_sources(list(nodes))
     events = {
         row[0]: _Source(*row)
         for row in Event.objects.filter(
-            pk__in={
-                i for items in current_items.values() for it in items for i in it.source_event_ids
-            },
-            status=EventStatus.ACTIVE,
+            pk__in={i for ids in sources_of.values() for i in ids}
         ).values_list("pk", *_SOURCE_COLUMNS)
     }
+    states = node_states([nodes[i] for i in hit_ids if i in nodes], current_only=True)
     terms = set(query_terms(query))
     people = {
         t
@@ -300,13 +325,10 @@ def _nodes(
         if n.node_type == "person"
         for t in analyze(" ".join([n.name, *n.aliases]))
     }
-    kept: dict[int, tuple[GraphNode, NodeStateOut, float]] = {}
+    kept: dict[int, float] = {}  # node id → weight
     for node_id, node in nodes.items():
-        state = states[node_id]
-        if not current_items[node_id]:
-            continue  # activation shows current state only; history is for explicit search
-        source_ids = {i for item in current_items[node_id] for i in item.source_event_ids}
-        sources = [events[i] for i in sorted(source_ids) if i in events]
+        # Activation shows current state only; history is for explicit search.
+        sources = [events[i] for i in sorted(sources_of[node_id]) if i in events]
         if not sources or (
             session is not None and all(e.session_id == session.pk for e in sources)
         ):
@@ -314,14 +336,18 @@ def _nodes(
         important_node = node_id in always and any(
             e.pinned or e.criticality == "safety" for e in sources
         )
-        if node_id not in hit_ids and not important_node:
+        if node_id not in states and not important_node:
             continue
-        if not important_node and not matches_beyond_names(terms, people, _node_terms(node, state)):
+        if not important_node and not matches_beyond_names(
+            terms, people, _node_terms(node, states[node_id])
+        ):
             continue
-        kept[node_id] = (node, state, max(current_weight(e, current_turn) for e in sources))
+        kept[node_id] = max(current_weight(e, current_turn) for e in sources)
     relevance = [i for i in hit_ids if i in kept]
-    weight = sorted(kept, key=lambda i: (-kept[i][2], i))
-    return [(kept[pk][0], kept[pk][1]) for pk, _ in rrf([relevance, weight])]
+    weight = sorted(kept, key=lambda i: (-kept[i], i))
+    chosen = [pk for pk, _ in rrf([relevance, weight])[:limit]]
+    states |= node_states([nodes[pk] for pk in chosen if pk not in states], current_only=True)
+    return [(nodes[pk], states[pk]) for pk in chosen]
 
 
 def validate_budget(budget: object) -> int:
@@ -412,7 +438,7 @@ def activation_build(
     events, used = _pack_section(
         lines, _EVENTS_HEADER, [_event_card(e) for e in ranked_events], used, budget, MAX_EVENTS
     )
-    ranked_nodes = _nodes(namespace, session, text_query, current_turn, important)[:MAX_NODES]
+    ranked_nodes = _nodes(namespace, session, text_query, current_turn, important, MAX_NODES)
     nodes, used = _pack_section(
         lines, _NODES_HEADER, [_node_card(n, s) for n, s in ranked_nodes], used, budget, MAX_NODES
     )

