@@ -2,8 +2,12 @@
 an in-memory rank_bm25 baseline on the same messages, on SQLite and PostgreSQL.
 
     .venv/bin/python benchmarks/search_latency.py [--database sqlite|postgres|both]
-        [--messages 100000] [--events 20000] [--nodes 3000] [--queries 200] [--seed 7]
-        [--pg-url postgres://postgres@127.0.0.1:5432/sg_bench]
+        [--messages 100000 | --messages 10000,100000 [--million]] [--events N] [--nodes N]
+        [--queries 200] [--seed 7] [--pg-url postgres://postgres@127.0.0.1:5432/sg_bench]
+
+Several sizes (a comma-separated --messages; --million adds 1,000,000, an opt-in run of about
+half an hour) print the growth curve: p95 per operation and size. Events and nodes default to
+the 100k corpus's proportions (20% and 3% of the messages).
 
 Each database runs in its own child process (Django binds one database per process): a fresh
 SQLite file in a temp dir, or a PostgreSQL database created for the run and dropped after it
@@ -284,12 +288,54 @@ def print_table(runs: dict[str, dict[str, Any]]) -> None:
         )
 
 
+EVENTS_PER_MESSAGE = 0.2
+NODES_PER_MESSAGE = 0.03
+MILLION = 1_000_000
+
+
+def sizes_arg(text: str) -> list[int]:
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("--messages takes numbers, comma-separated") from exc
+    if not sizes or any(n < 100 for n in sizes):
+        raise argparse.ArgumentTypeError("each size must be at least 100 messages")
+    return sizes
+
+
+def growth(by_size: dict[int, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """size → database → p95 ms of each product operation and of rank_bm25."""
+    return {
+        str(size): {
+            db: {
+                **{op: run["in_process"][op]["p95_ms"] for op in run["in_process"]},
+                "rank_bm25": run["baseline"]["rank_bm25 get_top_n(n=6)"]["p95_ms"],
+            }
+            for db, run in runs.items()
+        }
+        for size, runs in by_size.items()
+    }
+
+
+def print_growth(curve: dict[str, Any]) -> None:
+    sizes = list(curve)
+    for db in dict.fromkeys(db for per_db in curve.values() for db in per_db):
+        print(f"p95 ms by messages ({db})" + "".join(f"{int(s):>12,}" for s in sizes))
+        ops = next(iter(curve[s][db] for s in sizes if db in curve[s]))
+        for op in ops:
+            cells = "".join(
+                f"{curve[s][db][op]:>12.1f}" if db in curve[s] else f"{'':>12}" for s in sizes
+            )
+            print(f"  {op:<28}{cells}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=("sqlite", "postgres", "both"), default="both")
-    parser.add_argument("--messages", type=int, default=100_000)
-    parser.add_argument("--events", type=int, default=20_000)
-    parser.add_argument("--nodes", type=int, default=3_000)
+    parser.add_argument("--messages", type=sizes_arg, default=[100_000])
+    parser.add_argument("--million", action="store_true", help="add a 1,000,000-message run")
+    parser.add_argument("--events", type=int, help="default: 20% of the messages")
+    parser.add_argument("--nodes", type=int, help="default: 3% of the messages")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
@@ -299,32 +345,55 @@ def main() -> int:
     )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    sizes = sorted({*args.messages, *([MILLION] if args.million else [])})
     if args.child:
+        args.messages = sizes[0]
         return child(args)
 
     databases = ["sqlite", "postgres"] if args.database == "both" else [args.database]
-    runs: dict[str, dict[str, Any]] = {}
-    for database in databases:
-        with tempfile.NamedTemporaryFile(suffix=".json") as out:
-            argv = [sys.executable, __file__, "--database", database, "--child", out.name]
-            for flag in ("messages", "events", "nodes", "queries", "seed", "pg_url"):
-                argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
-            print(f"{database}: building and measuring…", file=sys.stderr)
-            subprocess.run(argv, check=True, cwd=ROOT)
-            runs[database] = json.loads(Path(out.name).read_text())
-            runs[database]["targets"] = targets(runs[database])
+    by_size: dict[int, dict[str, dict[str, Any]]] = {}
+    for size in sizes:
+        runs = by_size.setdefault(size, {})
+        events = args.events if args.events is not None else int(size * EVENTS_PER_MESSAGE)
+        nodes = args.nodes if args.nodes is not None else int(size * NODES_PER_MESSAGE)
+        for database in databases:
+            with tempfile.NamedTemporaryFile(suffix=".json") as out:
+                argv = [sys.executable, __file__, "--database", database, "--child", out.name]
+                argv += ["--messages", str(size), "--events", str(events), "--nodes", str(nodes)]
+                for flag in ("queries", "seed", "pg_url"):
+                    argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+                print(f"{database}, {size:,} messages: building and measuring…", file=sys.stderr)
+                subprocess.run(argv, check=True, cwd=ROOT)
+                runs[database] = json.loads(Path(out.name).read_text())
+                runs[database]["targets"] = targets(runs[database])
+            print(f"{database}, {size:,} messages:", file=sys.stderr)
+            print_table({database: runs[database]})
+    # The headline run: 100k messages when measured (the targets are set there), else the largest.
+    main_size = 100_000 if 100_000 in by_size else sizes[-1]
+    runs = by_size[main_size]
     result: dict[str, Any] = {
         "benchmark": "search_latency",
         "parameters": {
-            k: getattr(args, k) for k in ("messages", "events", "nodes", "queries", "seed")
+            "messages": main_size,
+            "events": runs[databases[0]]["corpus"]["events"],
+            "nodes": runs[databases[0]]["corpus"]["graph_nodes"],
+            "queries": args.queries,
+            "seed": args.seed,
+            "sizes": sizes,
         },
         "method": __doc__.split("\n\n", 2)[2].strip().replace("\n", " "),
         "runs": runs,
         "machine": machine(),
     }
-    print_table(runs)
+    if len(sizes) > 1:
+        result["growth_p95_ms"] = growth(by_size)
+        result["runs_by_size"] = {str(size): r for size, r in by_size.items()}
+        print_growth(result["growth_p95_ms"])
+    else:
+        print_table(runs)
     write_result("search_latency", result)
-    return 1 if any(r["http_errors"] for r in runs.values()) else 0
+    errors = [r["http_errors"] for runs_ in by_size.values() for r in runs_.values()]
+    return 1 if any(errors) else 0
 
 
 if __name__ == "__main__":
