@@ -245,6 +245,9 @@ def jobs_drain(*, honour_backoff: bool = False, max_runs: int = 100_000) -> int:
     """Run every runnable job in this process, oldest first, until none is left.
 
     Used by tests, benchmarks and one-shot commands; `honour_backoff=False` runs retries now.
+    Blocks of a session are processed in order: once a block's job waits for an earlier block,
+    the session's later blocks would wait too, so the pass skips them without asking (asking
+    cost one query per later block per pass: 2,600 job runs for 150 jobs of one session).
     """
     runs = 0
     while runs < max_runs:
@@ -252,12 +255,20 @@ def jobs_drain(*, honour_backoff: bool = False, max_runs: int = 100_000) -> int:
         if honour_backoff:
             queued = queued.filter(Q(run_after__isnull=True) | Q(run_after__lte=timezone.now()))
         progressed = False
-        for job_id in list(queued.values_list("pk", flat=True)[:500]):
+        waiting_from: dict[int, int] = {}  # session id → sequence of its first waiting block
+        rows = queued.values_list("pk", "kind", "block__session_id", "block__sequence")[:500]
+        for job_id, kind, session_id, sequence in list(rows):
+            ordered = kind in BLOCK_JOB_KINDS and session_id is not None
+            if ordered and sequence > waiting_from.get(session_id, sequence):
+                continue
             if not honour_backoff:
                 ProcessingJob.objects.filter(pk=job_id).update(run_after=None)
-            if job_run(job_id) in ("succeeded", "retry", "failed"):
+            outcome = job_run(job_id)
+            if outcome in ("succeeded", "retry", "failed"):
                 progressed = True
                 runs += 1
+            elif outcome == "waiting" and ordered:
+                waiting_from[session_id] = min(sequence, waiting_from.get(session_id, sequence))
         if not progressed:
             return runs
     return runs

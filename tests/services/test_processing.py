@@ -166,3 +166,26 @@ def test_health_shows_failures_with_previews(owner, model, drain):
     assert body["model_mode"] == "model"
     assert body["counts"]["blocks"] == {"failed": 1}
     assert "garbage answer" in body["failed_jobs"][0]["error_preview"]
+
+
+def test_draining_a_long_session_asks_each_waiting_block_once_per_pass(owner, admin, monkeypatch):
+    """Blocks are processed in order; a pass skips a session's blocks after one that waits,
+    instead of asking each of them again (quadratic in the number of blocks)."""
+    from memory.services import jobs
+
+    assert admin.put("/settings", {"block_turns": 1}).status_code == 200
+    for n in range(1, 21):
+        assert owner.post("/ns/proj/turns", turn_body(n)).status_code == 201
+    outcomes: list[str] = []
+    real = jobs.job_run
+
+    def counted(job_id: int) -> str:
+        outcomes.append(real(job_id))
+        return outcomes[-1]
+
+    monkeypatch.setattr(jobs, "job_run", counted)
+    ran = jobs.jobs_drain()
+
+    assert Block.objects.filter(status=BlockStatus.READY).count() == 20
+    assert ran == ProcessingJob.objects.count() == outcomes.count("succeeded")
+    assert outcomes.count("waiting") <= 2 * 20  # one per pass at most (was 380)
