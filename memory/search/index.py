@@ -66,6 +66,8 @@ def _message_documents(messages: list[Message]) -> list[Document]:
     """The documents of the given messages and of their neighbours within WINDOW (whose
     before/after text is theirs), in two queries however many messages."""
     given = {m.pk for m in messages}
+    if not given:
+        return []
     rows = Message.objects.filter(pk__in=_span_ids(messages)).select_related("turn")
     sessions: dict[int, list[Message]] = {}
     for message in sorted(rows, key=lambda m: m.pk):

@@ -176,3 +176,10 @@ def test_incremental_message_indexing_writes_what_a_full_rebuild_would(world):
     # The last message of s2 before the batch now has batch text after it.
     hits = search_messages(w.pk, "papaya")
     assert hits, "the batch's own text is indexed"
+
+
+def test_no_messages_need_no_documents(world):
+    from memory.search.index import index_messages, message_documents
+
+    assert message_documents([]) == []
+    index_messages([])  # no statement at all (PostgreSQL refuses an empty one)
