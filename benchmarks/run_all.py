@@ -167,6 +167,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "search_latency",
+        full=("--messages", "10000,100000"),  # the growth curve; the 100k run is the headline
         quick=("--messages", "5000", "--events", "1000", "--nodes", "300", "--queries", "40"),
         extra=search_databases,
         missing=need_modules("rank_bm25"),
