@@ -334,8 +334,8 @@ def main() -> int:
     parser.add_argument("--database", choices=("sqlite", "postgres", "both"), default="both")
     parser.add_argument("--messages", type=sizes_arg, default=[100_000])
     parser.add_argument("--million", action="store_true", help="add a 1,000,000-message run")
-    parser.add_argument("--events", type=int, help="default: 20% of the messages")
-    parser.add_argument("--nodes", type=int, help="default: 3% of the messages")
+    parser.add_argument("--events", type=int, help="default: 20%% of the messages")
+    parser.add_argument("--nodes", type=int, help="default: 3%% of the messages")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(

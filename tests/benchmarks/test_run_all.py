@@ -194,3 +194,17 @@ def test_run_all_quick_model_calls_end_to_end(tmp_path: Path) -> None:
     assert "model_calls: ok" in done.stdout
     after = committed.stat().st_mtime_ns if committed.exists() else None
     assert after == before  # a quick run never replaces the last full figures
+
+
+@pytest.mark.parametrize("bench", run_all.BENCHMARKS, ids=lambda b: b.name)
+def test_every_benchmark_prints_its_help(bench: run_all.Benchmark) -> None:
+    """`--help` is how people find a script's options (a bare % in a help text broke it)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{bench.name}.py"), "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage:" in done.stdout
