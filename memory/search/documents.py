@@ -53,8 +53,6 @@ MESSAGES = Kind(
     # speaker's own previous and next words): a reply is often only understandable with the
     # question it answers ("They loved it!"). The neighbours only rank: a hit needs a query
     # term of its own (content, date or speaker), a rare one when the query is gated.
-    # (×2 and ×1 rather than ×1 and ×0.5: PostgreSQL tells fields apart only by weight class,
-    # and the ranking-only fields must not share one with the hit fields.)
     fields=(
         Field("content", 2.0),
         Field("session_date", 2.0),

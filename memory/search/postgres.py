@@ -4,17 +4,24 @@ by ts_rank (SPEC §8.2).
 The tsvector is written as a literal built from the analyzed terms (memory.search.text), so no
 text-search parser or dictionary touches them and PostgreSQL indexes exactly the terms SQLite
 does. PostgreSQL has four weight classes; a field's weight picks its class (×5–6 → A, ×4 → B,
-×2–3 → C, ×1 → D) and the ts_rank weights array gives each class its share. The namespace
-(`#ns<id>`) and session (`#s<id>`) are position-less lexemes in the same vector, so the filter
-is part of the GIN lookup; analyzed terms never contain `#`, so they cannot collide.
+×2–3 → C, ×1 → D) and the ts_rank weights array gives each class its share. The session
+(`#s<id>`) is a position-less lexeme in the same vector, so a session filter is part of the GIN
+lookup; analyzed terms never contain `#`, so they cannot collide. The namespace is only the
+`namespace_id` column: as a lexeme (`#ns<id>`) every query had to intersect the namespace's
+whole posting tree, 28 ms of a 29-ms lookup on a 100k-message namespace.
+
+A ranking-only field (a message's neighbours, a node's relation labels) stores its terms as
+`~term`: a plain lexeme is then always in a field that makes hits, so counting a term's rows
+and the gate filter are exact GIN lookups. (Told apart by weight class instead, `'term':C` made
+PostgreSQL recheck every row's tsvector: 13.6 ms for a term in 1,000–5,000 of 100k messages.)
+Ranking asks for both forms.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
-from django.db import connection, transaction
+from django.db import connection
 
 from memory.search.documents import Document, Kind
 
@@ -25,26 +32,9 @@ MAX_POSITION = 16383  # PostgreSQL clamps positions here
 MAX_POSITIONS_PER_LEXEME = 255
 # A tsvector must stay under 1 MB; stop adding new lexemes well before that.
 MAX_VECTOR_BYTES = 800_000
+RANK_ONLY = "~"  # the prefix of a ranking-only field's terms; analyzed terms never hold it
 # Length normalisation: rank / (1 + log(document length)), closest to BM25's length term.
 RANK_NORMALIZATION = 1
-# The planner's cost of a random page read while searching. With the default 4 it seq-scans the
-# index table once a gate matches a few thousand rows (47 ms where the GIN bitmap scan takes
-# 12 ms); 1.1 is the usual value for SSDs or a cached database. See docs/OPERATIONS.md.
-SEARCH_RANDOM_PAGE_COST = "1.1"
-
-
-@contextmanager
-def _search_costs() -> Iterator[None]:
-    """Run the block with `SEARCH_RANDOM_PAGE_COST`: set transaction-locally inside a savepoint
-    and put back after it, so it never reaches the caller's other queries or connections."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT current_setting('random_page_cost'), set_config('random_page_cost', %s, true)",
-            [SEARCH_RANDOM_PAGE_COST],
-        )
-        previous = cursor.fetchone()[0]
-        yield  # on an error the atomic block's rollback undoes the setting
-        cursor.execute("SELECT set_config('random_page_cost', %s, true)", [previous])
 
 
 def weight_class(weight: float) -> str:
@@ -68,7 +58,9 @@ def vector_literal(kind: Kind, document: Document) -> str:
     position = 0
     for field, terms in zip(kind.fields, document.fields, strict=True):
         label = weight_class(field.weight)
+        prefix = "" if field.makes_hit else RANK_ONLY
         for term in terms:
+            term = prefix + term
             position = min(position + 1, MAX_POSITION)
             seen = positions.get(term)
             if seen is None:
@@ -81,27 +73,20 @@ def vector_literal(kind: Kind, document: Document) -> str:
                 seen.append(f"{position}{label}")
                 size += 2
     parts = [f"{_lexeme(term)}:{','.join(marks)}" for term, marks in positions.items()]
-    parts.append(_lexeme(f"#ns{document.namespace_id}"))
     if kind.has_session and document.session_id is not None:
         parts.append(_lexeme(f"#s{document.session_id}"))
     return " ".join(parts)
 
 
-def _hit_classes(kind: Kind) -> str:
-    """Weight classes whose match makes a hit ('' = any): a tsquery can only tell fields apart
-    by class, so ranking-only fields must not share a class with a hit field."""
+def _any_of(terms: Sequence[str]) -> str:
+    return "(" + " | ".join(_lexeme(t) for t in terms) + ")"
+
+
+def _ranked(kind: Kind, terms: Sequence[str]) -> str:
+    """The ranking query: each term, and its ranking-only form where the kind has such fields."""
     if kind.all_fields_make_hits:
-        return ""
-    hits = {weight_class(f.weight) for f in kind.fields if f.makes_hit}
-    others = {weight_class(f.weight) for f in kind.fields if not f.makes_hit}
-    if hits & others:
-        raise ValueError(f"{kind.name}: ranking-only fields share a weight class with hit fields")
-    return "".join(sorted(hits))
-
-
-def _any_of(terms: Sequence[str], classes: str = "") -> str:
-    suffix = f":{classes}" if classes else ""
-    return "(" + " | ".join(_lexeme(t) + suffix for t in terms) + ")"
+        return _any_of(terms)
+    return _any_of([form for t in terms for form in (t, RANK_ONLY + t)])
 
 
 def upsert(kind: Kind, documents: Sequence[Document]) -> None:
@@ -143,10 +128,9 @@ def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) ->
         "AND document @@ %s::tsquery LIMIT %s) c)"
     )
     params: list[str | int] = []
-    classes = _hit_classes(kind)
     for term in terms:
-        params.extend([namespace_id, _any_of([term], classes), cap])
-    with _search_costs(), connection.cursor() as cursor:
+        params.extend([namespace_id, _lexeme(term), cap])
+    with connection.cursor() as cursor:
         cursor.execute("SELECT " + ", ".join([one] * len(terms)), params)
         row = cursor.fetchone()
     return [int(n) for n in row]
@@ -165,18 +149,14 @@ def search(
     """(object id, positive score) best first, ties by id, over rows holding a `gate` term;
     the other `rank` terms only add to their score (see memory.search.query)."""
     table = kind.table
-    filter_query = f"{_lexeme(f'#ns{namespace_id}')} & {_any_of(gate)}"
-    hit_classes = _hit_classes(kind)
-    if hit_classes:
-        # A gate term outside the ranking-only classes (as on SQLite).
-        filter_query += f" & {_any_of(gate, hit_classes)}"
+    filter_query = _any_of(gate)
     if session_id is not None:
         filter_query += f" & {_lexeme(f'#s{session_id}')}"
     sql = (
         f"SELECT s.object_id, ts_rank(%s::float4[], s.document, %s::tsquery, "
         f"{RANK_NORMALIZATION}) AS score FROM {table} s"
     )
-    params: list[str | int | list[str]] = [RANK_WEIGHTS, _any_of(rank)]
+    params: list[str | int | list[str]] = [RANK_WEIGHTS, _ranked(kind, rank)]
     where = ["s.document @@ %s::tsquery", "s.namespace_id = %s"]
     params.extend([filter_query, namespace_id])
     if statuses is not None:
@@ -185,7 +165,7 @@ def search(
         params.append(list(statuses))
     sql += " WHERE " + " AND ".join(where) + " ORDER BY score DESC, s.object_id LIMIT %s"
     params.append(limit)
-    with _search_costs(), connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [(int(object_id), max(float(score), 1e-12)) for object_id, score in rows]

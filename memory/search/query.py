@@ -15,6 +15,10 @@ A long query (a new message plus the open tail of a conversation: thirty terms a
 ranked on its RANKED_TERMS rarest terms only. Every term costs its doclist, and a common term adds
 little to BM25 (its idf is small) but reads many rows: at 100k messages a 32-term context query
 took 84 ms (p50) and its 12 rarest terms take 9 ms (benchmarks/README.md, "Search latency").
+Finding them counts every term's rows only up to PRECOUNT first (a count stops at its cap, so
+a common term costs at most that many steps); only when fewer than RANKED_TERMS terms stay
+under it are the capped ones counted further. The terms chosen, and their counts, are the
+same as counting each term to the gate's budget.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from memory.search.text import query_terms
 MAX_LIMIT = 1000
 GATE_BUDGET = 5000
 RANKED_TERMS = 12  # the rarest terms a query is ranked on
+PRECOUNT = 200  # how far a long query's terms are counted first, to find its rarest
 
 
 @dataclass(frozen=True)
@@ -52,11 +57,12 @@ def _search(
     terms = query_terms(query)
     if not terms or limit <= 0 or (statuses is not None and not statuses):
         return []
-    counts = _gate_counts(kind, namespace_id, terms)
+    counted = _SHARED.get()
+    if counted is None:
+        counted = {}
     if len(terms) > RANKED_TERMS:
-        rarest = sorted(range(len(terms)), key=lambda i: (counts[i], i))[:RANKED_TERMS]
-        terms = [terms[i] for i in sorted(rarest)]
-        counts = [counts[i] for i in sorted(rarest)]
+        terms = _rarest(kind, namespace_id, terms, counted)
+    counts = _counts(kind, namespace_id, terms, GATE_BUDGET + 1, counted)
     rows = backend().search(
         kind,
         namespace_id,
@@ -72,8 +78,10 @@ def _search(
     ]
 
 
-# Document counts already taken inside a `counts_shared()` block, by (kind, namespace, term).
-_SHARED: ContextVar[dict[tuple[str, int, str], int] | None] = ContextVar("counts", default=None)
+# Document counts by (kind, namespace, term): (count, the cap it was counted to). A count
+# below its cap is exact; one at its cap means "at least that many".
+Counted = dict[tuple[str, int, str], tuple[int, int]]
+_SHARED: ContextVar[Counted | None] = ContextVar("counts", default=None)
 
 
 @contextmanager
@@ -88,17 +96,35 @@ def counts_shared() -> Iterator[None]:
         _SHARED.reset(token)
 
 
-def _gate_counts(kind: Kind, namespace_id: int, terms: list[str]) -> list[int]:
-    shared = _SHARED.get()
-    if shared is None:
-        return backend().doc_counts(kind, namespace_id, terms, GATE_BUDGET + 1)
-    missing = [t for t in terms if (kind.name, namespace_id, t) not in shared]
+def _counts(
+    kind: Kind, namespace_id: int, terms: list[str], cap: int, counted: Counted
+) -> list[int]:
+    """Each term's rows in the namespace (in a field that makes hits), counted no further than
+    `cap`; taken from `counted` when known that far, and recorded there."""
+
+    def known(term: str) -> int | None:
+        entry = counted.get((kind.name, namespace_id, term))
+        if entry is None:
+            return None
+        count, counted_to = entry
+        return min(count, cap) if count < counted_to or counted_to >= cap else None
+
+    missing = [t for t in dict.fromkeys(terms) if known(t) is None]
     if missing:
-        counted = backend().doc_counts(kind, namespace_id, missing, GATE_BUDGET + 1)
-        shared.update(
-            ((kind.name, namespace_id, t), n) for t, n in zip(missing, counted, strict=True)
-        )
-    return [shared[(kind.name, namespace_id, t)] for t in terms]
+        found = backend().doc_counts(kind, namespace_id, missing, cap)
+        for term, count in zip(missing, found, strict=True):
+            counted[(kind.name, namespace_id, term)] = (count, cap)
+    # Every entry now holds its term's count at least as far as `cap` (or exactly).
+    return [min(counted[(kind.name, namespace_id, t)][0], cap) for t in terms]
+
+
+def _rarest(kind: Kind, namespace_id: int, terms: list[str], counted: Counted) -> list[str]:
+    """The RANKED_TERMS rarest terms, in query order (ties: the earlier term)."""
+    counts = _counts(kind, namespace_id, terms, PRECOUNT, counted)
+    if sum(1 for n in counts if n < PRECOUNT) < RANKED_TERMS:
+        counts = _counts(kind, namespace_id, terms, GATE_BUDGET + 1, counted)
+    rarest = sorted(range(len(terms)), key=lambda i: (counts[i], i))[:RANKED_TERMS]
+    return [terms[i] for i in sorted(rarest)]
 
 
 def _gate(terms: list[str], counts: list[int]) -> list[str]:

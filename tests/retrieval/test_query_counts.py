@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory import search
@@ -146,17 +146,14 @@ def test_raw_search_fetches_every_hits_neighbours_in_two_queries(project):
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL planner setting")
-def test_search_lowers_random_page_cost_only_for_its_own_statements(project):
-    namespace = Namespace.objects.get(name="proj")
+def test_postgres_connections_plan_with_a_low_random_page_cost(project):
+    """Set when connecting (no statement per search); an `options` of DATABASE_URL wins."""
+    from stratagate_site.settings import postgres_options
 
-    def setting() -> str:
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW random_page_cost")
-            return str(cursor.fetchone()[0])
-
-    before = setting()
-    with transaction.atomic():
-        assert search.search_events(namespace.pk, "pnpm")
-        assert setting() == before  # put back inside the caller's transaction too
-    assert search.search_messages(namespace.pk, "pnpm")
-    assert setting() == before
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW random_page_cost")
+        assert str(cursor.fetchone()[0]) == "1.1"
+    assert postgres_options(None) == "-c random_page_cost=1.1"
+    assert postgres_options("-c random_page_cost=4") == (
+        "-c random_page_cost=1.1 -c random_page_cost=4"
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from memory.models import Message, Session
 from memory.search import search_messages
@@ -206,3 +206,56 @@ def test_unindexed_messages_vanish_from_search_until_indexed_again(world):
     assert Message.objects.count() == 2  # only the index row went
     index_messages(Message.objects.filter(pk__in=[m.pk for m in stored]))  # turns not cached
     assert {h.object_id for h in search_messages(w.pk, "ibis")} == {m.pk for m in stored}
+
+
+def test_a_terms_row_count_holds_only_messages_that_say_it_themselves(world):
+    """The gate counts rows holding a term in a field that makes hits: a neighbour's word
+    (stored as a ranking-only term) neither counts nor makes a hit."""
+    from memory.search.backend import backend
+    from memory.search.text import query_terms
+
+    w = world()
+    w.say("The osprey came back to the nest", "Lovely.")  # "osprey" is in Lovely.'s neighbours
+    for n in range(3):
+        w.say(f"osprey sighting {n}", "Noted.")
+    terms = query_terms("osprey lovely nest absent")  # analyzed as the index is
+    assert backend().doc_counts(MESSAGES, w.pk, terms, 10) == [4, 1, 1, 0]
+    assert "Lovely." not in _contents(search_messages(w.pk, "osprey"))
+    assert "Lovely." in _contents(search_messages(w.pk, "lovely osprey"))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's GIN indexes")
+def test_postgres_search_indexes_keep_a_small_pending_list():
+    """Every search scans a GIN index's pending list: 256 kB, not the server's 4 MB."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, reloptions FROM pg_class WHERE relname LIKE 'memory_search_%_document'"
+        )
+        options = dict(cursor.fetchall())
+    assert set(options) == {f"memory_search_{k}_document" for k in ("message", "event", "node")}
+    assert all(o == ["gin_pending_list_limit=256"] for o in options.values())
+
+
+@pytest.mark.parametrize("precount", [1, 2, 3, 4, 1000])
+def test_a_long_query_ranks_on_its_rarest_terms_however_far_they_are_first_counted(
+    world, monkeypatch, precount
+):
+    """Counting to PRECOUNT first picks the same terms, with the same counts, as counting each
+    to the gate's budget, whether or not enough terms stay under it."""
+    from memory.search import query
+    from memory.search.backend import backend
+    from memory.search.text import query_terms
+
+    w = world()
+    words = ["kestrel", "merlin", "hobby", "harrier", "buzzard", "eagle"]
+    for n, word in enumerate(words):  # kestrel in 1 message … eagle in 6
+        for k in range(n + 1):
+            w.say(" ".join(words[n:]) if k == 0 else f"{word} {k}", "ok")
+    monkeypatch.setattr(query, "RANKED_TERMS", 3)
+    monkeypatch.setattr(query, "PRECOUNT", precount)
+    terms = query_terms("eagle buzzard harrier hobby merlin kestrel")
+    counted: query.Counted = {}
+    assert query._rarest(MESSAGES, w.pk, terms, counted) == query_terms("hobby merlin kestrel")
+    chosen = query_terms("hobby merlin kestrel")
+    exact = backend().doc_counts(MESSAGES, w.pk, chosen, query.GATE_BUDGET + 1)
+    assert query._counts(MESSAGES, w.pk, chosen, query.GATE_BUDGET + 1, counted) == exact
