@@ -13,10 +13,10 @@ Each database runs in its own child process (Django binds one database per proce
 SQLite file in a temp dir, or a PostgreSQL database created for the run and dropped after it
 (`--pg-url` names it; DATABASE_URL, REDIS_URL and STRATAGATE_* are ignored). The corpus is
 written with bulk_create (benchmarks/_corpus.py) and indexed with reindex_namespace; PostgreSQL
-then gets VACUUM ANALYZE, as autovacuum would give it (the CI server runs with autovacuum off). Each operation runs the same seeded queries,
-sequentially, after 5 warm-up calls. HTTP goes to `manage.py serve --workers 0` on the same
-database over one keep-alive connection. Prints a table and writes
-benchmarks/results/search_latency.json.
+then gets VACUUM ANALYZE, as autovacuum would give it (this machine's server runs with
+autovacuum off). Each operation runs the same seeded queries, sequentially, after 5 warm-up
+calls. HTTP goes to `manage.py serve --workers 0` on the same database over one keep-alive
+connection. Prints a table and writes benchmarks/results/search_latency.json.
 """
 
 from __future__ import annotations
