@@ -158,13 +158,16 @@ def _record(
     content_hash: str,
 ) -> UseRecorded:
     with transaction.atomic():
-        # The namespace lock serialises receipts (idempotency under concurrent duplicates) and
-        # pins current_turn for the adoption anchor.
-        locked_ns = Namespace.objects.select_for_update(no_key=True).get(pk=namespace.pk)
-        replay = _replay(locked_ns, request, content_hash)
+        # The batch row lock serialises the receipts of one batch: a concurrent duplicate waits
+        # here, then finds the first one committed. A duplicate naming another batch meets the
+        # unique receipt id (usage_record replays it). The namespace row is not locked: ingest
+        # holds it for its whole transaction, and a receipt has no reason to wait for turns.
+        batch = RetrievalBatch.objects.select_for_update().get(pk=batch.pk)
+        replay = _replay(namespace, request, content_hash)
         if replay is not None:
             return replay
-        batch = RetrievalBatch.objects.select_for_update().get(pk=batch.pk)
+        # The adoption anchor: the namespace's turn as committed now.
+        current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
         if batch.status == BatchStatus.CLOSED:
             raise Conflict(
                 f"batch {batch.public_id} is already closed by another receipt",
@@ -173,13 +176,13 @@ def _record(
             )
         assessment = _governing_assessment(batch, refs)
         session = (
-            caller_session(locked_ns, request.session_id) if request.session_id else batch.session
+            caller_session(namespace, request.session_id) if request.session_id else batch.session
         )
         items = batch_items(batch)
         behind = batch_behind(batch)
         wanted = sorted({i for ref in refs for i in behind.get(ref, [])})
         existing = set(
-            Event.objects.filter(namespace=locked_ns, pk__in=wanted).values_list("pk", flat=True)
+            Event.objects.filter(namespace=namespace, pk__in=wanted).values_list("pk", flat=True)
         )
         reinforced = sorted(
             Event.objects.filter(pk__in=existing, status__in=VISIBLE_STATUSES).values_list(
@@ -188,17 +191,17 @@ def _record(
         )
         if reinforced:
             Event.objects.filter(pk__in=reinforced).update(
-                adoptions=F("adoptions") + 1, last_adopted_turn=locked_ns.current_turn
+                adoptions=F("adoptions") + 1, last_adopted_turn=current_turn
             )
         answer = request.answer or ""
         receipt = UsageReceipt.objects.create(
-            namespace=locked_ns,
+            namespace=namespace,
             receipt_id=request.receipt_id,
             content_hash=content_hash,
             batch=batch,
             assessment=assessment,
             session=session,
-            namespace_turn=locked_ns.current_turn,
+            namespace_turn=current_turn,
             evidence_refs=refs,
             verdict=assessment.verdict if assessment else "",
             fit=assessment.fit if assessment else "",
