@@ -166,8 +166,6 @@ def _record(
         replay = _replay(namespace, request, content_hash)
         if replay is not None:
             return replay
-        # The adoption anchor: the namespace's turn as committed now.
-        current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
         if batch.status == BatchStatus.CLOSED:
             raise Conflict(
                 f"batch {batch.public_id} is already closed by another receipt",
@@ -178,6 +176,8 @@ def _record(
         session = (
             caller_session(namespace, request.session_id) if request.session_id else batch.session
         )
+        # The adoption anchor: the namespace's turn as committed now.
+        current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
         items = batch_items(batch)
         behind = batch_behind(batch)
         wanted = sorted({i for ref in refs for i in behind.get(ref, [])})
