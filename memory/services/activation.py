@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.db.models import Q
@@ -173,26 +174,44 @@ def _always_events(namespace: Namespace) -> list[tuple[int, str]]:
     )
 
 
+class _Candidate(NamedTuple):
+    """What ranking an event candidate reads (its weight's inputs among them)."""
+
+    id: int
+    status: str
+    superseded_by_id: int | None
+    participants: list[str]
+    last_adopted_turn: int
+    adoptions: int
+    criticality: str
+    pinned: bool
+    mentioned_at: datetime
+
+
 def _events(
     namespace: Namespace,
     session: Session | None,
     query: str,
     current_turn: int,
     important: list[tuple[int, str]],
+    limit: int,
 ) -> list[Event]:
+    """The `limit` best events. Candidates are read as plain rows; a search hit's full text
+    only for the relevance check, and full events only for those that make the cut."""
     hits = (
         search.search_events(namespace.pk, query, limit=EVENT_HITS, statuses=VISIBLE_STATUSES)
         if query
         else []
     )
-    always = [pk for pk, status in important if status in VISIBLE_STATUSES]
+    always = {pk for pk, status in important if status in VISIBLE_STATUSES}
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     candidates = Event.objects.filter(
-        namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=[*hit_ids, *always]
+        namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=[*hit_ids, *sorted(always)]
     )
     if session is not None:
         candidates = candidates.exclude(source_block__session=session)
-    by_id = {e.pk: e for e in candidates.select_related("source_block")[: EVENT_HITS + 100]}
+    rows = candidates.values_list("pk", *_Candidate._fields[1:])[: EVENT_HITS + 100]
+    by_id = {row[0]: _Candidate(*row) for row in rows}
     # When both an old and its superseding event qualify, only the newer one is background;
     # a superseded event alone still enters, marked as superseded.
     by_id = {
@@ -204,17 +223,20 @@ def _events(
     # pinned and safety memories enter whatever they match.
     terms = set(query_terms(query))
     people = {t for e in by_id.values() for t in analyze(" ".join(e.participants))}
+    full = Event.objects.in_bulk([pk for pk in hit_ids if pk in by_id and pk not in always])
     by_id = {
         pk: e
         for pk, e in by_id.items()
-        if pk in always or matches_beyond_names(terms, people, _event_terms(e))
+        if pk in always or matches_beyond_names(terms, people, _event_terms(full[pk]))
     }
     relevance = [i for i in hit_ids if i in by_id]
     weight = sorted(
         by_id.values(),
-        key=lambda e: (-current_weight(e, current_turn), -e.mentioned_at.timestamp(), e.pk),
+        key=lambda e: (-current_weight(e, current_turn), -e.mentioned_at.timestamp(), e.id),
     )
-    return [by_id[pk] for pk, _ in rrf([relevance, [e.pk for e in weight]])]
+    chosen = [pk for pk, _ in rrf([relevance, [e.id for e in weight]])[:limit]]
+    full |= Event.objects.in_bulk([pk for pk in chosen if pk not in full])
+    return [full[pk] for pk in chosen]
 
 
 def _event_terms(event: Event) -> set[str]:
@@ -279,6 +301,32 @@ def _current_sources(node_ids: list[int]) -> dict[int, set[int]]:
     return found
 
 
+def _important_nodes(namespace: Namespace, important: list[tuple[int, str]]) -> dict[int, set[int]]:
+    """node id → the sessions of its current pinned or safety sources: nodes with an active
+    fact, or an active edge at either end, citing an active pinned or safety event. Driven by
+    the through tables' event index; the namespace is checked here, not in SQL, so that
+    SQLite's planner cannot start from the namespace's every fact or edge instead."""
+    ids = [pk for pk, status in important if status == EventStatus.ACTIVE]
+    if not ids:
+        return {}
+    current = {"event_id__in": ids, "event__status": EventStatus.ACTIVE}
+    session = "event__source_block__session_id"
+    facts = GraphFact.source_events.through.objects.filter(
+        graphfact__status=ITEM_ACTIVE, **current
+    ).values_list("graphfact__namespace_id", "graphfact__node_id", "graphfact__node_id", session)
+    edges = GraphEdge.source_events.through.objects.filter(
+        graphedge__status=ITEM_ACTIVE, **current
+    ).values_list(
+        "graphedge__namespace_id", "graphedge__from_node_id", "graphedge__to_node_id", session
+    )
+    found: dict[int, set[int]] = {}
+    for ns_id, one, other, session_id in [*facts, *edges]:
+        if ns_id == namespace.pk:
+            for node_id in (one, other):
+                found.setdefault(node_id, set()).add(session_id)
+    return found
+
+
 def _nodes(
     namespace: Namespace,
     session: Session | None,
@@ -287,29 +335,18 @@ def _nodes(
     important: list[tuple[int, str]],
     limit: int,
 ) -> list[tuple[GraphNode, NodeStateOut]]:
-    """The `limit` best nodes with their current state. Graph state (the cards' facts and
-    links) is read for the search hits, whose relevance check needs it, and for the nodes that
-    make the cut; a node tied to a pinned or safety event ranks by weight alone, which needs
-    only its sources."""
+    """The `limit` best nodes with their current state. A search hit is read in full: its
+    state (the relevance check needs it) and every current source (its weight is theirs). A
+    node tied to a current pinned or safety source weighs 1 (pinned → 1, safety's floor is 1),
+    so one that is not a hit needs only those sources' sessions, unless all of them are this
+    session's (then its other sources decide whether it is this session's alone). Graph state
+    is read for the hits and for the nodes that make the cut."""
     hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
-    # Driven by the through tables' event index; the namespace is checked here, not in SQL,
-    # so that SQLite's planner cannot start from the namespace's every fact or edge instead.
-    fact_rows = GraphFact.source_events.through.objects.filter(
-        event_id__in=[pk for pk, _ in important]
-    )
-    edge_rows = GraphEdge.source_events.through.objects.filter(
-        event_id__in=[pk for pk, _ in important]
-    )
-    always = {
-        node_id
-        for node_id, ns_id in [
-            *fact_rows.values_list("graphfact__node_id", "graphfact__namespace_id"),
-            *edge_rows.values_list("graphedge__from_node_id", "graphedge__namespace_id"),
-        ]
-        if ns_id == namespace.pk
-    }
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
-    nodes = GraphNode.objects.in_bulk([*hit_ids, *sorted(always)])
+    always = _important_nodes(namespace, important)
+    here = session.pk if session is not None else None
+    read = {*hit_ids, *(pk for pk, sessions in always.items() if sessions == {here})}
+    nodes = GraphNode.objects.in_bulk(sorted(read))
     sources_of = _current_sources(list(nodes))
     events = {
         row[0]: _Source(*row)
@@ -321,21 +358,23 @@ def _nodes(
     terms = set(query_terms(query))
     people = {
         t
-        for n in nodes.values()
-        if n.node_type == "person"
-        for t in analyze(" ".join([n.name, *n.aliases]))
+        for name, aliases in [
+            *((n.name, n.aliases) for n in nodes.values() if n.node_type == "person"),
+            *GraphNode.objects.filter(
+                pk__in=[pk for pk in always if pk not in nodes], node_type="person"
+            ).values_list("name", "aliases"),
+        ]
+        for t in analyze(" ".join([name, *aliases]))
     }
-    kept: dict[int, float] = {}  # node id → weight
+    kept: dict[int, float] = {  # node id → weight
+        pk: 1.0 for pk in always if pk not in nodes
+    }
     for node_id, node in nodes.items():
         # Activation shows current state only; history is for explicit search.
         sources = [events[i] for i in sorted(sources_of[node_id]) if i in events]
-        if not sources or (
-            session is not None and all(e.session_id == session.pk for e in sources)
-        ):
+        if not sources or (here is not None and all(e.session_id == here for e in sources)):
             continue
-        important_node = node_id in always and any(
-            e.pinned or e.criticality == "safety" for e in sources
-        )
+        important_node = node_id in always
         if node_id not in states and not important_node:
             continue
         if not important_node and not matches_beyond_names(
@@ -346,6 +385,7 @@ def _nodes(
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i], i))
     chosen = [pk for pk, _ in rrf([relevance, weight])[:limit]]
+    nodes |= GraphNode.objects.in_bulk([pk for pk in chosen if pk not in nodes])
     states |= node_states([nodes[pk] for pk in chosen if pk not in states], current_only=True)
     return [(nodes[pk], states[pk]) for pk in chosen]
 
@@ -363,11 +403,21 @@ def validate_budget(budget: object) -> int:
     return budget
 
 
-def _passage_card(message: Message) -> dict[str, Any]:
+class _Passage(NamedTuple):
+    """What a passage card shows of a message."""
+
+    id: int
+    session_id: int
+    name: str
+    content: str
+    created_at: datetime
+
+
+def _passage_card(message: _Passage) -> dict[str, Any]:
     text = redact(message.content)
     if len(text) > PASSAGE_CHARS:
         text = text[: PASSAGE_CHARS - 1].rstrip() + "…"
-    card: dict[str, Any] = {"ref": f"raw:{message.pk}"}
+    card: dict[str, Any] = {"ref": f"raw:{message.id}"}
     if message.name:
         card["speaker"] = redact(message.name)
     card["said"] = message.created_at.date().isoformat()
@@ -379,15 +429,13 @@ def _passages(
     ranked: list[RankedMessage], session: Session | None, covered: set[int]
 ) -> list[dict[str, Any]]:
     """Verbatim messages of other sessions in recall order, minus the sources of the event
-    cards already shown."""
-    messages = Message.objects.in_bulk([r.message_id for r in ranked])
-    chosen = [
-        messages[r.message_id]
-        for r in ranked
-        if r.message_id in messages and r.message_id not in covered
-    ]
+    cards already shown. Reads only the columns a card shows."""
+    wanted = [r.message_id for r in ranked if r.message_id not in covered]
+    rows = Message.objects.filter(pk__in=wanted)
     if session is not None:
-        chosen = [m for m in chosen if m.session_id != session.pk]
+        rows = rows.exclude(session=session)
+    found = {row[0]: _Passage(*row) for row in rows.values_list("pk", *_Passage._fields[1:])}
+    chosen = [found[pk] for pk in wanted if pk in found]
     return [_passage_card(m) for m in chosen[:MAX_PASSAGES]]
 
 
@@ -434,7 +482,7 @@ def activation_build(
     important = _always_events(namespace)
     lines = [FRAMING]
     # Packing never looks past the first MAX_EVENTS / MAX_NODES items, so only those get cards.
-    ranked_events = _events(namespace, session, text_query, current_turn, important)[:MAX_EVENTS]
+    ranked_events = _events(namespace, session, text_query, current_turn, important, MAX_EVENTS)
     events, used = _pack_section(
         lines, _EVENTS_HEADER, [_event_card(e) for e in ranked_events], used, budget, MAX_EVENTS
     )

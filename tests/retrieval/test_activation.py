@@ -3,10 +3,23 @@ budget, framed as background — and it never changes weights or adoption."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from memory import search
 from memory.engine.tokens import estimate_tokens
-from memory.models import Activation, Event, Message, RetrievalBatch, UsageReceipt
+from memory.models import (
+    Activation,
+    Event,
+    GraphFact,
+    GraphItemStatus,
+    GraphNode,
+    Message,
+    NodeType,
+    RetrievalBatch,
+    UsageReceipt,
+)
 from memory.services.activation import MAX_EVENTS, MAX_NODES, TOKEN_BUDGET
 from tests.retrieval.conftest import say, the_events
 
@@ -87,6 +100,52 @@ def test_pinned_and_safety_memories_enter_without_a_lexical_hit(project, admin):
     Event.objects.filter(pk=plan["id"]).update(pinned=False, criticality="safety")
     activated = _activated(project, "s2", "hello")["activated"]
     assert [e["ref"] for e in activated["events"]] == [f"event:{plan['id']}"]
+
+
+def _tool_node(name: str, *sources: Event) -> GraphNode:
+    """A tool node with one active fact per source event."""
+    node = GraphNode.objects.create(
+        namespace=sources[0].namespace, key=name, name=name, node_type=NodeType.TOOL
+    )
+    for n, event in enumerate(sources):
+        fact = GraphFact.objects.create(
+            namespace=node.namespace,
+            node=node,
+            key=f"fact_{n}",
+            value=f"value {n}",
+            status=GraphItemStatus.ACTIVE,
+            valid_from=datetime(2023, 5, 6, tzinfo=UTC),
+            valid_from_turn=1,
+        )
+        fact.source_events.add(event)
+    search.reindex_namespace(node.namespace_id)
+    return node
+
+
+def _node_refs(owner, session: str, query: str) -> list[str]:
+    return [n["ref"] for n in _activated(owner, session, query)["activated"]["nodes"]]
+
+
+def test_a_pinned_memorys_node_enters_unless_all_its_sources_are_this_sessions(
+    project, admin, drain
+):
+    _, _, plan = the_events(project)  # said in s1
+    assert admin.post(f"/ns/proj/events/{plan['id']}/pin").status_code == 200
+    node = _tool_node("zebratool", Event.objects.get(pk=plan["id"]))
+    ref = f"node:{node.pk}"
+    assert ref in _node_refs(project, "s2", "What is the weather in Paris?")
+    assert ref not in _node_refs(project, "s1", "What is the weather in Paris?")
+    # A routine source from another session: the node is no longer s1's own memory.
+    say(project, 20, "We decided to ship the beta on Friday.", session="s3")
+    drain()
+    elsewhere = Event.objects.filter(source_block__session__external_id="s3").first()
+    assert elsewhere is not None and not elsewhere.pinned
+    fact = GraphFact.objects.filter(node=node).get()
+    fact.source_events.add(elsewhere)
+    assert ref in _node_refs(project, "s1", "What is the weather in Paris?")
+    # Unpinned, a node that is no search hit stays out.
+    assert admin.post(f"/ns/proj/events/{plan['id']}/unpin").status_code == 200
+    assert ref not in _node_refs(project, "s2", "What is the weather in Paris?")
 
 
 def test_the_last_two_open_tail_turns_join_the_query(project, admin):
