@@ -407,7 +407,6 @@ class _Passage(NamedTuple):
     """What a passage card shows of a message."""
 
     id: int
-    session_id: int
     name: str
     content: str
     created_at: datetime
