@@ -313,16 +313,20 @@ def _important_nodes(namespace: Namespace, important: list[tuple[int, str]]) -> 
     session = "event__source_block__session_id"
     facts = GraphFact.source_events.through.objects.filter(
         graphfact__status=ITEM_ACTIVE, **current
-    ).values_list("graphfact__namespace_id", "graphfact__node_id", "graphfact__node_id", session)
+    ).values_list("graphfact__namespace_id", "graphfact__node_id", session)
     edges = GraphEdge.source_events.through.objects.filter(
         graphedge__status=ITEM_ACTIVE, **current
     ).values_list(
         "graphedge__namespace_id", "graphedge__from_node_id", "graphedge__to_node_id", session
     )
+    ends = [
+        *((ns_id, (node_id,), session_id) for ns_id, node_id, session_id in facts),
+        *((ns_id, (one, other), session_id) for ns_id, one, other, session_id in edges),
+    ]
     found: dict[int, set[int]] = {}
-    for ns_id, one, other, session_id in [*facts, *edges]:
+    for ns_id, node_ids, session_id in ends:
         if ns_id == namespace.pk:
-            for node_id in (one, other):
+            for node_id in node_ids:
                 found.setdefault(node_id, set()).add(session_id)
     return found
 
