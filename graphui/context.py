@@ -12,6 +12,7 @@ from django.utils.functional import SimpleLazyObject
 
 from memory.selectors.namespaces import namespace_names
 from memory.services.llm_runtime import model_mode
+from stratagate_site.http_bridge import SERVED_WITH_WEBSOCKETS
 
 
 def layout(request: HttpRequest) -> dict[str, Any]:
@@ -25,7 +26,9 @@ def layout(request: HttpRequest) -> dict[str, Any]:
         "ui_time_zone": settings.TIME_ZONE,
         "ui_model_mode": model_mode(),
         "ui_live_shared": bool(settings.REDIS_URL),
-        # Websockets exist only under ASGI (daphne: serve, runserver); a WSGI server (or the
-        # test live_server) would answer the socket with a 404, so pages there don't try.
-        "ui_live_socket": isinstance(request, ASGIRequest),
+        # Websockets exist only under the ASGI server (daphne: serve, runserver), which answers
+        # HTTP through http_bridge; a plain WSGI server (or the test live_server) would answer
+        # the socket with a 404, so pages there don't try.
+        "ui_live_socket": isinstance(request, ASGIRequest)
+        or bool(request.META.get(SERVED_WITH_WEBSOCKETS)),
     }

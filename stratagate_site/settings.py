@@ -134,9 +134,12 @@ else:
             "TEST": {"NAME": str(DATA_DIR / "test-stratagate.sqlite3")},
         }
     }
-# No persistent connections: under ASGI every request runs in its own thread, so a kept
-# connection would be left behind by each finished request (Django's ASGI guidance).
-DATABASES["default"]["CONN_MAX_AGE"] = 0
+# Persistent connections: the web server answers HTTP on a fixed pool of threads
+# (stratagate_site.http_bridge), each keeping its connection between requests; opening one per
+# request cost a third of a small request's CPU. `close_old_connections` (request start and
+# end, and around channels' database calls) replaces one older than this or found broken.
+DATABASES["default"]["CONN_MAX_AGE"] = 600
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- channels ---------------------------------------------------------------------------------
@@ -192,6 +195,12 @@ STRATAGATE_JOB_LEASE_SECONDS = env_int(
 # the workers delete it (memory.services.task_results); ProcessingJob rows are always kept.
 STRATAGATE_TASK_RESULT_RETENTION_DAYS = env_int(
     "STRATAGATE_TASK_RESULT_RETENTION_DAYS", 7, low=1, high=3650, check_id="stratagate.E015"
+)
+
+# Threads per web process answering HTTP requests (each with its own database connection);
+# more requests than this wait in the server's event loop for a free thread.
+STRATAGATE_HTTP_THREADS = env_int(
+    "STRATAGATE_HTTP_THREADS", 8, low=1, high=64, check_id="stratagate.E016"
 )
 
 # --- auth, static, security -------------------------------------------------------------------

@@ -100,3 +100,18 @@ def test_a_zero_retention_in_the_environment_stops_start_up() -> None:
     assert result.returncode != 0
     assert "stratagate.E015" in result.stderr
     assert "STRATAGATE_TASK_RESULT_RETENTION_DAYS=0 is outside 1..3650" in result.stderr
+
+
+def test_an_http_thread_count_outside_1_to_64_stops_start_up() -> None:
+    env = {**os.environ, "STRATAGATE_HTTP_THREADS": "0"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "stratagate.E016" in result.stderr
+    assert "STRATAGATE_HTTP_THREADS=0 is outside 1..64" in result.stderr

@@ -1,0 +1,188 @@
+"""HTTP requests of the ASGI server answered by Django's WSGI handler on a fixed pool of threads.
+
+Every StrataGate view is synchronous (the ORM is). Django's ASGI handler runs such a view in a new
+thread per request, crosses between the event loop and that thread twice for every middleware
+that can run async (`MiddlewareMixin`) and again for the request signals, and, since a thread
+that is gone cannot keep a connection, opens and closes a database connection per request.
+Measured under daphne on the 2-core benchmark VM (benchmarks/README.md, "HTTP overhead"): a
+trivial authenticated API request cost 10.8 ms of server CPU that way and 3.8 ms this way.
+
+Here the event loop reads the request body, then one pool thread runs the whole request (the
+`request_started` signal, middleware, view, `request_finished`) as a WSGI call, so each thread
+keeps its database connection between requests (`CONN_MAX_AGE`), and the loop sends the
+answer. A streaming response is produced by that same thread, in chunks of up to
+`STREAM_CHUNK` bytes, because its generator may hold a cursor of that thread's connection.
+The thread runs under asgiref's `sync_to_async`, so `async_to_sync` inside a view (live
+updates through the channel layer) runs on the server's event loop, as under the ASGI handler.
+Websockets stay with channels (stratagate_site.asgi).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, Any, Final
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+STREAM_CHUNK: Final = 64 * 1024
+# Set in every environ made here: the server next to this handler also answers websockets, so a
+# page may open its live-updates socket (graphui.context).
+SERVED_WITH_WEBSOCKETS: Final = "stratagate.websockets"
+
+
+class _Answer:
+    """What the pool thread hands back: status and headers, and the body unless it streamed."""
+
+    __slots__ = ("body", "headers", "status", "streamed")
+
+    def __init__(self) -> None:
+        self.status = 500
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.body = b""
+        self.streamed = False
+
+    def start_response(
+        self, status: str, headers: list[tuple[str, str]], exc_info: Any = None
+    ) -> Callable[[bytes], None]:
+        self.status = int(status.split(" ", 1)[0])
+        self.headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+        def write(data: bytes) -> None:  # PEP 3333's legacy write(); Django never calls it
+            raise NotImplementedError("write() is not supported; return an iterable")
+
+        return write
+
+
+class WsgiOverAsgi:
+    """ASGI HTTP application that runs `WSGIHandler` in `threads` long-lived threads."""
+
+    def __init__(self, threads: int, handler: Callable[..., Iterable[bytes]] | None = None):
+        self.handler = handler or WSGIHandler()
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"WsgiOverAsgi serves HTTP only, not {scope['type']!r}")
+        body = await _read_body(receive)
+        if body is None:  # the client went away before it finished sending
+            return
+        try:
+            answer = await sync_to_async(self._run, thread_sensitive=False, executor=self.pool)(
+                _environ(scope, body), async_to_sync(send)
+            )
+        finally:
+            body.close()
+        if not answer.streamed:
+            await send(
+                {"type": "http.response.start", "status": answer.status, "headers": answer.headers}
+            )
+            await send({"type": "http.response.body", "body": answer.body})
+
+    def _run(self, environ: dict[str, Any], send: Callable[[Message], None]) -> _Answer:
+        answer = _Answer()
+        response = self.handler(environ, answer.start_response)
+        try:
+            if not getattr(response, "streaming", False):
+                answer.body = b"".join(response)
+                return answer
+            answer.streamed = True
+            send(
+                {"type": "http.response.start", "status": answer.status, "headers": answer.headers}
+            )
+            for chunk in _batched(response):
+                send({"type": "http.response.body", "body": chunk, "more_body": True})
+            send({"type": "http.response.body", "body": b""})
+            return answer
+        finally:
+            close = getattr(response, "close", None)
+            if close is not None:
+                close()  # request_finished: this thread's connection is kept or closed here
+
+
+def _batched(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Join small chunks (the JSONL export yields one line each) so the stream crosses to the
+    event loop once per `STREAM_CHUNK` bytes; the rest goes when the stream ends."""
+    pending: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        if not chunk:
+            continue
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= STREAM_CHUNK:
+            yield b"".join(pending)
+            pending, size = [], 0
+    if pending:
+        yield b"".join(pending)
+
+
+async def _read_body(receive: Receive) -> IO[bytes] | None:
+    """The whole request body, spooled to disk beyond FILE_UPLOAD_MAX_MEMORY_SIZE as Django's
+    ASGI handler does; None when the client disconnects first."""
+    # Returned open: the caller closes it once the request is answered.
+    body = tempfile.SpooledTemporaryFile(  # noqa: SIM115
+        max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b"
+    )
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            body.close()
+            return None
+        if message.get("body"):
+            body.write(message["body"])
+        if not message.get("more_body", False):
+            break
+    body.seek(0)
+    return body
+
+
+def _environ(scope: Scope, body: IO[bytes]) -> dict[str, Any]:
+    """PEP 3333's environ for an ASGI HTTP scope. The length is the body's as read, so a
+    chunked request body (no Content-Length header) reaches the view whole."""
+    size = body.seek(0, 2)
+    body.seek(0)
+    root_path = scope.get("root_path", "")
+    path = scope["path"]
+    if root_path and path.startswith(root_path):
+        path = path[len(root_path) :]
+    server = scope.get("server") or ("localhost", 80)
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": scope["method"],
+        "SCRIPT_NAME": root_path.encode("utf-8").decode("latin-1"),
+        "PATH_INFO": path.encode("utf-8").decode("latin-1"),
+        "QUERY_STRING": scope.get("query_string", b"").decode("latin-1"),
+        "SERVER_NAME": str(server[0]),
+        "SERVER_PORT": str(server[1] or 80),
+        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
+        "CONTENT_LENGTH": str(size),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.input": body,
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        SERVED_WITH_WEBSOCKETS: True,
+    }
+    client = scope.get("client")
+    if client:
+        environ["REMOTE_ADDR"] = str(client[0])
+        environ["REMOTE_PORT"] = str(client[1])
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").upper().replace("-", "_")
+        value = raw_value.decode("latin-1")
+        if name == "CONTENT_LENGTH":
+            continue  # the body's real size, set above
+        key = "CONTENT_TYPE" if name == "CONTENT_TYPE" else f"HTTP_{name}"
+        environ[key] = f"{environ[key]},{value}" if key in environ else value
+    return environ
