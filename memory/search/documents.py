@@ -7,8 +7,9 @@ Backends only store and rank these documents; they never look at the models them
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.db.models import Prefetch, Q
 
@@ -106,13 +107,30 @@ class Document:
     session_id: int | None = None
 
 
+# Indexing a message re-indexes its neighbours, whose documents hold its text too: one ingest
+# analyzed each message's text about five times. Short texts are analyzed once (the bound keeps
+# the cache under 16 MB); `analyze` is pure, so a cached result is the same result.
+CACHED_TEXT_CHARS = 4096
+
+
+@lru_cache(maxsize=4096)
+def _analyzed(text: str) -> tuple[str, ...]:
+    return tuple(analyze(text))
+
+
 def _terms(*texts: str) -> tuple[str, ...]:
-    return tuple(term for text in texts for term in analyze(text))
+    return tuple(
+        term
+        for text in texts
+        for term in (_analyzed(text) if len(text) <= CACHED_TEXT_CHARS else analyze(text))
+    )
 
 
-def message_document(message: Message, before: str = "", after: str = "") -> Document:
-    """Content, the turn's date, the speaker's name and the neighbouring messages' text. Uses
-    `message.turn` (select_related it for many)."""
+def message_document(
+    message: Message, before: Sequence[str] = (), after: Sequence[str] = ()
+) -> Document:
+    """Content, the turn's date, the speaker's name and the neighbouring messages' texts (each
+    analyzed on its own). Uses `message.turn` (select_related it for many)."""
     return Document(
         object_id=message.pk,
         namespace_id=message.namespace_id,
@@ -121,8 +139,8 @@ def message_document(message: Message, before: str = "", after: str = "") -> Doc
             _terms(message.content),
             tuple(date_terms(message.turn.occurred_at)),
             _terms(message.name),
-            _terms(before),
-            _terms(after),
+            _terms(*before),
+            _terms(*after),
         ),
     )
 

@@ -83,9 +83,7 @@ def _message_documents(messages: list[Message]) -> list[Document]:
                     before = ordered[max(0, near - WINDOW) : near]
                     after = ordered[near + 1 : near + 1 + WINDOW]
                     documents[target.pk] = message_document(
-                        target,
-                        " ".join(m.content for m in before),
-                        " ".join(m.content for m in after),
+                        target, [m.content for m in before], [m.content for m in after]
                     )
     return list(documents.values())
 
@@ -110,8 +108,8 @@ def session_message_documents(messages: QuerySet[Message]) -> Iterator[Document]
         after = [getattr(message, f"a{n}") for n in range(1, WINDOW + 1)]
         yield message_document(
             message,
-            " ".join(t for t in before if t is not None),
-            " ".join(t for t in after if t is not None),
+            [t for t in before if t is not None],
+            [t for t in after if t is not None],
         )
 
 

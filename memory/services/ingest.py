@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from memory.errors import Conflict, Invalid
@@ -151,21 +151,28 @@ def message_rows(*, turn: Turn, messages: list[MessageIn]) -> list[Message]:
     ]
 
 
-def _existing(namespace: Namespace, receipt_id: str, content_hash: str) -> IngestResult | None:
-    receipt = (
-        IngestReceipt.objects.select_related("turn")
-        .filter(namespace=namespace, receipt_id=receipt_id)
-        .first()
-    )
-    if receipt is None:
+# Looked up twice per ingest (before the transaction and under the lock): plain SQL, so the
+# common case (a new receipt) costs one indexed read and no query compilation.
+_RECEIPT_SQL = (
+    f"SELECT content_hash, turn_id FROM {IngestReceipt._meta.db_table} "
+    "WHERE namespace_id = %s AND receipt_id = %s"
+)
+
+
+def _existing(namespace_id: int, receipt_id: str, content_hash: str) -> IngestResult | None:
+    with connection.cursor() as cursor:
+        cursor.execute(_RECEIPT_SQL, [namespace_id, receipt_id])
+        row = cursor.fetchone()
+    if row is None:
         return None
-    if receipt.content_hash != content_hash:
+    stored_hash, turn_id = row
+    if stored_hash != content_hash:
         raise Conflict(
             "receipt_id was already used for a turn with different content",
             code="receipt_conflict",
-            details={"receipt_id": receipt_id, "turn_id": receipt.turn_id},
+            details={"receipt_id": receipt_id, "turn_id": turn_id},
         )
-    return IngestResult(turn=receipt.turn, duplicate=True, sealed_blocks=[])
+    return IngestResult(turn=Turn.objects.get(pk=turn_id), duplicate=True, sealed_blocks=[])
 
 
 def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
@@ -176,14 +183,14 @@ def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
     """
     turn_validate(turn)
     content_hash = turn_content_hash(turn)
-    found = _existing(namespace, turn.receipt_id, content_hash)
+    found = _existing(namespace.pk, turn.receipt_id, content_hash)
     if found is not None:
         return found
     try:
         with write_transaction():
             return _store(namespace.pk, turn, content_hash)
     except IntegrityError:
-        found = _existing(namespace, turn.receipt_id, content_hash)
+        found = _existing(namespace.pk, turn.receipt_id, content_hash)
         if found is None:
             raise
         return found
@@ -191,7 +198,7 @@ def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
 
 def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
     namespace = Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
-    found = _existing(namespace, turn.receipt_id, content_hash)
+    found = _existing(namespace_id, turn.receipt_id, content_hash)
     if found is not None:
         return found
     now = timezone.now()

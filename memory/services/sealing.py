@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import OuterRef, Subquery
 
 from memory.engine.layering import ToolCallRecord, ViewMessage, build_deterministic_views
@@ -33,9 +34,22 @@ def view_messages(messages: list[Message]) -> list[ViewMessage]:
     ]
 
 
+# How many of a session's turns are open, counted up to a limit on the (session, block) index.
+# Every ingest asks and most find fewer than a block's worth: plain SQL, no model instances.
+_OPEN_TURNS_SQL = (
+    f"SELECT COUNT(*) FROM (SELECT 1 FROM {Turn._meta.db_table} "
+    "WHERE session_id = %s AND block_id IS NULL LIMIT %s) AS open_turns"
+)
+
+
 def block_seal_ready_runs(*, session: Session, block_turns: int) -> list[Block]:
     """Seal every full run of `block_turns` open turns. Must run inside the ingest transaction."""
     sealed: list[Block] = []
+    with connection.cursor() as cursor:
+        cursor.execute(_OPEN_TURNS_SQL, [session.pk, block_turns])
+        (open_count,) = cursor.fetchone()
+    if open_count < block_turns:
+        return sealed
     while True:
         open_turns = list(
             Turn.objects.filter(session=session, block__isnull=True).order_by("session_turn")[

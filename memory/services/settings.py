@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from memory.engine.decay import validate_block_turns, validate_lambda
 from memory.errors import Invalid
@@ -20,16 +20,23 @@ class EffectiveSettings:
     saved: bool
 
 
+# Read on every ingest: plain SQL, no query compilation for a one-row table.
+_SAVED_SQL = f"SELECT block_lambda, block_turns FROM {MemorySettings._meta.db_table} WHERE id = %s"
+
+
 def memory_settings_get() -> EffectiveSettings:
-    row = MemorySettings.objects.filter(pk=MemorySettings.SINGLETON_ID).first()
+    with connection.cursor() as cursor:
+        cursor.execute(_SAVED_SQL, [MemorySettings.SINGLETON_ID])
+        row = cursor.fetchone()
     if row is None:
         return EffectiveSettings(
             block_lambda=round(float(settings.STRATAGATE_BLOCK_LAMBDA), 2),
             block_turns=int(settings.STRATAGATE_BLOCK_TURNS),
             saved=False,
         )
+    block_lambda, block_turns = row
     return EffectiveSettings(
-        block_lambda=float(row.block_lambda), block_turns=row.block_turns, saved=True
+        block_lambda=round(float(block_lambda), 2), block_turns=int(block_turns), saved=True
     )
 
 

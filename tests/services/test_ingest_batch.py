@@ -318,3 +318,23 @@ def test_concurrent_replays_of_one_batch_store_it_once() -> None:
     assert IngestReceipt.objects.count() == 13
     assert Namespace.objects.get().current_turn == 13
     assert Block.objects.count() == 2
+
+
+def test_one_by_one_ingest_reads_little_and_a_replay_writes_nothing() -> None:
+    """The per-turn hot path: a turn that fills no block costs a bounded number of statements
+    (no Turn rows read to learn that nothing seals); a replayed receipt costs at most two reads."""
+    namespace = namespace_get_or_create(name="hot")
+    turn_ingest(namespace=namespace, turn=_turn(1))
+    with CaptureQueriesContext(connection) as stored:
+        turn_ingest(namespace=namespace, turn=_turn(2))
+    with CaptureQueriesContext(connection) as replayed:
+        again = turn_ingest(namespace=namespace, turn=_turn(2))
+
+    assert again.duplicate is True
+    verbs = [q["sql"].split()[0] for q in replayed.captured_queries]
+    assert set(verbs) == {"SELECT"} and len(verbs) <= 2
+    statements = [q["sql"] for q in stored.captured_queries]
+    assert len(statements) <= 16, statements
+    turn_reads = [s for s in statements if s.startswith('SELECT "memory_turn"')]
+    assert turn_reads == []
+    assert Turn.objects.filter(namespace=namespace).count() == 2
