@@ -37,12 +37,25 @@ def token_create(*, namespaces: list[str], scope: str, label: str = "") -> tuple
     return token, raw
 
 
+# Every API request runs both lookups below: plain SQL through `Model.objects.raw` (the same
+# model instances, no query compilation), one indexed read each.
+_TOKEN_SQL = (
+    f"SELECT * FROM {AgentToken._meta.db_table} WHERE key_hash = %s AND revoked_at IS NULL"
+)
+_BOUND = AgentToken.namespaces.through._meta
+_TOKEN_NAMESPACE_SQL = (
+    f"SELECT n.* FROM {Namespace._meta.db_table} n JOIN {_BOUND.db_table} bound "
+    f"ON bound.{_BOUND.get_field('namespace').column} = n.id "
+    f"WHERE bound.{_BOUND.get_field('agenttoken').column} = %s AND n.name = %s"
+)
+
+
 def token_authenticate(raw: str) -> AgentToken | None:
     """The live token for `raw`, or None. Constant-time comparison of the stored hash."""
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
     digest = _hash(raw)
-    token = AgentToken.objects.filter(key_hash=digest, revoked_at__isnull=True).first()
+    token = next(iter(AgentToken.objects.raw(_TOKEN_SQL, [digest])), None)
     if token is None or not hmac.compare_digest(token.key_hash, digest):
         return None
     now = timezone.now()
@@ -56,4 +69,4 @@ def token_namespace(token: AgentToken, name: str) -> Namespace | None:
     A name no namespace can have (a NUL byte, 5,000 characters) is unknown without a query."""
     if not namespace_name_is_valid(name):
         return None
-    return token.namespaces.filter(name=name).first()
+    return next(iter(Namespace.objects.raw(_TOKEN_NAMESPACE_SQL, [token.pk, name])), None)
