@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from django.db.models import Prefetch, Q
 
@@ -107,23 +106,8 @@ class Document:
     session_id: int | None = None
 
 
-# Indexing a message re-indexes its neighbours, whose documents hold its text too: one ingest
-# analyzed each message's text about five times. Short texts are analyzed once (the bound keeps
-# the cache under 16 MB); `analyze` is pure, so a cached result is the same result.
-CACHED_TEXT_CHARS = 4096
-
-
-@lru_cache(maxsize=4096)
-def _analyzed(text: str) -> tuple[str, ...]:
-    return tuple(analyze(text))
-
-
 def _terms(*texts: str) -> tuple[str, ...]:
-    return tuple(
-        term
-        for text in texts
-        for term in (_analyzed(text) if len(text) <= CACHED_TEXT_CHARS else analyze(text))
-    )
+    return tuple(term for text in texts for term in analyze(text))
 
 
 def message_document(

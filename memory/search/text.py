@@ -107,8 +107,27 @@ def _bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+# The same texts are analyzed again and again: a context call analyzes its (long) query seven
+# times and every candidate's names and titles, and indexing a message re-indexes its
+# neighbours, whose documents hold its text too. `_analyze` is pure, so texts up to
+# CACHED_TEXT_CHARS are remembered (at most CACHED_TEXTS of them: ≤ 16 M characters).
+CACHED_TEXT_CHARS = 16_384
+CACHED_TEXTS = 1024
+
+
 def analyze(text: str) -> list[str]:
     """Terms of `text` in order, repeats kept (term frequency matters to ranking)."""
+    if len(text) <= CACHED_TEXT_CHARS:
+        return list(_analyze_cached(text))
+    return _analyze(text)
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _analyze_cached(text: str) -> tuple[str, ...]:
+    return tuple(_analyze(text))
+
+
+def _analyze(text: str) -> list[str]:
     terms: list[str] = []
     # `[^\W_]` also matches CJK: spacing the runs out keeps "用postgres" two tokens.
     normal = _CJK_RUN.sub(r" \g<0> ", normalize(text).translate(_APOSTROPHES))

@@ -73,3 +73,20 @@ def test_long_intervals_keep_only_coarse_terms():
     terms = date_terms(date(2020, 1, 1), date(2023, 12, 31))
     assert terms == ["2020", "2021", "2022", "2023"]
     assert date_terms(None, None) == []
+
+
+def test_remembered_analyses_are_fresh_lists_and_long_texts_analyze_the_same() -> None:
+    from memory.search.text import CACHED_TEXT_CHARS
+
+    first = analyze("Postgres migrations ran on 2024-05-08")
+    first.append("tampered")
+    assert analyze("Postgres migrations ran on 2024-05-08") == [
+        "postgr",
+        "migrat",
+        "ran",
+        "2024-05-08",
+    ]
+    sentence = "Caroline researched adoption agencies 在上海. "
+    long_text = sentence * (CACHED_TEXT_CHARS // len(sentence) + 1)
+    assert len(long_text) > CACHED_TEXT_CHARS
+    assert analyze(long_text) == analyze(sentence) * (CACHED_TEXT_CHARS // len(sentence) + 1)
