@@ -62,13 +62,22 @@ def _span_ids(messages: list[Message]) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
+_TURN = Message._meta.get_field("turn")
+
+
 def _message_documents(messages: list[Message]) -> list[Document]:
     """The documents of the given messages and of their neighbours within WINDOW (whose
-    before/after text is theirs), in two queries however many messages."""
+    before/after text is theirs), in two queries however many messages. Given messages that
+    hold their turn (just created, or read with select_related) are not read again: a batch
+    of 400 new messages reads only the few older neighbours around them."""
     given = {m.pk for m in messages}
     if not given:
         return []
-    rows = Message.objects.filter(pk__in=_span_ids(messages)).select_related("turn")
+    held = {m.pk: m for m in messages if _TURN.is_cached(m)}
+    missing = [pk for pk in _span_ids(messages) if pk not in held]
+    rows = [*held.values()]
+    if missing:
+        rows += Message.objects.filter(pk__in=missing).select_related("turn")
     sessions: dict[int, list[Message]] = {}
     for message in sorted(rows, key=lambda m: m.pk):
         sessions.setdefault(message.session_id, []).append(message)

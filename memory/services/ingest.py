@@ -14,7 +14,7 @@ from django.utils import timezone
 from memory.errors import Conflict, Invalid
 from memory.models import Block, IngestReceipt, Message, MessageRole, Namespace, Session, Turn
 from memory.search import index_messages
-from memory.services.db import write_transaction
+from memory.services.db import insert_rows, write_transaction
 from memory.services.live import publish
 from memory.services.sealing import block_seal_ready_runs
 from memory.services.settings import memory_settings_get
@@ -210,17 +210,28 @@ def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
     session.turn_count += 1
     session.last_activity_at = now
     session.save(update_fields=["turn_count", "last_activity_at"])
-    stored = Turn.objects.create(
-        namespace=namespace,
-        session=session,
-        session_turn=session.turn_count,
-        namespace_turn=namespace.current_turn,
-        occurred_at=occurred_at,
+    (stored,) = insert_rows(
+        [
+            Turn(
+                namespace=namespace,
+                session=session,
+                session_turn=session.turn_count,
+                namespace_turn=namespace.current_turn,
+                occurred_at=occurred_at,
+            )
+        ]
     )
-    messages = Message.objects.bulk_create(message_rows(turn=stored, messages=turn.messages))
+    messages = insert_rows(message_rows(turn=stored, messages=turn.messages))
     index_messages(messages)  # same transaction as the turn (SPEC §8)
-    IngestReceipt.objects.create(
-        namespace=namespace, receipt_id=turn.receipt_id, content_hash=content_hash, turn=stored
+    insert_rows(
+        [
+            IngestReceipt(
+                namespace=namespace,
+                receipt_id=turn.receipt_id,
+                content_hash=content_hash,
+                turn=stored,
+            )
+        ]
     )
     sealed = block_seal_ready_runs(session=session, block_turns=memory_settings_get().block_turns)
     publish(

@@ -23,7 +23,7 @@ from django.utils import timezone
 from memory.errors import Conflict, Invalid, StrataGateError
 from memory.models import Block, IngestReceipt, Message, Namespace, Session, Turn
 from memory.search import index_messages
-from memory.services.db import write_transaction
+from memory.services.db import insert_rows, write_transaction
 from memory.services.ingest import TurnIn, message_rows, turn_content_hash, turn_validate
 from memory.services.live import publish
 from memory.services.sealing import SealRun, blocks_seal
@@ -254,9 +254,9 @@ def _insert(
                 occurred_at=p.turn.occurred_at or now,
             )
         )
-    Turn.objects.bulk_create(turns)
+    insert_rows(turns)
     # Ids follow the input order, so each session's messages stay in conversation order.
-    messages = Message.objects.bulk_create(
+    messages = insert_rows(
         [
             row
             for p, turn in zip(new, turns, strict=True)
@@ -264,7 +264,7 @@ def _insert(
         ]
     )
     index_messages(messages)  # same transaction as the turns (SPEC §8)
-    IngestReceipt.objects.bulk_create(
+    insert_rows(
         [
             IngestReceipt(
                 namespace=namespace,

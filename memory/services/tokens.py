@@ -39,9 +39,7 @@ def token_create(*, namespaces: list[str], scope: str, label: str = "") -> tuple
 
 # Every API request runs both lookups below: plain SQL through `Model.objects.raw` (the same
 # model instances, no query compilation), one indexed read each.
-_TOKEN_SQL = (
-    f"SELECT * FROM {AgentToken._meta.db_table} WHERE key_hash = %s AND revoked_at IS NULL"
-)
+_TOKEN_SQL = f"SELECT * FROM {AgentToken._meta.db_table} WHERE key_hash = %s AND revoked_at IS NULL"
 _BOUND = AgentToken.namespaces.through._meta
 _TOKEN_NAMESPACE_SQL = (
     f"SELECT n.* FROM {Namespace._meta.db_table} n JOIN {_BOUND.db_table} bound "

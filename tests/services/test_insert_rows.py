@@ -1,0 +1,87 @@
+"""memory.services.db.insert_rows: bulk_create's result for plain rows, on both databases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from memory.models import IngestReceipt, Message, Session, Turn
+from memory.services import db
+from memory.services.namespaces import namespace_get_or_create
+
+pytestmark = pytest.mark.django_db
+
+AT = datetime(2024, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
+
+
+def _turns(count: int) -> list[Turn]:
+    namespace = namespace_get_or_create(name="rows")
+    session = Session.objects.create(namespace=namespace, external_id="s")
+    return [
+        Turn(
+            namespace=namespace,
+            session=session,
+            session_turn=n,
+            namespace_turn=n,
+            occurred_at=AT + timedelta(minutes=n),
+        )
+        for n in range(1, count + 1)
+    ]
+
+
+def test_rows_get_their_ids_in_input_order_across_statements(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(db, "INSERT_ROWS", 2)  # five rows: three statements
+    turns = db.insert_rows(_turns(5))
+
+    assert all(t.pk is not None and not t._state.adding for t in turns)
+    stored = dict(Turn.objects.values_list("pk", "session_turn"))
+    assert [stored[t.pk] for t in turns] == [1, 2, 3, 4, 5]
+    assert [t.pk for t in turns] == sorted(t.pk for t in turns)
+    first = Turn.objects.get(pk=turns[0].pk)
+    assert first.occurred_at == AT + timedelta(minutes=1)  # microseconds and zone kept
+    assert first.created_at is not None  # auto_now_add, set as bulk_create sets it
+    assert turns[0].created_at == first.created_at
+
+
+def test_json_text_and_foreign_keys_round_trip() -> None:
+    (turn,) = db.insert_rows(_turns(1))
+    calls = [{"name": "search", "arguments": {"q": '记忆 "quoted"', "n": 2}, "result": None}]
+    (message,) = db.insert_rows(
+        [
+            Message(
+                namespace_id=turn.namespace_id,
+                session_id=turn.session_id,
+                turn=turn,
+                position=0,
+                role="assistant",
+                name="Ada",
+                content="中文 and 'quotes'",
+                tool_calls=calls,
+                created_at=AT,
+            )
+        ]
+    )
+    stored = Message.objects.get(pk=message.pk)
+    assert (stored.turn_id, stored.content, stored.name) == (turn.pk, "中文 and 'quotes'", "Ada")
+    assert stored.tool_calls == calls
+    assert stored.created_at == AT
+
+
+def test_a_unique_violation_raises_djangos_integrity_error_and_writes_nothing() -> None:
+    (turn,) = db.insert_rows(_turns(1))
+    receipt = IngestReceipt(
+        namespace_id=turn.namespace_id, receipt_id="r", content_hash="h", turn=turn
+    )
+    db.insert_rows([receipt])
+    twice = [
+        IngestReceipt(namespace_id=turn.namespace_id, receipt_id="q", content_hash="h", turn=turn),
+        IngestReceipt(namespace_id=turn.namespace_id, receipt_id="r", content_hash="h", turn=turn),
+    ]
+    with pytest.raises(IntegrityError), transaction.atomic():
+        db.insert_rows(twice)
+    assert list(IngestReceipt.objects.values_list("receipt_id", flat=True)) == ["r"]
+    assert db.insert_rows([]) == []
