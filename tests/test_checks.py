@@ -86,32 +86,33 @@ def test_a_task_result_retention_outside_1_to_3650_days_is_e015(
     assert "STRATAGATE_TASK_RESULT_RETENTION_DAYS" in errors[0].msg
 
 
-def test_a_zero_retention_in_the_environment_stops_start_up() -> None:
+@pytest.mark.parametrize(
+    ("variable", "check_id", "message"),
+    [
+        (
+            "STRATAGATE_TASK_RESULT_RETENTION_DAYS",
+            "stratagate.E015",
+            "STRATAGATE_TASK_RESULT_RETENTION_DAYS=0 is outside 1..3650",
+        ),
+        (
+            "STRATAGATE_HTTP_THREADS",
+            "stratagate.E016",
+            "STRATAGATE_HTTP_THREADS=0 is outside 1..64",
+        ),
+    ],
+)
+def test_a_zero_in_the_environment_stops_start_up(
+    variable: str, check_id: str, message: str
+) -> None:
     """`manage.py check` (as serve, migrate and db_worker do first) refuses to go on."""
-    env = {**os.environ, "STRATAGATE_TASK_RESULT_RETENTION_DAYS": "0"}
     result = subprocess.run(
         [sys.executable, "manage.py", "check"],
         cwd=Path(__file__).resolve().parents[1],
-        env=env,
+        env={**os.environ, variable: "0"},
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert result.returncode != 0
-    assert "stratagate.E015" in result.stderr
-    assert "STRATAGATE_TASK_RESULT_RETENTION_DAYS=0 is outside 1..3650" in result.stderr
-
-
-def test_an_http_thread_count_outside_1_to_64_stops_start_up() -> None:
-    env = {**os.environ, "STRATAGATE_HTTP_THREADS": "0"}
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=Path(__file__).resolve().parents[1],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode != 0
-    assert "stratagate.E016" in result.stderr
-    assert "STRATAGATE_HTTP_THREADS=0 is outside 1..64" in result.stderr
+    assert check_id in result.stderr
+    assert message in result.stderr
