@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 
-from memory.engine.decay import display_level
+from memory.engine.decay import MAX_LEVEL, display_level
 from memory.engine.layering import render_l5
 from memory.engine.redact import redact
 from memory.engine.tokens import estimate_tokens
@@ -155,29 +155,51 @@ def _raw_text(messages: list[Message]) -> str:
     return render_l5(view_messages(messages))
 
 
-def block_display_list(*, session: Session, lam: float | None = None) -> list[BlockDisplay]:
-    """Every block of the session, oldest first; ready ones at their decayed level (SPEC §4)."""
+def block_display_list(
+    *, session: Session, lam: float | None = None, all_views: bool = True
+) -> list[BlockDisplay]:
+    """Every block of the session, oldest first; ready ones at their decayed level (SPEC §4).
+    `all_views=False` reads only the view each block shows (`BlockDisplay.views` holds just
+    that one): a 100-block session's context read 600 views, L5 texts included, to show 100."""
     lam = memory_settings_get().block_lambda if lam is None else lam
-    blocks = list(
-        Block.objects.filter(session=session).order_by("sequence").prefetch_related("views")
-    )
+    query = Block.objects.filter(session=session).order_by("sequence")
+    blocks = list(query.prefetch_related("views") if all_views else query)
     latest = sum(1 for b in blocks if b.status == BlockStatus.READY)
+    levels: dict[int, int | None] = {
+        block.pk: display_level(
+            anchor_level=block.anchor_level,
+            anchor_position=block.anchor_position,
+            latest=latest,
+            lam=lam,
+        )
+        if block.status == BlockStatus.READY and block.anchor_position is not None
+        else None  # pending or failed: shown as its raw turns
+        for block in blocks
+    }
+    if all_views:
+        views_of = {b.pk: {v.level: v for v in b.views.all()} for b in blocks}
+    else:
+        views_of = _shown_views(levels)
     shown: list[BlockDisplay] = []
     for block in blocks:
-        views = {v.level: v for v in block.views.all()}
-        if block.status == BlockStatus.READY and block.anchor_position is not None:
-            level = display_level(
-                anchor_level=block.anchor_level,
-                anchor_position=block.anchor_position,
-                latest=latest,
-                lam=lam,
-            )
-            view = views[level]
-            shown.append(BlockDisplay(block, level, view.content, view.tokens, views))
-        else:
-            raw = views[5]
-            shown.append(BlockDisplay(block, None, raw.content, raw.tokens, views))
+        level = levels[block.pk]
+        views = views_of.get(block.pk, {})
+        view = views[MAX_LEVEL if level is None else level]
+        shown.append(BlockDisplay(block, level, view.content, view.tokens, views))
     return shown
+
+
+def _shown_views(levels: dict[int, int | None]) -> dict[int, dict[int, BlockView]]:
+    """block id → {level: the view shown}, in one query (one condition per level in use)."""
+    by_level: dict[int, list[int]] = {}
+    for block_id, level in levels.items():
+        by_level.setdefault(MAX_LEVEL if level is None else level, []).append(block_id)
+    if not by_level:
+        return {}
+    wanted = Q()
+    for level, block_ids in by_level.items():
+        wanted |= Q(level=level, block_id__in=block_ids)
+    return {view.block_id: {view.level: view} for view in BlockView.objects.filter(wanted)}
 
 
 def block_display(block: Block, *, lam: float | None = None) -> BlockDisplay:
@@ -194,9 +216,12 @@ def open_tail_messages(session: Session) -> tuple[list[Message], int]:
     return messages, turns.count()
 
 
-def layered_history(*, session: Session, lam: float | None = None) -> LayeredHistory:
-    """Ready blocks at their levels, then pending/failed blocks and the open tail as raw (§4.8)."""
-    shown = block_display_list(session=session, lam=lam)
+def layered_history(
+    *, session: Session, lam: float | None = None, all_views: bool = True
+) -> LayeredHistory:
+    """Ready blocks at their levels, then pending/failed blocks and the open tail as raw (§4.8).
+    `all_views=False`: each block carries only the view it shows (see block_display_list)."""
+    shown = block_display_list(session=session, lam=lam, all_views=all_views)
     ready = [b for b in shown if b.level is not None]
     pending = [b for b in shown if b.level is None]
     tail, tail_turns = open_tail_messages(session)

@@ -201,3 +201,29 @@ def test_health_reports_counts_jobs_and_mode(owner, drain):
     assert body["jobs"]["block_views"] == {"succeeded": 2}
     assert body["model_mode"] == "offline"
     assert body["settings"] == {"block_lambda": 0.3, "block_turns": 6}
+
+
+def test_context_history_reads_only_the_view_each_block_shows(owner, drain):
+    """The context's history (all_views=False) shows what the full read shows, from one view
+    per block: ready blocks at L0–L5 by decay, and a pending block as its raw L5."""
+    from memory.models import Session
+    from memory.selectors.blocks import layered_history
+
+    _ingest_blocks(owner, drain, 10)
+    for n in range(61, 67):  # a sixth turn seals an 11th block, left pending (not drained)
+        owner.post("/ns/proj/turns", turn_body(n))
+    session = Session.objects.get(external_id="s1")
+
+    full = layered_history(session=session)
+    shown = layered_history(session=session, all_views=False)
+
+    def seen(history):
+        return [
+            (d.block.pk, d.level, d.content, d.tokens) for d in history.blocks + history.pending
+        ]
+
+    assert seen(shown) == seen(full)
+    assert {d.level for d in shown.blocks} >= {0, 5} and [d.level for d in shown.pending] == [None]
+    assert all(len(d.views) == 1 for d in shown.blocks + shown.pending)
+    assert all(len(d.views) == 6 for d in full.blocks)
+    assert shown.tokens == full.tokens
