@@ -4,13 +4,14 @@ Every StrataGate view is synchronous (the ORM is). Django's ASGI handler runs su
 thread per request, crosses between the event loop and that thread twice for every middleware
 that can run async (`MiddlewareMixin`) and again for the request signals, and, since a thread
 that is gone cannot keep a connection, opens and closes a database connection per request.
-Measured under daphne on the 2-core benchmark VM (benchmarks/README.md, "HTTP overhead"): a
-trivial authenticated API request cost 10.8 ms of server CPU that way and 3.8 ms this way.
+Measured under daphne on the 2-core benchmark VM (benchmarks/README.md, "HTTP and ingest"): a
+trivial authenticated API request cost 9.6–10.8 ms of server CPU that way and 2.9–3.1 ms this
+way.
 
 Here the event loop reads the request body, then one pool thread runs the whole request (the
 `request_started` signal, middleware, view, `request_finished`) as a WSGI call, so each thread
 keeps its database connection between requests (`CONN_MAX_AGE`), and the loop sends the
-answer. A streaming response is produced by that same thread, in chunks of up to
+answer. A streaming response is produced by that same thread, in chunks of about
 `STREAM_CHUNK` bytes, because its generator may hold a cursor of that thread's connection.
 The thread runs under asgiref's `sync_to_async`, so `async_to_sync` inside a view (live
 updates through the channel layer) runs on the server's event loop, as under the ASGI handler.
