@@ -20,6 +20,7 @@ Websockets stay with channels (stratagate_site.asgi).
 
 from __future__ import annotations
 
+import itertools
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -44,24 +45,21 @@ SERVED_WITH_WEBSOCKETS: Final = "stratagate.websockets"
 class _Answer:
     """What the pool thread hands back: status and headers, and the body unless it streamed."""
 
-    __slots__ = ("body", "headers", "status", "streamed")
+    __slots__ = ("body", "headers", "status", "streamed", "written")
 
     def __init__(self) -> None:
         self.status = 500
         self.headers: list[tuple[bytes, bytes]] = []
         self.body = b""
         self.streamed = False
+        self.written: list[bytes] = []  # PEP 3333's write(): sent before the returned iterable
 
     def start_response(
         self, status: str, headers: list[tuple[str, str]], exc_info: Any = None
     ) -> Callable[[bytes], None]:
         self.status = int(status.split(" ", 1)[0])
         self.headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-
-        def write(data: bytes) -> None:  # PEP 3333's legacy write(); Django never calls it
-            raise NotImplementedError("write() is not supported; return an iterable")
-
-        return write
+        return self.written.append
 
 
 class WsgiOverAsgi:
@@ -94,13 +92,13 @@ class WsgiOverAsgi:
         response = self.handler(environ, answer.start_response)
         try:
             if not getattr(response, "streaming", False):
-                answer.body = b"".join(response)
+                answer.body = b"".join([*answer.written, *response])
                 return answer
             answer.streamed = True
             send(
                 {"type": "http.response.start", "status": answer.status, "headers": answer.headers}
             )
-            for chunk in _batched(response):
+            for chunk in _batched(itertools.chain(answer.written, response)):
                 send({"type": "http.response.body", "body": chunk, "more_body": True})
             send({"type": "http.response.body", "body": b""})
             return answer

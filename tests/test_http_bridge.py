@@ -246,3 +246,15 @@ def test_api_requests_through_the_asgi_application_keep_one_connection_per_threa
     assert [json.loads(line)["type"] for line in lines].count("messages") == 2
     assert len(opened) == 1
     assert Turn.objects.count() == 1
+
+
+def test_what_an_app_writes_through_start_responses_write_comes_first() -> None:
+    """PEP 3333's legacy write(): its bytes precede the returned iterable's."""
+
+    def app(environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
+        write = start_response("200 OK", [("Content-Type", "text/plain")])
+        write(b"head ")
+        return [b"tail"]
+
+    sent = async_to_sync(exchange)(WsgiOverAsgi(threads=1, handler=app), http_scope())
+    assert sent[1] == {"type": "http.response.body", "body": b"head tail"}
