@@ -170,7 +170,7 @@ def context(request: HttpRequest, ns: str, params: Query[ContextQuery]) -> Conte
     namespace = request_namespace(request)
     validate_budget(params.budget)  # before the caller's session is created: a 422 writes nothing
     session = session_find(namespace, params.session_id)
-    history = history_out(layered_history(session=session, all_views=False) if session else None)
+    history = history_out(layered_history(session=session) if session else None)
     # Activation is recorded against the caller's session, even before its first turn.
     caller = session or caller_session(namespace, params.session_id)
     built = activation_build(

@@ -156,11 +156,12 @@ def _raw_text(messages: list[Message]) -> str:
 
 
 def block_display_list(
-    *, session: Session, lam: float | None = None, all_views: bool = True
+    *, session: Session, lam: float | None = None, all_views: bool = False
 ) -> list[BlockDisplay]:
     """Every block of the session, oldest first; ready ones at their decayed level (SPEC §4).
-    `all_views=False` reads only the view each block shows (`BlockDisplay.views` holds just
-    that one): a 100-block session's context read 600 views, L5 texts included, to show 100."""
+    Each `BlockDisplay.views` holds only the view it shows (one query for all blocks: a
+    100-block session's context read 600 views, L5 texts included, to show 100), or every
+    view with `all_views=True` (the session page's tabs)."""
     lam = memory_settings_get().block_lambda if lam is None else lam
     query = Block.objects.filter(session=session).order_by("sequence")
     blocks = list(query.prefetch_related("views") if all_views else query)
@@ -217,10 +218,10 @@ def open_tail_messages(session: Session) -> tuple[list[Message], int]:
 
 
 def layered_history(
-    *, session: Session, lam: float | None = None, all_views: bool = True
+    *, session: Session, lam: float | None = None, all_views: bool = False
 ) -> LayeredHistory:
     """Ready blocks at their levels, then pending/failed blocks and the open tail as raw (§4.8).
-    `all_views=False`: each block carries only the view it shows (see block_display_list)."""
+    Each block carries only the view it shows unless `all_views` (see block_display_list)."""
     shown = block_display_list(session=session, lam=lam, all_views=all_views)
     ready = [b for b in shown if b.level is not None]
     pending = [b for b in shown if b.level is None]

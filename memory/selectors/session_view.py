@@ -185,7 +185,7 @@ def session_page(
     """
     session = session_get(namespace, session_id)
     settings = memory_settings_get()
-    history = layered_history(session=session, lam=settings.block_lambda)
+    history = layered_history(session=session, lam=settings.block_lambda, all_views=True)
     displays = sorted([*history.blocks, *history.pending], key=lambda b: b.block.sequence)
     selected_id = block if any(d.block.pk == block for d in displays) else None
     levels = {

@@ -268,12 +268,8 @@ def settings_preview_numbers(
 
     tokens = None
     if namespace is not None and chosen is not None:
-        now = layered_history(session=chosen, lam=current.block_lambda, all_views=False).tokens
-        then = (
-            layered_history(session=chosen, lam=lam, all_views=False).tokens
-            if lam is not None
-            else None
-        )
+        now = layered_history(session=chosen, lam=current.block_lambda).tokens
+        then = layered_history(session=chosen, lam=lam).tokens if lam is not None else None
         tokens = TokenEstimate(
             namespace=namespace.name,
             session_id=chosen.external_id,

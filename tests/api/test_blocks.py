@@ -204,8 +204,8 @@ def test_health_reports_counts_jobs_and_mode(owner, drain):
 
 
 def test_context_history_reads_only_the_view_each_block_shows(owner, drain):
-    """The context's history (all_views=False) shows what the full read shows, from one view
-    per block: ready blocks at L0–L5 by decay, and a pending block as its raw L5."""
+    """The context's history shows what the full read (the session page's) shows, from one
+    view per block: ready blocks at L0–L5 by decay, and a pending block as its raw L5."""
     from memory.models import Session
     from memory.selectors.blocks import layered_history
 
@@ -214,8 +214,8 @@ def test_context_history_reads_only_the_view_each_block_shows(owner, drain):
         owner.post("/ns/proj/turns", turn_body(n))
     session = Session.objects.get(external_id="s1")
 
-    full = layered_history(session=session)
-    shown = layered_history(session=session, all_views=False)
+    full = layered_history(session=session, all_views=True)
+    shown = layered_history(session=session)
 
     def seen(history):
         return [
