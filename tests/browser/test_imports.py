@@ -6,6 +6,7 @@ export prompt. Hostile candidate text stays text throughout."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,6 +100,58 @@ def slow_preview(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def _without_expected_noise(watch: Any) -> None:
     """The one console line this test causes on purpose: the broken answer's page is a 422."""
     watch.console_errors[:] = [e for e in watch.console_errors if "status of 422" not in e]
+
+
+def _drain_in_a_worker_thread() -> None:
+    """jobs_drain as a worker would run it: in its own thread (Playwright's loop runs in this
+    one, where publishing live updates cannot), with its own connection."""
+    from django.db import connections
+
+    def work() -> None:
+        try:
+            jobs_drain()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(timeout=30)
+
+
+def test_rows_fetched_before_the_preview_finished_are_fetched_again(
+    staff_user: Any, import_data: dict[str, Any], browser_page: Any, live_server: Any, watch: Any
+) -> None:
+    """The worker finishes between the poll's rows fetch and its progress fetch: the progress
+    says "done", so polling stops, and the rows it fetched first must not stay as they were
+    (undecided, nothing to choose). Made deterministic by running the worker while the first
+    rows response is held back."""
+    page, base = browser_page, live_server.url
+    log_in(page, base)
+    page.goto(f"{base}/ns/{NS}/imports/")
+    page.fill("#id_text", DOCUMENT)
+    with page.expect_navigation():
+        page.click("#import-form button[type=submit]")
+    assert page.locator("[data-import-status]").get_attribute("data-import-status") == "processing"
+    assert "waiting to be decided" in page.locator("#row-0").inner_text()
+
+    held: list[str] = []
+
+    def hold_first_rows(route: Any) -> None:
+        if held:
+            route.continue_()
+            return
+        held.append(route.request.url)
+        response = route.fetch()  # the rows as they are now: nothing decided yet
+        _drain_in_a_worker_thread()  # the worker finishes the whole preview meanwhile
+        route.fulfill(response=response)
+
+    page.route("**/imports/*/?partial=rows", hold_first_rows)
+    page.locator("[data-import-status='awaiting_confirmation']").wait_for(timeout=20_000)
+    assert held, "the first poll fetched no rows"
+    page.locator("#row-0", has_text="needs your choice").wait_for(timeout=10_000)
+    assert page.locator("#action-0").input_value() == "ignore"
+    assert "waiting to be decided" not in page.locator("#import-candidates").inner_text()
+    watch.assert_clean()
 
 
 def test_paste_watch_choose_commit_see_undo_and_upload(

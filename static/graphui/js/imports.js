@@ -101,9 +101,17 @@
         var changed = seen !== lastSeen;
         lastSeen = seen;
         // Rows first, then the progress: the status it carries is the page's "done" signal,
-        // so it must not turn before the rows it describes have arrived.
+        // so it must not turn before the rows it describes have arrived. The progress may be
+        // newer than the rows (the worker finished between the two fetches): then the rows
+        // are fetched once more, so a finished page never shows rows still being decided.
         var work = changed
-          ? refresh(rows).then(function () { return refresh(progress); })
+          ? refresh(rows)
+              .then(function () { return refresh(progress); })
+              .then(function () {
+                if (data.status === "processing" && currentStatus() !== "processing") {
+                  return refresh(rows);
+                }
+              })
           : Promise.resolve();
         return work.then(function () {
           if (data.status === "processing") setTimeout(tick, POLL_MS);
