@@ -12,7 +12,7 @@ adoption, no `last_retrieved_at` ever changes here.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -261,7 +261,8 @@ def _node_terms(node: GraphNode, state: NodeStateOut) -> set[str]:
     return set(analyze(" ".join(texts)))
 
 
-def _node_card(node: GraphNode, state: NodeStateOut) -> dict[str, Any]:
+def _node_card(ranked: tuple[GraphNode, NodeStateOut]) -> dict[str, Any]:
+    node, state = ranked
     links = [
         f"{e.relation} {e.to_name}" if e.from_ == node.pk else f"{e.from_name} {e.relation}"
         for e in state.current_edges
@@ -430,30 +431,41 @@ def _passage_card(message: _Passage) -> dict[str, Any]:
 
 def _passages(
     ranked: list[RankedMessage], session: Session | None, covered: set[int]
-) -> list[dict[str, Any]]:
+) -> list[_Passage]:
     """Verbatim messages of other sessions in recall order, minus the sources of the event
-    cards already shown. Reads only the columns a card shows."""
+    cards already shown (at most MAX_PASSAGES). Reads only the columns a card shows."""
     wanted = [r.message_id for r in ranked if r.message_id not in covered]
     rows = Message.objects.filter(pk__in=wanted)
     if session is not None:
         rows = rows.exclude(session=session)
     found = {row[0]: _Passage(*row) for row in rows.values_list("pk", *_Passage._fields[1:])}
-    chosen = [found[pk] for pk in wanted if pk in found]
-    return [_passage_card(m) for m in chosen[:MAX_PASSAGES]]
+    return [found[pk] for pk in wanted if pk in found][:MAX_PASSAGES]
 
 
-def _pack_section(
+def _pack_section[T](
     lines: list[str],
     header: str,
-    cards: list[dict[str, Any]],
+    items: Sequence[T],
     used: int,
     budget: int,
     most: int,
+    card: Callable[[T], dict[str, Any]],
     render: Callable[[dict[str, Any]], str] = _compact,
 ) -> tuple[list[dict[str, Any]], int]:
+    """Pack `items` in rank order; an item's card is made (and redacted, and rendered) only when
+    packing reaches it, once: of up to MAX_PASSAGES passages, packing stops at the budget after
+    about a dozen."""
+    made: dict[int, tuple[dict[str, Any], str]] = {}
+
+    def line(i: int) -> str:
+        if i not in made:
+            one = card(items[i])
+            made[i] = (one, "- " + render(one))
+        return made[i][1]
+
     packed = pack_budget(
-        cards,
-        cost=lambda card: estimate_tokens("\n- " + render(card)),
+        range(len(items)),
+        cost=lambda i: estimate_tokens("\n" + line(i)),
         budget=budget,
         used=used + estimate_tokens(header),
         max_items=most,
@@ -461,8 +473,8 @@ def _pack_section(
     if not packed.items:
         return [], used
     lines.append(header.strip())
-    lines.extend("- " + render(c) for c in packed.items)
-    return packed.items, packed.used
+    lines.extend(made[i][1] for i in packed.items)
+    return [made[i][0] for i in packed.items], packed.used
 
 
 def activation_build(
@@ -487,11 +499,11 @@ def activation_build(
     # Packing never looks past the first MAX_EVENTS / MAX_NODES items, so only those get cards.
     ranked_events = _events(namespace, session, text_query, current_turn, important, MAX_EVENTS)
     events, used = _pack_section(
-        lines, _EVENTS_HEADER, [_event_card(e) for e in ranked_events], used, budget, MAX_EVENTS
+        lines, _EVENTS_HEADER, ranked_events, used, budget, MAX_EVENTS, _event_card
     )
     ranked_nodes = _nodes(namespace, session, text_query, current_turn, important, MAX_NODES)
     nodes, used = _pack_section(
-        lines, _NODES_HEADER, [_node_card(n, s) for n, s in ranked_nodes], used, budget, MAX_NODES
+        lines, _NODES_HEADER, ranked_nodes, used, budget, MAX_NODES, _node_card
     )
     shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
     covered = set(
@@ -507,6 +519,7 @@ def activation_build(
         used,
         budget,
         MAX_PASSAGES,
+        _passage_card,
         _passage_line,
     )
     injected = bool(events or nodes or passages)

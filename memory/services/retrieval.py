@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
@@ -38,11 +39,25 @@ from memory.services.recall import messages_rank
 TEXT_POOL = 200  # BM25 hits considered before fusion and filtering
 FILTER_POOL = 2000  # most recent filter matches considered when a filter is set
 TEMPORAL_INTENTS = ("first", "latest")
-# What `_rankings` reads of a text-only pool (no filter); results are then loaded in full.
-_RANKING_COLUMNS = (
-    "id", "status", "criticality", "pinned", "adoptions", "last_adopted_turn",
-    "mentioned_at", "happened_start", "happened_end",
-)  # fmt: skip
+
+
+class _Ranked(NamedTuple):
+    """What `_rankings` reads of a text-only pool (no filter), as a plain row: building ~200
+    model instances per search cost more than the search. Results are then loaded in full."""
+
+    id: int
+    status: str
+    criticality: str
+    pinned: bool
+    adoptions: int
+    last_adopted_turn: int
+    mentioned_at: datetime
+    happened_start: datetime | None
+    happened_end: datetime | None
+
+    @property
+    def pk(self) -> int:
+        return self.id
 
 
 @dataclass(frozen=True)
@@ -86,7 +101,7 @@ def _fuzzy(a: str, b: str) -> bool:
     return bool(x and y) and (x == y or x in y or y in x)
 
 
-def chronology(event: Event) -> tuple[datetime, int]:
+def chronology(event: Event | _Ranked) -> tuple[datetime, int]:
     """When it happened (start, else end), else when it was mentioned; then id."""
     return (event.happened_start or event.happened_end or event.mentioned_at, event.pk)
 
@@ -146,7 +161,7 @@ def _participant_matches(event: Event, wanted: Sequence[str]) -> int:
     return sum(1 for n in names if any(_fuzzy(w, n) for w in wanted))
 
 
-def _overlap(event: Event, start: datetime | None, end: datetime | None) -> float:
+def _overlap(event: Event | _Ranked, start: datetime | None, end: datetime | None) -> float:
     """Share of the event's occurrence interval inside the requested window (1 for instants)."""
     s = event.happened_start or event.happened_end
     e = event.happened_end or event.happened_start
@@ -159,7 +174,11 @@ def _overlap(event: Event, start: datetime | None, end: datetime | None) -> floa
 
 
 def _rankings(
-    params: EventSearch, pool: list[Event], text_rank: list[int], current_turn: int
+    params: EventSearch,
+    pool: Sequence[Event | _Ranked],
+    text_rank: list[int],
+    current_turn: int,
+    participant_matches: dict[int, int],
 ) -> tuple[list[list[int]], list[str]]:
     by_id = {e.pk: e for e in pool}
     rankings: list[list[int]] = []
@@ -174,7 +193,7 @@ def _rankings(
         names.append("chronology")
     else:
 
-        def weight_key(e: Event) -> tuple[float, datetime, int]:
+        def weight_key(e: Event | _Ranked) -> tuple[float, datetime, int]:
             return (current_weight(e, current_turn), e.mentioned_at, e.pk)
 
         rankings.append([e.pk for e in sorted(pool, key=weight_key, reverse=True)])
@@ -187,8 +206,9 @@ def _rankings(
         rankings.append([e.pk for e in recent_first])
         names.append("session")
     if params.participants:
-        counts = {e.pk: _participant_matches(e, params.participants) for e in pool}
-        rankings.append([e.pk for e in sorted(recent_first, key=lambda e: -counts[e.pk])])
+        rankings.append(
+            [e.pk for e in sorted(recent_first, key=lambda e: -participant_matches[e.pk])]
+        )
         names.append("participants")
     if params.happened_from or params.happened_to:
         start, end = params.happened_from, params.happened_to
@@ -209,25 +229,31 @@ def events_rank(*, namespace: Namespace, params: EventSearch) -> list[EventHit]:
         else []
     )
     text_rank = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
+    filtered: list[Event] = []
+    matches: dict[int, int] = {}
+    pool: Sequence[Event | _Ranked]
     if params.has_filter:
-        pool_qs = _filtered(namespace, params).order_by("-formed_turn", "-pk")[:FILTER_POOL]
-        pool = list(pool_qs)
+        filtered = list(_filtered(namespace, params).order_by("-formed_turn", "-pk")[:FILTER_POOL])
         if params.participants:
-            pool = [e for e in pool if _participant_matches(e, params.participants)]
+            matches = {e.pk: _participant_matches(e, params.participants) for e in filtered}
+            filtered = [e for e in filtered if matches[e.pk]]
+        pool = filtered
     else:
-        pool = list(
-            Event.objects.filter(
-                namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=text_rank
-            ).only(*_RANKING_COLUMNS)
-        )
+        rows = Event.objects.filter(
+            namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=text_rank
+        ).values_list(*_Ranked._fields)
+        pool = [_Ranked(*row) for row in rows]
     if not pool:
         return []
     current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
-    rankings, names = _rankings(params, pool, text_rank, current_turn)
+    rankings, names = _rankings(params, pool, text_rank, current_turn, matches)
     fused = rrf(rankings)[:limit]
-    by_id = {e.pk: e for e in pool}
-    if not params.has_filter:  # the pool holds only the ranking columns: load the results
-        by_id.update(Event.objects.in_bulk([pk for pk, _ in fused]))
+    # A filtered pool holds full events; a text-only one only the ranking columns.
+    by_id = (
+        {e.pk: e for e in filtered}
+        if params.has_filter
+        else Event.objects.in_bulk([pk for pk, _ in fused])
+    )
     member = [set(r) for r in rankings]
     results = [
         EventHit(
