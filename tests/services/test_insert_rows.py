@@ -85,3 +85,30 @@ def test_a_unique_violation_raises_djangos_integrity_error_and_writes_nothing() 
         db.insert_rows(twice)
     assert list(IngestReceipt.objects.values_list("receipt_id", flat=True)) == ["r"]
     assert db.insert_rows([]) == []
+
+
+def test_values_of_another_type_are_converted_by_their_field() -> None:
+    """Plain ints, strings and booleans are passed as they are; anything else still goes
+    through the field, as bulk_create would convert it (a bool for an integer column is
+    stored as 1, which PostgreSQL would otherwise refuse as a boolean)."""
+    (turn,) = _turns(1)
+    turn.session_turn = True
+    turn.namespace_turn = 7.0
+    (turn,) = db.insert_rows([turn])
+    (message,) = db.insert_rows(
+        [
+            Message(
+                namespace_id=turn.namespace_id,
+                session_id=turn.session_id,
+                turn_id=str(turn.pk),
+                position=0,
+                role="user",
+                content=12345,  # type: ignore[misc]
+                created_at=AT,
+            )
+        ]
+    )
+    stored = Turn.objects.get(pk=turn.pk)
+    assert (stored.session_turn, stored.namespace_turn) == (1, 7)
+    assert Message.objects.get(pk=message.pk).content == "12345"
+    assert Message.objects.get(pk=message.pk).turn_id == turn.pk
