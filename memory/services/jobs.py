@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from memory.engine.redact import redact
 from memory.models import Block, BlockStatus, JobKind, JobStatus, ProcessingJob
+from memory.services.db import insert_rows
 from memory.services.live import publish
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def job_create(
 def block_jobs_create(*, kind: str, blocks: Sequence[Block]) -> list[ProcessingJob]:
     """`job_create` for many blocks in one insert (batch ingest seals many at once); the
     triggers are enqueued after the caller's transaction commits, in block order."""
-    jobs = ProcessingJob.objects.bulk_create(
+    jobs = insert_rows(
         [ProcessingJob(namespace_id=b.namespace_id, kind=kind, block=b) for b in blocks]
     )
 

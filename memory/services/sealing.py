@@ -11,6 +11,7 @@ from django.db.models import OuterRef, Subquery
 from memory.engine.layering import ToolCallRecord, ViewMessage, build_deterministic_views
 from memory.engine.tokens import estimate_tokens
 from memory.models import Block, BlockView, JobKind, Message, Session, Turn, ViewSource
+from memory.services.db import insert_rows
 from memory.services.jobs import block_jobs_create, job_create
 
 
@@ -74,7 +75,7 @@ def _seal(session: Session, turns: list[Turn]) -> Block:
     messages = list(
         Message.objects.filter(turn__in=turns).order_by("turn__session_turn", "position")
     )
-    BlockView.objects.bulk_create(_rule_views(block, messages))
+    insert_rows(_rule_views(block, messages))
     job_create(namespace_id=session.namespace_id, kind=JobKind.BLOCK_VIEWS, block=block)
     return block
 
@@ -112,7 +113,7 @@ def blocks_seal(runs: Sequence[SealRun]) -> list[Block]:
     Sets `turn.block` on the given turns."""
     if not runs:
         return []
-    blocks = Block.objects.bulk_create(
+    blocks = insert_rows(
         [
             Block(
                 namespace_id=run.session.namespace_id,
@@ -139,7 +140,7 @@ def blocks_seal(runs: Sequence[SealRun]) -> list[Block]:
             ).values("pk")[:1]
         )
     )
-    BlockView.objects.bulk_create(
+    insert_rows(
         [
             view
             for block, run in zip(blocks, runs, strict=True)
