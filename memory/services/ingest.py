@@ -159,6 +159,41 @@ _RECEIPT_SQL = (
 )
 
 
+# The rest of an ingest's reads and counter updates, also plain SQL (one turn = one statement
+# each). The counters are advanced in SQL, under the namespace lock, and read back.
+_NAMESPACE_TURN_SQL = (
+    f"UPDATE {Namespace._meta.db_table} SET current_turn = current_turn + 1, "
+    "last_activity_at = %s WHERE id = %s RETURNING current_turn"
+)
+_SESSION_TURN_SQL = (
+    f"UPDATE {Session._meta.db_table} SET turn_count = turn_count + 1, "
+    "last_activity_at = %s WHERE id = %s RETURNING turn_count"
+)
+_SESSION_SQL = (
+    f"SELECT * FROM {Session._meta.db_table} WHERE namespace_id = %s AND external_id = %s"
+)
+
+
+def _lock_namespace(namespace_id: int) -> None:
+    """Writers of one namespace queue here until the transaction ends: PostgreSQL locks the row
+    (as `select_for_update(no_key=True)`); on SQLite the write transaction already holds the
+    database's one write lock."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT 1 FROM {Namespace._meta.db_table} WHERE id = %s FOR NO KEY UPDATE",
+                [namespace_id],
+            )
+
+
+def _session(namespace_id: int, external_id: str) -> Session:
+    """The namespace's session of that id, created on its first turn."""
+    for session in Session.objects.raw(_SESSION_SQL, [namespace_id, external_id]):
+        return session
+    session, _ = Session.objects.get_or_create(namespace_id=namespace_id, external_id=external_id)
+    return session
+
+
 def _existing(namespace_id: int, receipt_id: str, content_hash: str) -> IngestResult | None:
     with connection.cursor() as cursor:
         cursor.execute(_RECEIPT_SQL, [namespace_id, receipt_id])
@@ -197,26 +232,27 @@ def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
 
 
 def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
-    namespace = Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
+    _lock_namespace(namespace_id)
     found = _existing(namespace_id, turn.receipt_id, content_hash)
     if found is not None:
         return found
     now = timezone.now()
     occurred_at = turn.occurred_at or now
-    session, _ = Session.objects.get_or_create(namespace=namespace, external_id=turn.session_id)
-    namespace.current_turn += 1
-    namespace.last_activity_at = now
-    namespace.save(update_fields=["current_turn", "last_activity_at"])
-    session.turn_count += 1
+    session = _session(namespace_id, turn.session_id)
+    at = connection.ops.adapt_datetimefield_value(now)
+    with connection.cursor() as cursor:
+        cursor.execute(_NAMESPACE_TURN_SQL, [at, namespace_id])
+        (namespace_turn,) = cursor.fetchone()
+        cursor.execute(_SESSION_TURN_SQL, [at, session.pk])
+        (session.turn_count,) = cursor.fetchone()
     session.last_activity_at = now
-    session.save(update_fields=["turn_count", "last_activity_at"])
     (stored,) = insert_rows(
         [
             Turn(
-                namespace=namespace,
+                namespace_id=namespace_id,
                 session=session,
                 session_turn=session.turn_count,
-                namespace_turn=namespace.current_turn,
+                namespace_turn=namespace_turn,
                 occurred_at=occurred_at,
             )
         ]
@@ -226,7 +262,7 @@ def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
     insert_rows(
         [
             IngestReceipt(
-                namespace=namespace,
+                namespace_id=namespace_id,
                 receipt_id=turn.receipt_id,
                 content_hash=content_hash,
                 turn=stored,
@@ -235,7 +271,7 @@ def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
     )
     sealed = block_seal_ready_runs(session=session, block_turns=memory_settings_get().block_turns)
     publish(
-        namespace.pk,
+        namespace_id,
         "turn.created",
         session_id=session.external_id,
         session_turn=stored.session_turn,
