@@ -14,7 +14,7 @@ from django.utils import timezone
 from memory.errors import Conflict, Invalid
 from memory.models import Block, IngestReceipt, Message, MessageRole, Namespace, Session, Turn
 from memory.search import index_messages
-from memory.services.db import insert_rows, write_transaction
+from memory.services.db import insert_rows, read_models, write_transaction
 from memory.services.live import publish
 from memory.services.sealing import block_seal_ready_runs
 from memory.services.settings import memory_settings_get
@@ -169,9 +169,6 @@ _SESSION_TURN_SQL = (
     f"UPDATE {Session._meta.db_table} SET turn_count = turn_count + 1, "
     "last_activity_at = %s WHERE id = %s RETURNING turn_count"
 )
-_SESSION_SQL = (
-    f"SELECT * FROM {Session._meta.db_table} WHERE namespace_id = %s AND external_id = %s"
-)
 
 
 def _lock_namespace(namespace_id: int) -> None:
@@ -188,7 +185,12 @@ def _lock_namespace(namespace_id: int) -> None:
 
 def _session(namespace_id: int, external_id: str) -> Session:
     """The namespace's session of that id, created on its first turn."""
-    for session in Session.objects.raw(_SESSION_SQL, [namespace_id, external_id]):
+    for session in read_models(
+        Session,
+        "s",
+        "WHERE s.namespace_id = %s AND s.external_id = %s",
+        [namespace_id, external_id],
+    ):
         return session
     session, _ = Session.objects.get_or_create(namespace_id=namespace_id, external_id=external_id)
     return session

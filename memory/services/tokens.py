@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from memory.errors import Invalid
 from memory.models import AgentToken, Namespace, TokenScope
+from memory.services.db import read_models
 from memory.services.namespaces import namespace_get_or_create, namespace_name_is_valid
 
 TOKEN_PREFIX = "sg_"
@@ -37,13 +38,12 @@ def token_create(*, namespaces: list[str], scope: str, label: str = "") -> tuple
     return token, raw
 
 
-# Every API request runs both lookups below: plain SQL through `Model.objects.raw` (the same
-# model instances, no query compilation), one indexed read each.
-_TOKEN_SQL = f"SELECT * FROM {AgentToken._meta.db_table} WHERE key_hash = %s AND revoked_at IS NULL"
+# Every API request runs both lookups below: plain SQL read into the same model instances
+# (services.db.read_models, no query compilation), one indexed read each.
+_TOKEN_WHERE = "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
 _BOUND = AgentToken.namespaces.through._meta
-_TOKEN_NAMESPACE_SQL = (
-    f"SELECT n.* FROM {Namespace._meta.db_table} n JOIN {_BOUND.db_table} bound "
-    f"ON bound.{_BOUND.get_field('namespace').column} = n.id "
+_TOKEN_NAMESPACE_JOIN = (
+    f"JOIN {_BOUND.db_table} bound ON bound.{_BOUND.get_field('namespace').column} = n.id "
     f"WHERE bound.{_BOUND.get_field('agenttoken').column} = %s AND n.name = %s"
 )
 
@@ -53,7 +53,7 @@ def token_authenticate(raw: str) -> AgentToken | None:
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
     digest = _hash(raw)
-    token = next(iter(AgentToken.objects.raw(_TOKEN_SQL, [digest])), None)
+    token = next(iter(read_models(AgentToken, "t", _TOKEN_WHERE, [digest])), None)
     if token is None or not hmac.compare_digest(token.key_hash, digest):
         return None
     now = timezone.now()
@@ -67,4 +67,4 @@ def token_namespace(token: AgentToken, name: str) -> Namespace | None:
     A name no namespace can have (a NUL byte, 5,000 characters) is unknown without a query."""
     if not namespace_name_is_valid(name):
         return None
-    return next(iter(Namespace.objects.raw(_TOKEN_NAMESPACE_SQL, [token.pk, name])), None)
+    return next(iter(read_models(Namespace, "n", _TOKEN_NAMESPACE_JOIN, [token.pk, name])), None)

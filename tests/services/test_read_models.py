@@ -1,0 +1,56 @@
+"""memory.services.db.read_models: the ORM's own instances for plain SQL, on both databases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.db.models import Model
+
+from memory.models import Message, Namespace, Session
+from memory.services import db
+from memory.services.ingest import MessageIn, TurnIn, turn_ingest
+from memory.services.namespaces import namespace_get_or_create
+
+pytestmark = pytest.mark.django_db
+
+AT = datetime(2024, 3, 1, 23, 59, 58, 654321, tzinfo=UTC)
+
+
+def _fields(instance: Model) -> dict[str, object]:
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+def test_instances_equal_the_orms_field_by_field() -> None:
+    namespace = namespace_get_or_create(name="read")
+    calls = [{"name": "search", "arguments": {"q": '记忆 "quoted"'}, "result": None}]
+    turn_ingest(
+        namespace=namespace,
+        turn=TurnIn(
+            session_id="s1",
+            receipt_id="r1",
+            occurred_at=AT,
+            messages=[
+                MessageIn(role="user", content="中文 and 'quotes'", name="Ada", created_at=AT),
+                MessageIn(role="assistant", content="ok", tool_calls=calls, created_at=AT),
+            ],
+        ),
+    )
+    cases: list[tuple[type[Model], str, str, list[Any]]] = [
+        (Message, "m", "WHERE m.namespace_id = %s ORDER BY m.id", [namespace.pk]),
+        (Session, "s", "WHERE s.namespace_id = %s", [namespace.pk]),
+        (Namespace, "n", "WHERE n.name = %s", ["read"]),
+    ]
+    for model, alias, rest, params in cases:
+        read = db.read_models(model, alias, rest, params)
+        orm = list(model._default_manager.filter(pk__in=[r.pk for r in read]).order_by("pk"))
+        assert read and [_fields(r) for r in read] == [_fields(o) for o in orm]
+        assert all(not r._state.adding and r._state.db == "default" for r in read)
+    messages = db.read_models(Message, "m", "WHERE m.namespace_id = %s", [namespace.pk])
+    assert {m.created_at for m in messages} == {AT}  # aware, microseconds kept
+    assert [m.tool_calls for m in messages if m.tool_calls] == [calls]  # JSON decoded
+
+
+def test_nothing_found_is_an_empty_list() -> None:
+    assert db.read_models(Namespace, "n", "WHERE n.name = %s", ["none"]) == []
