@@ -12,6 +12,7 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Lag, Lead
 
 from memory.models import Event, GraphNode, Message, Turn
+from memory.models.rows import read_models_with
 from memory.search.backend import backend
 from memory.search.documents import (
     EVENTS,
@@ -66,28 +67,25 @@ _TURN = Message._meta.get_field("turn")
 
 
 _OCCURRED = Turn._meta.get_field("occurred_at")
+_NEIGHBOURS = f"JOIN {Turn._meta.db_table} t ON t.id = m.turn_id WHERE m.id IN "
 
 
 def _with_turns(ids: list[int]) -> list[Message]:
     """The messages, each with its turn's date (a document needs it), in one plain read: every
     ingest reads a few neighbours, and compiling the joined query cost more than reading them.
-    The turn is attached as Django's raw queries build it, with only its date loaded."""
-    message, turn = Message._meta.db_table, Turn._meta.db_table
-    rows = Message.objects.raw(
-        f"SELECT m.*, t.occurred_at AS turn_occurred_at FROM {message} m "
-        f"JOIN {turn} t ON t.id = m.turn_id WHERE m.id IN ({', '.join(['%s'] * len(ids))})",
+    The turn is attached as Django builds a deferred one, with only its date loaded."""
+    rows = read_models_with(
+        Message,
+        "m",
+        _NEIGHBOURS + f"({', '.join(['%s'] * len(ids))})",
         ids,
+        [("t.occurred_at", _OCCURRED, "t")],
     )
-    column = _OCCURRED.get_col(turn)
-    converters = connection.ops.get_db_converters(column)
-    found: list[Message] = []
-    for row in rows:
-        occurred_at = row.turn_occurred_at  # type: ignore[attr-defined]  # a raw column
-        for convert in converters:
-            occurred_at = convert(occurred_at, column, connection)
-        row.turn = Turn.from_db(connection.alias, ["id", "occurred_at"], [row.turn_id, occurred_at])
-        found.append(row)
-    return found
+    for message, (occurred_at,) in rows:
+        message.turn = Turn.from_db(
+            connection.alias, ["id", "occurred_at"], [message.turn_id, occurred_at]
+        )
+    return [message for message, _ in rows]
 
 
 def _message_documents(messages: list[Message]) -> list[Document]:

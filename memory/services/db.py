@@ -1,5 +1,4 @@
-"""Write helpers: transactions that queue politely on SQLite, and plain-row bulk inserts and
-reads for the per-request hot path.
+"""Write transactions that queue politely on SQLite.
 
 SQLite lets one writer in at a time and makes the others poll with sleeps of up to 100 ms;
 the web server answers requests on several threads, so concurrent requests of one process would
@@ -10,16 +9,12 @@ Other processes (workers) still meet SQLite's own busy timeout. PostgreSQL needs
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
-from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 
 _SQLITE_WRITER = threading.Lock()
-# Rows per INSERT statement: far below both databases' parameter limits for any model here.
-INSERT_ROWS = 500
 
 
 @contextmanager
@@ -31,121 +26,3 @@ def write_transaction() -> Iterator[None]:
         return
     with _SQLITE_WRITER, transaction.atomic():
         yield
-
-
-def insert_rows[M: models.Model](rows: list[M]) -> list[M]:
-    """INSERT new rows of one model and set their ids, in input order: `bulk_create` for plain
-    rows (no expressions, no conflicts), without its per-value query compilation, which was a
-    third of a batch ingest's CPU. Values are converted by each field as Django would
-    (`pre_save` for auto_now_add, `get_db_prep_save`); ids come back through RETURNING, in
-    statement order, as Django's own bulk_create relies on for both databases. Related rows
-    must be saved before a row naming them is made (its `<fk>_id` is read as it is)."""
-    if not rows:
-        return rows
-    meta = rows[0]._meta
-    plan = _insert_plan(type(rows[0]))
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(str(f.column)) for f, _ in plan)
-    row_marks = "(" + ", ".join(["%s"] * len(plan)) + ")"
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), INSERT_ROWS):
-            chunk = rows[start : start + INSERT_ROWS]
-            params: list[Any] = []
-            for row in chunk:
-                params.extend(_db_value(row, field, kind) for field, kind in plan)
-            cursor.execute(
-                f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES "
-                f"{', '.join([row_marks] * len(chunk))} RETURNING {quote(str(meta.pk.column))}",
-                params,
-            )
-            for row, (pk,) in zip(chunk, cursor.fetchall(), strict=True):
-                row.pk = pk
-                row._state.adding = False
-                row._state.db = connection.alias
-    return rows
-
-
-# Field classes whose conversion for the database returns a value of this exact Python type
-# unchanged, on SQLite and PostgreSQL (`int(x)`, `str` via `to_python`, `bool`): such a value,
-# or None, is passed as it is, which saves a third of the conversion work of a batch ingest.
-# Anything else (dates, JSON, a subclass, a value of another type) goes through the field.
-_PASSED_AS_IS: dict[type[models.Field[Any, Any]], type] = {
-    models.IntegerField: int,
-    models.BigIntegerField: int,
-    models.SmallIntegerField: int,
-    models.PositiveIntegerField: int,
-    models.PositiveBigIntegerField: int,
-    models.PositiveSmallIntegerField: int,
-    models.BigAutoField: int,
-    models.AutoField: int,
-    models.CharField: str,
-    models.TextField: str,
-    models.BooleanField: bool,
-}
-
-
-@cache
-def _insert_plan(model: type[models.Model]) -> list[tuple[models.Field[Any, Any], type | None]]:
-    """The model's inserted fields, each with the Python type its values may keep as they are
-    (a foreign key's is its target's), or None."""
-    plan: list[tuple[models.Field[Any, Any], type | None]] = []
-    for field in model._meta.concrete_fields:
-        if field.primary_key:
-            continue
-        target = field.target_field if isinstance(field, models.ForeignKey) else field
-        plan.append((field, _PASSED_AS_IS.get(type(target))))
-    return plan
-
-
-def _db_value(row: models.Model, field: models.Field[Any, Any], kind: type | None) -> Any:
-    if kind is not None:
-        value = getattr(row, field.attname)
-        if value is None or type(value) is kind:
-            return value
-    return field.get_db_prep_save(field.pre_save(row, True), connection)
-
-
-Converter = Callable[[Any, Any, Any], Any]
-
-
-@cache
-def _read_plan(
-    model: type[models.Model], alias: str, vendor: str
-) -> tuple[str, list[str], list[tuple[Any, list[Converter]]]]:
-    """The select list of the model's columns (qualified by `alias`), their attribute names
-    and, per column, the converters a compiled query would apply (the backend's, then the
-    field's), as Django's compiler gathers them."""
-    fields = model._meta.concrete_fields
-    quote = connection.ops.quote_name
-    select = ", ".join(f"{alias}.{quote(str(f.column))}" for f in fields)
-    conversions = []
-    for field in fields:
-        column = field.get_col(alias)
-        converters = [
-            *connection.ops.get_db_converters(column),
-            *column.get_db_converters(connection),
-        ]
-        conversions.append((column, converters))
-    return select, [f.attname for f in fields], conversions
-
-
-def read_models[M: models.Model](
-    model: type[M], alias: str, rest: str, params: list[Any]
-) -> list[M]:
-    """`SELECT <every column of model> FROM <its table> <alias> <rest>` as model instances, with
-    each value converted as the ORM converts it: what `Model.objects.raw` gives, without its
-    per-query set-up (column introspection, init order, a compiler), which was a seventh of a
-    web process's CPU when every API request made two such reads. `rest` names the table's
-    `alias` for its joins and conditions."""
-    select, names, conversions = _read_plan(model, alias, connection.vendor)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {select} FROM {model._meta.db_table} {alias} {rest}", params)
-        rows = cursor.fetchall()
-    found = []
-    for row in rows:
-        values = list(row)
-        for i, (column, converters) in enumerate(conversions):
-            for convert in converters:
-                values[i] = convert(values[i], column, connection)
-        found.append(model.from_db(connection.alias, names, values))
-    return found

@@ -22,8 +22,9 @@ from django.utils import timezone
 
 from memory.errors import Conflict, Invalid, StrataGateError
 from memory.models import Block, IngestReceipt, Message, Namespace, Session, Turn
+from memory.models.rows import insert_rows
 from memory.search import index_messages
-from memory.services.db import insert_rows, write_transaction
+from memory.services.db import write_transaction
 from memory.services.ingest import TurnIn, message_rows, turn_content_hash, turn_validate
 from memory.services.live import publish
 from memory.services.sealing import SealRun, blocks_seal

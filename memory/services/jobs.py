@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from memory.engine.redact import redact
 from memory.models import Block, BlockStatus, JobKind, JobStatus, ProcessingJob
-from memory.services.db import insert_rows
+from memory.models.rows import insert_rows
 from memory.services.live import publish
 
 log = logging.getLogger(__name__)

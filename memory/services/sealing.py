@@ -11,7 +11,7 @@ from django.db.models import OuterRef, Subquery
 from memory.engine.layering import ToolCallRecord, ViewMessage, build_deterministic_views
 from memory.engine.tokens import estimate_tokens
 from memory.models import Block, BlockView, JobKind, Message, Session, Turn, ViewSource
-from memory.services.db import insert_rows
+from memory.models.rows import insert_rows
 from memory.services.jobs import block_jobs_create, job_create
 
 

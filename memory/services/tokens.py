@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memory.errors import Invalid
 from memory.models import AgentToken, Namespace, TokenScope
-from memory.services.db import read_models
+from memory.models.rows import read_models
 from memory.services.namespaces import namespace_get_or_create, namespace_name_is_valid
 
 TOKEN_PREFIX = "sg_"
@@ -39,7 +39,7 @@ def token_create(*, namespaces: list[str], scope: str, label: str = "") -> tuple
 
 
 # Every API request runs both lookups below: plain SQL read into the same model instances
-# (services.db.read_models, no query compilation), one indexed read each.
+# (memory.models.rows.read_models, no query compilation), one indexed read each.
 _TOKEN_WHERE = "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
 _BOUND = AgentToken.namespaces.through._meta
 _TOKEN_NAMESPACE_JOIN = (

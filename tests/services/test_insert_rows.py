@@ -1,4 +1,4 @@
-"""memory.services.db.insert_rows: bulk_create's result for plain rows, on both databases."""
+"""memory.models.rows.insert_rows: bulk_create's result for plain rows, on both databases."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from memory.models import IngestReceipt, Message, Session, Turn
-from memory.services import db
+from memory.models import rows as db
 from memory.services.namespaces import namespace_get_or_create
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""memory.services.db.read_models: the ORM's own instances for plain SQL, on both databases."""
+"""memory.models.rows.read_models(_with): the ORM's own instances for plain SQL, both databases."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.db.models import Model
 
-from memory.models import Message, Namespace, Session
-from memory.services import db
+from memory.models import Message, Namespace, Session, Turn
+from memory.models import rows as db
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.namespaces import namespace_get_or_create
 
@@ -54,3 +54,26 @@ def test_instances_equal_the_orms_field_by_field() -> None:
 
 def test_nothing_found_is_an_empty_list() -> None:
     assert db.read_models(Namespace, "n", "WHERE n.name = %s", ["none"]) == []
+
+
+def test_a_joined_column_is_converted_as_its_field() -> None:
+    namespace = namespace_get_or_create(name="joined")
+    turn_ingest(
+        namespace=namespace,
+        turn=TurnIn(
+            session_id="s1",
+            receipt_id="r1",
+            occurred_at=AT,
+            messages=[MessageIn(role="user", content="late at night")],
+        ),
+    )
+    occurred = Turn._meta.get_field("occurred_at")
+    ((message, (at,)),) = db.read_models_with(
+        Message,
+        "m",
+        "JOIN memory_turn t ON t.id = m.turn_id WHERE m.namespace_id = %s",
+        [namespace.pk],
+        [("t.occurred_at", occurred, "t")],
+    )
+    assert message.content == "late at night"
+    assert at == AT == Turn.objects.get(pk=message.turn_id).occurred_at  # aware, to the µs
