@@ -11,8 +11,8 @@ from django.db.models import OuterRef, Subquery
 from memory.engine.layering import ToolCallRecord, ViewMessage, build_deterministic_views
 from memory.engine.tokens import estimate_tokens
 from memory.models import Block, BlockView, JobKind, Message, Session, Turn, ViewSource
-from memory.models.rows import insert_rows
-from memory.services.jobs import block_jobs_create, job_create
+from memory.models.rows import insert_rows, read_models
+from memory.services.jobs import block_jobs_create
 
 
 def view_messages(messages: list[Message]) -> list[ViewMessage]:
@@ -41,43 +41,36 @@ _OPEN_TURNS_SQL = (
     f"SELECT COUNT(*) FROM (SELECT 1 FROM {Turn._meta.db_table} "
     "WHERE session_id = %s AND block_id IS NULL LIMIT %s) AS open_turns"
 )
+_BLOCK_COUNT_SQL = f"SELECT COUNT(*) FROM {Block._meta.db_table} WHERE session_id = %s"
+_OPEN_TAIL = "WHERE t.session_id = %s AND t.block_id IS NULL ORDER BY t.session_turn"
+_MESSAGES_OF = f"JOIN {Turn._meta.db_table} t ON t.id = m.turn_id WHERE m.turn_id IN "
+_IN_ORDER = "ORDER BY t.session_turn, m.position"
 
 
 def block_seal_ready_runs(*, session: Session, block_turns: int) -> list[Block]:
-    """Seal every full run of `block_turns` open turns. Must run inside the ingest transaction."""
-    sealed: list[Block] = []
+    """Seal every full run of `block_turns` open turns, oldest first, as `blocks_seal` seals
+    them. Must run inside the ingest transaction. Plain reads: this runs on every ingest."""
     with connection.cursor() as cursor:
         cursor.execute(_OPEN_TURNS_SQL, [session.pk, block_turns])
         (open_count,) = cursor.fetchone()
-    if open_count < block_turns:
-        return sealed
-    while True:
-        open_turns = list(
-            Turn.objects.filter(session=session, block__isnull=True).order_by("session_turn")[
-                :block_turns
-            ]
-        )
-        if len(open_turns) < block_turns:
-            return sealed
-        sealed.append(_seal(session, open_turns))
-
-
-def _seal(session: Session, turns: list[Turn]) -> Block:
-    sequence = Block.objects.filter(session=session).count() + 1
-    block = Block.objects.create(
-        namespace_id=session.namespace_id,
-        session=session,
-        sequence=sequence,
-        first_turn=turns[0].session_turn,
-        last_turn=turns[-1].session_turn,
-    )
-    Turn.objects.filter(pk__in=[t.pk for t in turns]).update(block=block)
-    messages = list(
-        Message.objects.filter(turn__in=turns).order_by("turn__session_turn", "position")
-    )
-    insert_rows(_rule_views(block, messages))
-    job_create(namespace_id=session.namespace_id, kind=JobKind.BLOCK_VIEWS, block=block)
-    return block
+        if open_count < block_turns:
+            return []
+        cursor.execute(_BLOCK_COUNT_SQL, [session.pk])
+        (sequence,) = cursor.fetchone()
+    open_turns = read_models(Turn, "t", _OPEN_TAIL, [session.pk])
+    turns = open_turns[: len(open_turns) // block_turns * block_turns]
+    messages: dict[int, list[Message]] = {t.pk: [] for t in turns}
+    marks = ", ".join(["%s"] * len(turns))
+    for message in read_models(
+        Message, "m", _MESSAGES_OF + f"({marks}) {_IN_ORDER}", list(messages)
+    ):
+        messages[message.turn_id].append(message)
+    runs = []
+    for start in range(0, len(turns), block_turns):
+        run = turns[start : start + block_turns]
+        sequence += 1
+        runs.append(SealRun(session, sequence, run, [m for t in run for m in messages[t.pk]]))
+    return blocks_seal(runs)
 
 
 def _rule_views(block: Block, messages: list[Message]) -> list[BlockView]:
@@ -107,10 +100,10 @@ class SealRun:
 
 
 def blocks_seal(runs: Sequence[SealRun]) -> list[Block]:
-    """Seal many runs with the rows `block_seal_ready_runs` writes for each (block, its turns'
-    block, L3–L5, a views job), in a few bulk queries, in the order given. The caller picks
-    the runs (batch ingest: as one-by-one ingest would). Must run inside the ingest transaction.
-    Sets `turn.block` on the given turns."""
+    """Seal runs (for each: a block, its turns' block, L3–L5, a views job) in a few bulk
+    statements, in the order given. The caller picks the runs (one-by-one ingest: its session's
+    full runs; batch ingest: the runs one-by-one ingest would seal, in its order). Must run
+    inside the ingest transaction. Sets `turn.block` on the given turns."""
     if not runs:
         return []
     blocks = insert_rows(
