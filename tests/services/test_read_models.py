@@ -22,20 +22,19 @@ def _fields(instance: Model) -> dict[str, object]:
     return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
 
 
+def _one_turn(name: str, *messages: MessageIn) -> Namespace:
+    namespace = namespace_get_or_create(name=name)
+    turn = TurnIn(session_id="s1", receipt_id="r1", occurred_at=AT, messages=list(messages))
+    turn_ingest(namespace=namespace, turn=turn)
+    return namespace
+
+
 def test_instances_equal_the_orms_field_by_field() -> None:
-    namespace = namespace_get_or_create(name="read")
     calls = [{"name": "search", "arguments": {"q": '记忆 "quoted"'}, "result": None}]
-    turn_ingest(
-        namespace=namespace,
-        turn=TurnIn(
-            session_id="s1",
-            receipt_id="r1",
-            occurred_at=AT,
-            messages=[
-                MessageIn(role="user", content="中文 and 'quotes'", name="Ada", created_at=AT),
-                MessageIn(role="assistant", content="ok", tool_calls=calls, created_at=AT),
-            ],
-        ),
+    namespace = _one_turn(
+        "read",
+        MessageIn(role="user", content="中文 and 'quotes'", name="Ada", created_at=AT),
+        MessageIn(role="assistant", content="ok", tool_calls=calls, created_at=AT),
     )
     cases: list[tuple[type[Model], str, str, list[Any]]] = [
         (Message, "m", "WHERE m.namespace_id = %s ORDER BY m.id", [namespace.pk]),
@@ -57,16 +56,7 @@ def test_nothing_found_is_an_empty_list() -> None:
 
 
 def test_a_joined_column_is_converted_as_its_field() -> None:
-    namespace = namespace_get_or_create(name="joined")
-    turn_ingest(
-        namespace=namespace,
-        turn=TurnIn(
-            session_id="s1",
-            receipt_id="r1",
-            occurred_at=AT,
-            messages=[MessageIn(role="user", content="late at night")],
-        ),
-    )
+    namespace = _one_turn("joined", MessageIn(role="user", content="late at night"))
     occurred = Turn._meta.get_field("occurred_at")
     ((message, (at,)),) = db.read_models_with(
         Message,
