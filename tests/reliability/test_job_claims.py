@@ -116,6 +116,24 @@ def job_claims_scenario(
     }
 
 
-def test_two_workers_never_run_the_same_job_twice(processes):
+@pytest.fixture
+def jobs_take_a_moment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each job's handler takes 30 ms more, in the forked workers too (they inherit the patch).
+    The offline processor runs a job in a few ms, so one worker could finish all of them before
+    the other's first poll, and the run would show no contention at all."""
+    from memory.services import jobs
+
+    def slowed(handler: jobs.Handler) -> jobs.Handler:
+        def run(job: ProcessingJob) -> None:
+            time.sleep(0.03)
+            handler(job)
+
+        return run
+
+    for kind, handler in list(jobs.HANDLERS.items()):
+        monkeypatch.setitem(jobs.HANDLERS, kind, slowed(handler))
+
+
+def test_two_workers_never_run_the_same_job_twice(processes, jobs_take_a_moment):
     figures = job_claims_scenario(processes, workers=2, sessions=6, turns=12)
     assert figures["jobs"] >= 24
