@@ -121,10 +121,10 @@ def _drain_in_a_worker_thread() -> None:
 def test_rows_fetched_before_the_preview_finished_are_fetched_again(
     staff_user: Any, import_data: dict[str, Any], browser_page: Any, live_server: Any, watch: Any
 ) -> None:
-    """The worker finishes between the poll's rows fetch and its progress fetch: the progress
-    says "done", so polling stops, and the rows it fetched first must not stay as they were
-    (undecided, nothing to choose). Made deterministic by running the worker while the first
-    rows response is held back."""
+    """The worker finishes while a poll is fetching the rows: once the progress says "done"
+    polling stops, so the rows shown with it must not be older than it (undecided, nothing to
+    choose). Made deterministic by running the worker while the first rows response is held
+    back; the script that fetched the rows before the progress failed here."""
     page, base = browser_page, live_server.url
     log_in(page, base)
     page.goto(f"{base}/ns/{NS}/imports/")

@@ -69,17 +69,18 @@
     return Boolean(window.sgLive && window.sgLive.connected);
   }
 
-  function refresh(container) {
+  function fetchPart(container) {
     var url = container.getAttribute("data-live-src");
     return fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
       .then(function (response) {
         if (!response.ok) throw new Error("HTTP " + response.status);
         return response.text();
-      })
-      .then(function (html) {
-        container.innerHTML = html;
-        container.dispatchEvent(new CustomEvent("sg:refreshed", { bubbles: true }));
       });
+  }
+
+  function show(container, html) {
+    container.innerHTML = html; // a server-rendered fragment (Django-escaped)
+    container.dispatchEvent(new CustomEvent("sg:refreshed", { bubbles: true }));
   }
 
   function tick() {
@@ -100,18 +101,16 @@
         var seen = data.status + ":" + data.processed;
         var changed = seen !== lastSeen;
         lastSeen = seen;
-        // Rows first, then the progress: the status it carries is the page's "done" signal,
-        // so it must not turn before the rows it describes have arrived. The progress may be
-        // newer than the rows (the worker finished between the two fetches): then the rows
-        // are fetched once more, so a finished page never shows rows still being decided.
+        // The progress is fetched first and shown last: its status is the page's "done"
+        // signal, so the rows shown with it are always fetched after it, never older (the
+        // worker may finish between the two fetches), and are in place before it turns.
         var work = changed
-          ? refresh(rows)
-              .then(function () { return refresh(progress); })
-              .then(function () {
-                if (data.status === "processing" && currentStatus() !== "processing") {
-                  return refresh(rows);
-                }
-              })
+          ? fetchPart(progress).then(function (progressHtml) {
+              return fetchPart(rows).then(function (rowsHtml) {
+                show(rows, rowsHtml);
+                show(progress, progressHtml);
+              });
+            })
           : Promise.resolve();
         return work.then(function () {
           if (data.status === "processing") setTimeout(tick, POLL_MS);
