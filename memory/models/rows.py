@@ -87,6 +87,24 @@ def _db_value(row: models.Model, field: models.Field[Any, Any], kind: type | Non
     return field.get_db_prep_save(field.pre_save(row, True), connection)
 
 
+# Values per `IN (…)` list in plain SQL: well under SQLite's 32,766 and PostgreSQL's 65,535
+# parameters per statement.
+IN_CHUNK = 5000
+
+
+def marks(values: Sequence[Any]) -> str:
+    """`%s, %s, …`: one placeholder per value, for `IN (…)` in plain SQL (never empty: an
+    empty list gives `NULL`, which matches nothing)."""
+    return ", ".join(["%s"] * len(values)) or "NULL"
+
+
+def read_rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Plain rows of plain SQL, for values no field converts (ids, strings, integers)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 Converter = Callable[[Any, Any, Any], Any]
 Conversion = tuple[Any, list[Converter]]  # (the column expression, its converters)
 

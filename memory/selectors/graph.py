@@ -25,7 +25,8 @@ from memory.engine.graph_state import (
 )
 from memory.engine.redact import redact
 from memory.errors import Invalid, NotFound
-from memory.models import GraphEdge, GraphFact, GraphNode, Namespace
+from memory.models import Event, GraphEdge, GraphFact, GraphNode, Namespace
+from memory.models.rows import IN_CHUNK, marks, read_rows
 from memory.selectors.out import Out
 
 __all__ = [
@@ -174,11 +175,20 @@ _EDGE_COLUMNS = (
 
 
 def _sources(through: Any, column: str, ids: list[int]) -> dict[int, list[tuple[int, str]]]:
-    """item id → (event id, event status) of each of its source events, in one query."""
+    """item id → (event id, event status) of each of its source events, in one query (plain
+    SQL: it runs for every node state read, and the ORM's compilation cost more than it)."""
     found: dict[int, list[tuple[int, str]]] = {i: [] for i in ids}
-    rows = through.objects.filter(**{f"{column}__in": ids}).values_list(
-        column, "event_id", "event__status"
+    select = (
+        f"SELECT s.{column}, s.event_id, e.status FROM {through._meta.db_table} s "
+        f"JOIN {Event._meta.db_table} e ON s.event_id = e.id WHERE s.{column} IN "
     )
+    rows = [
+        row
+        for start in range(0, len(ids), IN_CHUNK)  # a whole namespace's edges, for the graph page
+        for row in read_rows(
+            select + f"({marks(ids[start : start + IN_CHUNK])})", ids[start : start + IN_CHUNK]
+        )
+    ]
     for item_id, event_id, status in rows:
         found[item_id].append((event_id, status))
     return found

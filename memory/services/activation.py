@@ -30,6 +30,7 @@ from memory.engine.weights import current_weight
 from memory.errors import Invalid
 from memory.models import (
     Activation,
+    Block,
     Event,
     EventStatus,
     GraphEdge,
@@ -41,6 +42,7 @@ from memory.models import (
     Session,
     Turn,
 )
+from memory.models.rows import marks, read_rows
 from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
 from memory.selectors.graph import NodeStateOut, node_states
@@ -124,11 +126,6 @@ class _Source(NamedTuple):
     status: str
     pinned: bool
     session_id: int
-
-
-_SOURCE_COLUMNS = (
-    "last_adopted_turn", "adoptions", "criticality", "status", "pinned", "source_block__session_id",
-)  # fmt: skip
 
 
 def _compact(card: dict[str, Any]) -> str:
@@ -278,21 +275,48 @@ def _node_card(ranked: tuple[GraphNode, NodeStateOut]) -> dict[str, Any]:
     return card
 
 
+_FACT_SOURCES = GraphFact.source_events.through._meta.db_table
+_EDGE_SOURCES = GraphEdge.source_events.through._meta.db_table
+_FACTS, _EDGES = GraphFact._meta.db_table, GraphEdge._meta.db_table
+_EVENTS, _BLOCKS = Event._meta.db_table, Block._meta.db_table
+
+
+def _sources(event_ids: list[int]) -> dict[int, _Source]:
+    """The source events by id, what activation needs of each, in plain SQL."""
+    if not event_ids:
+        return {}
+    rows = read_rows(
+        "SELECT e.id, e.last_adopted_turn, e.adoptions, e.criticality, e.status, e.pinned, "
+        f"b.session_id FROM {_EVENTS} e JOIN {_BLOCKS} b ON e.source_block_id = b.id "
+        f"WHERE e.id IN ({marks(event_ids)})",
+        event_ids,
+    )
+    # SQLite gives a boolean column as 0 or 1.
+    return {row[0]: _Source(*row[:5], bool(row[5]), row[6]) for row in rows}
+
+
 def _current_sources(node_ids: list[int]) -> dict[int, set[int]]:
     """node id → its current graph items' active source events: the sources of its active facts
     and of the active edges at either end, those events still active (SPEC §6.4: an item is
-    current while it is active and has an active source). Two queries, plain ids."""
+    current while it is active and has an active source). Two queries, plain ids, in plain
+    SQL: the ORM's compilation of these joins cost more than running them."""
     found: dict[int, set[int]] = {pk: set() for pk in node_ids}
-    facts = GraphFact.source_events.through.objects.filter(
-        graphfact__node_id__in=node_ids,
-        graphfact__status=ITEM_ACTIVE,
-        event__status=EventStatus.ACTIVE,
-    ).values_list("graphfact__node_id", "event_id")
-    edges = GraphEdge.source_events.through.objects.filter(
-        Q(graphedge__from_node_id__in=node_ids) | Q(graphedge__to_node_id__in=node_ids),
-        graphedge__status=ITEM_ACTIVE,
-        event__status=EventStatus.ACTIVE,
-    ).values_list("graphedge__from_node_id", "graphedge__to_node_id", "event_id")
+    if not node_ids:
+        return found
+    ids = marks(node_ids)
+    facts = read_rows(
+        f"SELECT f.node_id, s.event_id FROM {_FACT_SOURCES} s "
+        f"JOIN {_EVENTS} e ON s.event_id = e.id JOIN {_FACTS} f ON s.graphfact_id = f.id "
+        f"WHERE e.status = %s AND f.node_id IN ({ids}) AND f.status = %s",
+        [EventStatus.ACTIVE, *node_ids, ITEM_ACTIVE],
+    )
+    edges = read_rows(
+        f"SELECT g.from_node_id, g.to_node_id, s.event_id FROM {_EDGE_SOURCES} s "
+        f"JOIN {_EVENTS} e ON s.event_id = e.id JOIN {_EDGES} g ON s.graphedge_id = g.id "
+        f"WHERE e.status = %s AND (g.from_node_id IN ({ids}) OR g.to_node_id IN ({ids})) "
+        "AND g.status = %s",
+        [EventStatus.ACTIVE, *node_ids, *node_ids, ITEM_ACTIVE],
+    )
     for node_id, event_id in facts:
         found[node_id].add(event_id)
     for from_id, to_id, event_id in edges:
@@ -310,15 +334,21 @@ def _important_nodes(namespace: Namespace, important: list[tuple[int, str]]) -> 
     ids = [pk for pk, status in important if status == EventStatus.ACTIVE]
     if not ids:
         return {}
-    current = {"event_id__in": ids, "event__status": EventStatus.ACTIVE}
-    session = "event__source_block__session_id"
-    facts = GraphFact.source_events.through.objects.filter(
-        graphfact__status=ITEM_ACTIVE, **current
-    ).values_list("graphfact__namespace_id", "graphfact__node_id", session)
-    edges = GraphEdge.source_events.through.objects.filter(
-        graphedge__status=ITEM_ACTIVE, **current
-    ).values_list(
-        "graphedge__namespace_id", "graphedge__from_node_id", "graphedge__to_node_id", session
+    current = (
+        f"JOIN {_EVENTS} e ON s.event_id = e.id JOIN {_BLOCKS} b ON e.source_block_id = b.id "
+        f"WHERE e.status = %s AND s.event_id IN ({marks(ids)})"
+    )
+    params = [EventStatus.ACTIVE, *ids, ITEM_ACTIVE]
+    facts = read_rows(
+        f"SELECT f.namespace_id, f.node_id, b.session_id FROM {_FACT_SOURCES} s "
+        f"JOIN {_FACTS} f ON s.graphfact_id = f.id {current} AND f.status = %s",
+        params,
+    )
+    edges = read_rows(
+        f"SELECT g.namespace_id, g.from_node_id, g.to_node_id, b.session_id "
+        f"FROM {_EDGE_SOURCES} s JOIN {_EDGES} g ON s.graphedge_id = g.id {current} "
+        "AND g.status = %s",
+        params,
     )
     ends = [
         *((ns_id, (node_id,), session_id) for ns_id, node_id, session_id in facts),
@@ -353,12 +383,7 @@ def _nodes(
     read = {*hit_ids, *(pk for pk, sessions in always.items() if sessions == {here})}
     nodes = GraphNode.objects.in_bulk(sorted(read))
     sources_of = _current_sources(list(nodes))
-    events = {
-        row[0]: _Source(*row)
-        for row in Event.objects.filter(
-            pk__in={i for ids in sources_of.values() for i in ids}
-        ).values_list("pk", *_SOURCE_COLUMNS)
-    }
+    events = _sources([*{i for ids in sources_of.values() for i in ids}])
     states = node_states([nodes[i] for i in hit_ids if i in nodes], current_only=True)
     terms = set(query_terms(query))
     people = {
