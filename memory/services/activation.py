@@ -291,8 +291,10 @@ def _sources(event_ids: list[int]) -> dict[int, _Source]:
         f"WHERE e.id IN ({marks(event_ids)})",
         event_ids,
     )
-    # SQLite gives a boolean column as 0 or 1.
-    return {row[0]: _Source(*row[:5], bool(row[5]), row[6]) for row in rows}
+    return {
+        pk: _Source(pk, turn, adoptions, criticality, status, bool(pinned), session_id)
+        for pk, turn, adoptions, criticality, status, pinned, session_id in rows
+    }  # SQLite gives a boolean column as 0 or 1
 
 
 def _current_sources(node_ids: list[int]) -> dict[int, set[int]]:
