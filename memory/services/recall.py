@@ -74,7 +74,9 @@ def _speaker_first(ids: list[int], rows: dict[int, tuple[str, str]], terms: set[
 def _feedback_terms(namespace_id: int, texts: list[str], terms: set[str]) -> list[str]:
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update({t for t in analyze(text) if t not in terms})
+        # Each word once per document, in the order said: ties keep the first-seen word (a
+        # set's order here made the ranking differ between processes, by string hashing).
+        counts.update(dict.fromkeys(t for t in analyze(text) if t not in terms).keys())
     candidates = [t for t, _ in counts.most_common(FEEDBACK_CANDIDATES)]
     if not candidates:
         return []

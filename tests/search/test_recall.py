@@ -159,3 +159,22 @@ def test_within_one_ranking_a_terms_document_count_is_taken_once() -> None:
     # The second search reuses the counts: only its ranked query runs (plus any savepoint
     # statements PostgreSQL's planner setting wraps it in).
     assert len(twice) < 2 * len(alone)
+
+
+def test_feedback_candidates_that_tie_are_taken_in_the_order_said(monkeypatch):
+    """Among words held by as many top documents, the first said are looked up: the choice
+    does not depend on Python's per-process string hashing (it did, through a set)."""
+    from memory.services import recall
+
+    words = [f"w{n:02d}x" for n in range(30)]  # each said once: 30 candidates that tie
+    looked_up: list[list[str]] = []
+
+    class Backend:
+        def doc_counts(self, kind, namespace_id, terms, cap):
+            looked_up.append(list(terms))
+            return [1] * len(terms)
+
+    monkeypatch.setattr(recall, "backend", Backend)
+    texts = [" ".join(words[:15]), " ".join(words[15:])]
+    recall._feedback_terms(1, texts, set())
+    assert looked_up == [words[: recall.FEEDBACK_CANDIDATES]]
