@@ -138,6 +138,21 @@ def _convert(value: Any, conversion: Conversion) -> Any:
     return value
 
 
+def read_values(
+    columns: Sequence[tuple[models.Field[Any, Any], str]], rest: str, params: Sequence[Any]
+) -> list[tuple[Any, ...]]:
+    """`SELECT <each field's column, qualified by its table's alias> <rest>` as tuples, each
+    value converted as the ORM converts that field's (what `values_list` gives, without the
+    per-query compilation)."""
+    quote = connection.ops.quote_name
+    select = ", ".join(f"{alias}.{quote(str(field.column))}" for field, alias in columns)
+    conversions = [_conversion(field, alias) for field, alias in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {select} {rest}", params)
+        rows = cursor.fetchall()
+    return [tuple(_convert(v, c) for v, c in zip(row, conversions, strict=True)) for row in rows]
+
+
 def read_models[M: models.Model](
     model: type[M], alias: str, rest: str, params: list[Any]
 ) -> list[M]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
-from django.db.models import Q
+from django.db import models
 from pydantic import Field, computed_field
 
 from memory.engine.graph_state import (
@@ -26,7 +26,7 @@ from memory.engine.graph_state import (
 from memory.engine.redact import redact
 from memory.errors import Invalid, NotFound
 from memory.models import Event, GraphEdge, GraphFact, GraphNode, Namespace
-from memory.models.rows import IN_CHUNK, marks, read_rows
+from memory.models.rows import IN_CHUNK, marks, read_rows, read_values
 from memory.selectors.out import Out
 
 __all__ = [
@@ -174,6 +174,22 @@ _EDGE_COLUMNS = (
 )  # fmt: skip
 
 
+Row = dict[str, Any]
+
+
+def _column(model: type[models.Model], name: str, alias: str) -> tuple[models.Field[Any, Any], str]:
+    return cast(models.Field[Any, Any], model._meta.get_field(name)), alias
+
+
+_FACT_FIELDS = [_column(GraphFact, name, "f") for name in _FACT_COLUMNS]
+_EDGE_FIELDS = [
+    _column(GraphEdge, name, "g")
+    if "__" not in name
+    else _column(GraphNode, "name", "a" if name.startswith("from_") else "b")
+    for name in _EDGE_COLUMNS
+]
+
+
 def _sources(through: Any, column: str, ids: list[int]) -> dict[int, list[tuple[int, str]]]:
     """item id → (event id, event status) of each of its source events, in one query (plain
     SQL: it runs for every node state read, and the ORM's compilation cost more than it)."""
@@ -239,6 +255,41 @@ def _edge(
     )
 
 
+def _item_rows(ids: list[int], *, active_only: bool) -> tuple[list[Row], list[Row]]:
+    """The facts of these nodes and the edges at either end of them (only active ones when
+    asked), each list by (valid_from_turn, id), as dicts of _FACT_COLUMNS / _EDGE_COLUMNS. Plain
+    SQL (node states are read on every context call), in chunks of ids for a whole namespace's
+    nodes: an edge between two chunks comes twice and is kept once."""
+    status = " AND {}.status = %s" if active_only else ""
+    extra = [ITEM_ACTIVE] if active_only else []
+    facts: dict[int, Row] = {}
+    edges: dict[int, Row] = {}
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start : start + IN_CHUNK]
+        within = marks(chunk)
+        for values in read_values(
+            _FACT_FIELDS,
+            f"FROM {GraphFact._meta.db_table} f WHERE f.node_id IN ({within})" + status.format("f"),
+            [*chunk, *extra],
+        ):
+            facts[values[0]] = dict(zip(_FACT_COLUMNS, values, strict=True))
+        for values in read_values(
+            _EDGE_FIELDS,
+            f"FROM {GraphEdge._meta.db_table} g "
+            f"JOIN {GraphNode._meta.db_table} a ON g.from_node_id = a.id "
+            f"JOIN {GraphNode._meta.db_table} b ON g.to_node_id = b.id "
+            f"WHERE (g.from_node_id IN ({within}) OR g.to_node_id IN ({within}))"
+            + status.format("g"),
+            [*chunk, *chunk, *extra],
+        ):
+            edges[values[0]] = dict(zip(_EDGE_COLUMNS, values, strict=True))
+
+    def ordered(rows: dict[int, Row]) -> list[Row]:
+        return sorted(rows.values(), key=lambda row: (row["valid_from_turn"], row["id"]))
+
+    return ordered(facts), ordered(edges)
+
+
 def node_states(
     nodes: Iterable[GraphNode], as_of: AsOf | None = None, *, current_only: bool = False
 ) -> dict[int, NodeStateOut]:
@@ -250,17 +301,7 @@ def node_states(
     if not by_id:
         return {}
     ids = list(by_id)
-    only = {"status": ITEM_ACTIVE} if current_only and as_of is None else {}
-    facts = list(
-        GraphFact.objects.filter(node_id__in=ids, **only)
-        .order_by("valid_from_turn", "pk")
-        .values(*_FACT_COLUMNS)
-    )
-    edges = list(
-        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids), **only)
-        .order_by("valid_from_turn", "pk")
-        .values(*_EDGE_COLUMNS)
-    )
+    facts, edges = _item_rows(ids, active_only=current_only and as_of is None)
     fact_sources = _sources(
         GraphFact.source_events.through, "graphfact_id", [f["id"] for f in facts]
     )

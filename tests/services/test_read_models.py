@@ -67,3 +67,41 @@ def test_a_joined_column_is_converted_as_its_field() -> None:
     )
     assert message.content == "late at night"
     assert at == AT == Turn.objects.get(pk=message.turn_id).occurred_at  # aware, to the µs
+
+
+def test_read_values_equal_values_list_with_each_field_converted() -> None:
+    calls = [{"name": "search", "arguments": {"q": "x"}, "result": None}]
+    namespace = _one_turn(
+        "values",
+        MessageIn(role="user", content="中文", name="Ada", created_at=AT),
+        MessageIn(role="assistant", content="ok", tool_calls=calls, created_at=AT),
+    )
+    names = ["id", "content", "created_at", "tool_calls", "turn_id"]
+    columns = [(Message._meta.get_field(n), "m") for n in names]
+    occurred = Turn._meta.get_field("occurred_at")
+    read = db.read_values(
+        [*columns, (occurred, "t")],
+        "FROM memory_message m JOIN memory_turn t ON m.turn_id = t.id "
+        "WHERE m.namespace_id = %s ORDER BY m.id",
+        [namespace.pk],
+    )
+    orm = list(
+        Message.objects.filter(namespace=namespace)
+        .order_by("pk")
+        .values_list(*names, "turn__occurred_at")
+    )
+    assert read == orm and len(read) == 2
+    assert read[0][2] == AT and read[1][3] == calls and read[0][5] == AT
+
+
+def test_read_rows_and_marks() -> None:
+    namespace = _one_turn("marks", MessageIn(role="user", content="one"))
+    assert db.marks([1, 2, 3]) == "%s, %s, %s"
+    found = db.read_rows(
+        "SELECT id FROM memory_namespace WHERE id IN (" + db.marks([namespace.pk, 0]) + ")",
+        [namespace.pk, 0],
+    )
+    assert found == [(namespace.pk,)]
+    assert (
+        db.read_rows("SELECT id FROM memory_namespace WHERE id IN (" + db.marks([]) + ")", []) == []
+    )
