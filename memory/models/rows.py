@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection, models
 
@@ -136,6 +136,14 @@ def _convert(value: Any, conversion: Conversion) -> Any:
     for convert in converters:
         value = convert(value, column, connection)
     return value
+
+
+def columns_of(
+    model: type[models.Model], names: Sequence[str], alias: str
+) -> list[tuple[models.Field[Any, Any], str]]:
+    """The named concrete fields of `model` (names or attnames), each with `alias`, for
+    `read_values`."""
+    return [(cast(models.Field[Any, Any], model._meta.get_field(n)), alias) for n in names]
 
 
 def read_values(

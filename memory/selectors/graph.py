@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 import networkx as nx
-from django.db import models
 from pydantic import Field, computed_field
 
 from memory.engine.graph_state import (
@@ -26,7 +25,7 @@ from memory.engine.graph_state import (
 from memory.engine.redact import redact
 from memory.errors import Invalid, NotFound
 from memory.models import Event, GraphEdge, GraphFact, GraphNode, Namespace
-from memory.models.rows import IN_CHUNK, marks, read_rows, read_values
+from memory.models.rows import IN_CHUNK, columns_of, marks, read_rows, read_values
 from memory.selectors.out import Out
 
 __all__ = [
@@ -175,18 +174,12 @@ _EDGE_COLUMNS = (
 
 
 Row = dict[str, Any]
-
-
-def _column(model: type[models.Model], name: str, alias: str) -> tuple[models.Field[Any, Any], str]:
-    return cast(models.Field[Any, Any], model._meta.get_field(name)), alias
-
-
-_FACT_FIELDS = [_column(GraphFact, name, "f") for name in _FACT_COLUMNS]
-_EDGE_FIELDS = [
-    _column(GraphEdge, name, "g")
-    if "__" not in name
-    else _column(GraphNode, "name", "a" if name.startswith("from_") else "b")
-    for name in _EDGE_COLUMNS
+_FACT_FIELDS = columns_of(GraphFact, _FACT_COLUMNS, "f")
+_EDGE_FIELDS = [  # the two node names from the joined nodes a (from) and b (to)
+    *columns_of(GraphEdge, _EDGE_COLUMNS[:3], "g"),
+    *columns_of(GraphNode, ["name"], "a"),
+    *columns_of(GraphNode, ["name"], "b"),
+    *columns_of(GraphEdge, _EDGE_COLUMNS[5:], "g"),
 ]
 
 

@@ -8,6 +8,7 @@ import re
 from memory.errors import NotFound
 from memory.models import Namespace
 from memory.models.namespaces import NAMESPACE_NAME_PATTERN
+from memory.models.rows import read_rows
 
 _NAME = re.compile(NAMESPACE_NAME_PATTERN)
 
@@ -22,8 +23,14 @@ def namespace_get(name: str) -> Namespace:
 
 
 def namespace_turn(namespace: Namespace) -> int:
-    """The committed turn counter (the instance may be older than the latest ingest)."""
-    return Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
+    """The committed turn counter (the instance may be older than the latest ingest). Plain
+    SQL: every search, batch and context call reads it."""
+    rows = read_rows(
+        f"SELECT current_turn FROM {Namespace._meta.db_table} WHERE id = %s", [namespace.pk]
+    )
+    if not rows:
+        raise Namespace.DoesNotExist(f"namespace {namespace.pk} does not exist")
+    return int(rows[0][0])
 
 
 def namespace_names() -> list[str]:

@@ -46,6 +46,7 @@ from memory.models.rows import marks, read_rows
 from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
 from memory.selectors.graph import NodeStateOut, node_states
+from memory.selectors.namespaces import namespace_turn
 from memory.services.recall import RankedMessage, messages_rank
 
 EVENT_HITS = 20
@@ -519,7 +520,7 @@ def activation_build(
     passages from other sessions, ranked by recall (`services.recall`)."""
     budget = validate_budget(budget)
     text_query = activation_query(session, query)
-    current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
+    current_turn = namespace_turn(namespace)
     used = estimate_tokens(FRAMING)
     important = _always_events(namespace)
     lines = [FRAMING]

@@ -24,7 +24,8 @@ from memory.models import (
     RetrievalBatch,
     Session,
 )
-from memory.models.rows import insert_rows, read_rows
+from memory.models.rows import insert_rows
+from memory.selectors.namespaces import namespace_turn
 
 BATCH_ID_PREFIX = "b_"
 MAX_QUERY_CHARS = 4000
@@ -88,12 +89,10 @@ def batch_create(
     unique: dict[str, BatchEntry] = {}
     for entry in entries:
         unique.setdefault(entry.ref, entry)
-    # Every search records one: rows written with insert_rows, the turn read in plain SQL (the
-    # ORM's insert compilation was a third of a graph search, which records ~70 refs).
+    # Every search records one: rows written with insert_rows (the ORM's insert compilation
+    # was a third of a graph search, which records ~70 refs).
     with transaction.atomic():
-        ((turn,),) = read_rows(
-            f"SELECT current_turn FROM {Namespace._meta.db_table} WHERE id = %s", [namespace.pk]
-        )
+        turn = namespace_turn(namespace)
         (batch,) = insert_rows(
             [
                 RetrievalBatch(

@@ -26,6 +26,8 @@ from memory.engine.ranking import rrf
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
 from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch, Session
+from memory.models.rows import columns_of, marks, read_values
+from memory.selectors.namespaces import namespace_turn
 from memory.services.batches import (
     BatchEntry,
     batch_create,
@@ -219,6 +221,24 @@ def _rankings(
     return rankings, names
 
 
+_RANKED_FIELDS = columns_of(Event, _Ranked._fields, "e")
+
+
+def _ranked_pool(namespace: Namespace, ids: list[int]) -> list[_Ranked]:
+    """The visible ones of these events as _Ranked rows, by id (plain SQL, values converted by
+    their fields)."""
+    if not ids:
+        return []
+    statuses = list(VISIBLE_STATUSES)
+    rows = read_values(
+        _RANKED_FIELDS,
+        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s "
+        f"AND e.status IN ({marks(statuses)}) AND e.id IN ({marks(ids)}) ORDER BY e.id",
+        [namespace.pk, *statuses, *ids],
+    )
+    return [_Ranked(*row) for row in rows]
+
+
 def events_rank(*, namespace: Namespace, params: EventSearch) -> list[EventHit]:
     """Rank events for a search (SPEC §8.4). Reads only: no batch, no `last_retrieved_at`
     (the UI's search uses this directly; agents go through `events_search`)."""
@@ -239,13 +259,10 @@ def events_rank(*, namespace: Namespace, params: EventSearch) -> list[EventHit]:
             filtered = [e for e in filtered if matches[e.pk]]
         pool = filtered
     else:
-        rows = Event.objects.filter(
-            namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=text_rank
-        ).values_list(*_Ranked._fields)
-        pool = [_Ranked(*row) for row in rows]
+        pool = _ranked_pool(namespace, text_rank)
     if not pool:
         return []
-    current_turn = Namespace.objects.values_list("current_turn", flat=True).get(pk=namespace.pk)
+    current_turn = namespace_turn(namespace)
     rankings, names = _rankings(params, pool, text_rank, current_turn, matches)
     fused = rrf(rankings)[:limit]
     # A filtered pool holds full events; a text-only one only the ranking columns.
