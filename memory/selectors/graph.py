@@ -175,11 +175,15 @@ _EDGE_COLUMNS = (
 
 Row = dict[str, Any]
 _FACT_FIELDS = columns_of(GraphFact, _FACT_COLUMNS, "f")
-_EDGE_FIELDS = [  # the two node names from the joined nodes a (from) and b (to)
-    *columns_of(GraphEdge, _EDGE_COLUMNS[:3], "g"),
-    *columns_of(GraphNode, ["name"], "a"),
-    *columns_of(GraphNode, ["name"], "b"),
-    *columns_of(GraphEdge, _EDGE_COLUMNS[5:], "g"),
+_JOINED_NAMES = {"from_node__name": "a", "to_node__name": "b"}  # the edge's two nodes
+_EDGE_FIELDS = [
+    column
+    for name in _EDGE_COLUMNS
+    for column in (
+        columns_of(GraphNode, ["name"], _JOINED_NAMES[name])
+        if name in _JOINED_NAMES
+        else columns_of(GraphEdge, [name], "g")
+    )
 ]
 
 

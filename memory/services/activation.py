@@ -282,7 +282,7 @@ _FACTS, _EDGES = GraphFact._meta.db_table, GraphEdge._meta.db_table
 _EVENTS, _BLOCKS = Event._meta.db_table, Block._meta.db_table
 
 
-def _sources(event_ids: list[int]) -> dict[int, _Source]:
+def _source_events(event_ids: list[int]) -> dict[int, _Source]:
     """The source events by id, what activation needs of each, in plain SQL."""
     if not event_ids:
         return {}
@@ -386,7 +386,7 @@ def _nodes(
     read = {*hit_ids, *(pk for pk, sessions in always.items() if sessions == {here})}
     nodes = GraphNode.objects.in_bulk(sorted(read))
     sources_of = _current_sources(list(nodes))
-    events = _sources([*{i for ids in sources_of.values() for i in ids}])
+    events = _source_events([*{i for ids in sources_of.values() for i in ids}])
     states = node_states([nodes[i] for i in hit_ids if i in nodes], current_only=True)
     terms = set(query_terms(query))
     people = {
