@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import logging
 import random
+import signal
 import threading
 import time
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connections, router
+from django_tasks_db.management.commands import db_worker as library
 from django_tasks_db.management.commands.db_worker import Command as DBWorkerCommand
+from django_tasks_db.models import DBTaskResult
 
 from memory.services.jobs import jobs_recover_stalled
 from memory.services.task_results import (
@@ -93,6 +97,22 @@ def _sweep_loop(stop: threading.Event) -> None:
         stop.wait(RECOVERY_INTERVAL_SECONDS)
 
 
+class Worker(library.Worker):
+    """The library's worker, except that a stop signal arriving while it claims a task (inside
+    the claim's transaction, possibly during its COMMIT) ends the worker after the claim, as
+    one arriving during a task ends it after the task. The library exits at once, and an exit
+    raised inside the COMMIT failed the process with an error (the claim itself was rolled
+    back, so nothing was lost)."""
+
+    def shutdown(self, signum: int, frame: FrameType | None) -> None:
+        claiming = connections[router.db_for_write(DBTaskResult)].in_atomic_block
+        if self.running and not self.running_task and claiming:
+            log.warning("Received %s - stopping after this claim.", signal.strsignal(signum))
+            self.running = False
+            return
+        super().shutdown(signum, frame)
+
+
 class Command(DBWorkerCommand):
     help = (
         "Run a database worker for StrataGate jobs (with recovery of stalled jobs and pruning "
@@ -105,6 +125,8 @@ class Command(DBWorkerCommand):
             target=_sweep_loop, args=(stop,), name="stratagate-sweeper", daemon=True
         )
         sweeper.start()
+        # The library's handle builds its module's Worker; it builds ours instead.
+        library.Worker = Worker  # type: ignore[misc]
         try:
             super().handle(*args, **options)
         finally:
