@@ -112,6 +112,12 @@ Conversion = tuple[Any, list[Converter]]  # (the column expression, its converte
 def _conversion(field: models.Field[Any, Any], alias: str) -> Conversion:
     """The converters a compiled query applies to the field's column (the backend's, then the
     field's), as Django's compiler gathers them."""
+    return _conversion_for(field, alias, connection.vendor)
+
+
+@cache
+def _conversion_for(field: models.Field[Any, Any], alias: str, vendor: str) -> Conversion:
+    """Once per field, alias and database vendor (whose backend supplies converters)."""
     column = field.get_col(alias)
     return column, [
         *connection.ops.get_db_converters(column),

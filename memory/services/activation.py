@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db.models import Q
-
 from memory import search
 from memory.engine.graph_state import ITEM_ACTIVE
 from memory.engine.lifecycle import VISIBLE_STATUSES
@@ -42,7 +40,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.models.rows import marks, read_rows
+from memory.models.rows import columns_of, insert_rows, marks, read_models, read_rows, read_values
 from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
 from memory.selectors.graph import NodeStateOut, node_states
@@ -101,19 +99,27 @@ class Activated:
         }
 
 
+_EVENTS, _BLOCKS = Event._meta.db_table, Block._meta.db_table
+_TURNS, _MESSAGES = Turn._meta.db_table, Message._meta.db_table
+_NODES = GraphNode._meta.db_table
+# Every read below is plain SQL (memory.models.rows): a context call made about a dozen small
+# reads, and the ORM's compilation of each cost more than running it (benchmarks/README.md).
+_TAIL = (
+    f"SELECT m.content FROM {_MESSAGES} m JOIN {_TURNS} t ON m.turn_id = t.id "
+    f"WHERE m.turn_id IN (SELECT id FROM {_TURNS} WHERE session_id = %s AND block_id IS NULL "
+    "ORDER BY session_turn DESC LIMIT %s) AND m.role IN (%s, %s) "
+    "ORDER BY t.session_turn, m.position"
+)
+
+
 def activation_query(session: Session | None, query: str) -> str:
     """The new user message plus the user/assistant text of the last two open-tail turns."""
     parts = [query.strip()] if query.strip() else []
     if session is not None:
-        turns = list(
-            Turn.objects.filter(session=session, block__isnull=True)
-            .order_by("-session_turn")
-            .values_list("pk", flat=True)[:TAIL_TURNS]
-        )
-        messages = Message.objects.filter(
-            turn_id__in=turns, role__in=(MessageRole.USER, MessageRole.ASSISTANT)
-        ).order_by("turn__session_turn", "position")
-        parts.extend(m.content.strip() for m in messages if m.content.strip())
+        roles = [MessageRole.USER.value, MessageRole.ASSISTANT.value]
+        for (content,) in read_rows(_TAIL, [session.pk, TAIL_TURNS, *roles]):
+            if content.strip():
+                parts.append(content.strip())
     return "\n".join(parts)[:MAX_QUERY_CHARS]
 
 
@@ -165,11 +171,12 @@ def _event_card(event: Event) -> dict[str, Any]:
 def _always_events(namespace: Namespace) -> list[tuple[int, str]]:
     """(id, status) of the namespace's pinned or safety events, whatever their status (the
     partial index `event_ns_always` keeps this cheap)."""
-    return list(
-        Event.objects.filter(namespace=namespace)
-        .filter(Q(pinned=True) | Q(criticality="safety"))
-        .values_list("pk", "status")
+    rows = read_rows(
+        f"SELECT id, status FROM {_EVENTS} WHERE namespace_id = %s "
+        "AND (pinned = %s OR criticality = %s) ORDER BY id",
+        [namespace.pk, True, "safety"],
     )
+    return [(pk, status) for pk, status in rows]
 
 
 class _Candidate(NamedTuple):
@@ -203,13 +210,7 @@ def _events(
     )
     always = {pk for pk, status in important if status in VISIBLE_STATUSES}
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
-    candidates = Event.objects.filter(
-        namespace=namespace, status__in=VISIBLE_STATUSES, pk__in=[*hit_ids, *sorted(always)]
-    )
-    if session is not None:
-        candidates = candidates.exclude(source_block__session=session)
-    rows = candidates.values_list("pk", *_Candidate._fields[1:])[: EVENT_HITS + 100]
-    by_id = {row[0]: _Candidate(*row) for row in rows}
+    by_id = {row[0]: _Candidate(*row) for row in _candidates(namespace, session, hit_ids, always)}
     # When both an old and its superseding event qualify, only the newer one is background;
     # a superseded event alone still enters, marked as superseded.
     by_id = {
@@ -221,7 +222,7 @@ def _events(
     # pinned and safety memories enter whatever they match.
     terms = set(query_terms(query))
     people = {t for e in by_id.values() for t in analyze(" ".join(e.participants))}
-    full = Event.objects.in_bulk([pk for pk in hit_ids if pk in by_id and pk not in always])
+    full = _full_events([pk for pk in hit_ids if pk in by_id and pk not in always])
     by_id = {
         pk: e
         for pk, e in by_id.items()
@@ -233,8 +234,39 @@ def _events(
         key=lambda e: (-current_weight(e, current_turn), -e.mentioned_at.timestamp(), e.id),
     )
     chosen = [pk for pk, _ in rrf([relevance, [e.id for e in weight]])[:limit]]
-    full |= Event.objects.in_bulk([pk for pk in chosen if pk not in full])
+    full |= _full_events([pk for pk in chosen if pk not in full])
     return [full[pk] for pk in chosen]
+
+
+_CANDIDATE_FIELDS = columns_of(Event, _Candidate._fields, "e")
+
+
+def _candidates(
+    namespace: Namespace, session: Session | None, hit_ids: list[int], always: set[int]
+) -> list[tuple[Any, ...]]:
+    """The visible ones of these events, minus this session's own, as _Candidate values, by id
+    (at most EVENT_HITS + 100)."""
+    ids = [*hit_ids, *sorted(always)]
+    if not ids:
+        return []
+    statuses = list(VISIBLE_STATUSES)
+    rest = (
+        f"FROM {_EVENTS} e JOIN {_BLOCKS} b ON e.source_block_id = b.id "
+        f"WHERE e.namespace_id = %s AND e.id IN ({marks(ids)}) AND e.status IN ({marks(statuses)})"
+    )
+    params: list[Any] = [namespace.pk, *ids, *statuses]
+    if session is not None:
+        rest += " AND b.session_id <> %s"
+        params.append(session.pk)
+    return read_values(
+        _CANDIDATE_FIELDS, f"{rest} ORDER BY e.id LIMIT %s", [*params, EVENT_HITS + 100]
+    )
+
+
+def _full_events(ids: list[int]) -> dict[int, Event]:
+    if not ids:
+        return {}
+    return {e.pk: e for e in read_models(Event, "e", f"WHERE e.id IN ({marks(ids)})", ids)}
 
 
 def _event_terms(event: Event) -> set[str]:
@@ -276,10 +308,10 @@ def _node_card(ranked: tuple[GraphNode, NodeStateOut]) -> dict[str, Any]:
     return card
 
 
+_EVENT_SOURCES = Event.source_messages.through._meta.db_table
 _FACT_SOURCES = GraphFact.source_events.through._meta.db_table
 _EDGE_SOURCES = GraphEdge.source_events.through._meta.db_table
 _FACTS, _EDGES = GraphFact._meta.db_table, GraphEdge._meta.db_table
-_EVENTS, _BLOCKS = Event._meta.db_table, Block._meta.db_table
 
 
 def _source_events(event_ids: list[int]) -> dict[int, _Source]:
@@ -384,7 +416,7 @@ def _nodes(
     always = _important_nodes(namespace, important)
     here = session.pk if session is not None else None
     read = {*hit_ids, *(pk for pk, sessions in always.items() if sessions == {here})}
-    nodes = GraphNode.objects.in_bulk(sorted(read))
+    nodes = _full_nodes(sorted(read))
     sources_of = _current_sources(list(nodes))
     events = _source_events([*{i for ids in sources_of.values() for i in ids}])
     states = node_states([nodes[i] for i in hit_ids if i in nodes], current_only=True)
@@ -393,9 +425,7 @@ def _nodes(
         t
         for name, aliases in [
             *((n.name, n.aliases) for n in nodes.values() if n.node_type == "person"),
-            *GraphNode.objects.filter(
-                pk__in=[pk for pk in always if pk not in nodes], node_type="person"
-            ).values_list("name", "aliases"),
+            *_person_names([pk for pk in always if pk not in nodes]),
         ]
         for t in analyze(" ".join([name, *aliases]))
     }
@@ -418,9 +448,29 @@ def _nodes(
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i], i))
     chosen = [pk for pk, _ in rrf([relevance, weight])[:limit]]
-    nodes |= GraphNode.objects.in_bulk([pk for pk in chosen if pk not in nodes])
+    nodes |= _full_nodes([pk for pk in chosen if pk not in nodes])
     states |= node_states([nodes[pk] for pk in chosen if pk not in states], current_only=True)
     return [(nodes[pk], states[pk]) for pk in chosen]
+
+
+def _full_nodes(ids: list[int]) -> dict[int, GraphNode]:
+    if not ids:
+        return {}
+    return {n.pk: n for n in read_models(GraphNode, "n", f"WHERE n.id IN ({marks(ids)})", ids)}
+
+
+_PERSON_FIELDS = columns_of(GraphNode, ["name", "aliases"], "n")
+
+
+def _person_names(ids: list[int]) -> list[tuple[Any, ...]]:
+    """(name, aliases) of those of these nodes that are people."""
+    if not ids:
+        return []
+    return read_values(
+        _PERSON_FIELDS,
+        f"FROM {_NODES} n WHERE n.id IN ({marks(ids)}) AND n.node_type = %s ORDER BY n.id",
+        [*ids, "person"],
+    )
 
 
 def validate_budget(budget: object) -> int:
@@ -445,6 +495,9 @@ class _Passage(NamedTuple):
     created_at: datetime
 
 
+_PASSAGE_FIELDS = columns_of(Message, _Passage._fields, "m")
+
+
 def _passage_card(message: _Passage) -> dict[str, Any]:
     text = redact(message.content)
     if len(text) > PASSAGE_CHARS:
@@ -463,10 +516,14 @@ def _passages(
     """Verbatim messages of other sessions in recall order, minus the sources of the event
     cards already shown (at most MAX_PASSAGES). Reads only the columns a card shows."""
     wanted = [r.message_id for r in ranked if r.message_id not in covered]
-    rows = Message.objects.filter(pk__in=wanted)
+    if not wanted:
+        return []
+    rest = f"FROM {_MESSAGES} m WHERE m.id IN ({marks(wanted)})"
+    params: list[Any] = list(wanted)
     if session is not None:
-        rows = rows.exclude(session=session)
-    found = {row[0]: _Passage(*row) for row in rows.values_list("pk", *_Passage._fields[1:])}
+        rest += " AND m.session_id <> %s"
+        params.append(session.pk)
+    found = {row[0]: _Passage(*row) for row in read_values(_PASSAGE_FIELDS, rest, params)}
     return [found[pk] for pk in wanted if pk in found][:MAX_PASSAGES]
 
 
@@ -534,11 +591,13 @@ def activation_build(
         lines, _NODES_HEADER, ranked_nodes, used, budget, MAX_NODES, _node_card
     )
     shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
-    covered = set(
-        Event.source_messages.through.objects.filter(event_id__in=shown_events).values_list(
-            "message_id", flat=True
+    covered = {
+        message_id
+        for (message_id,) in read_rows(
+            f"SELECT message_id FROM {_EVENT_SOURCES} WHERE event_id IN ({marks(shown_events)})",
+            shown_events,
         )
-    )
+    }
     ranked = messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
     passages, used = _pack_section(
         lines,
@@ -556,14 +615,19 @@ def activation_build(
     refs = [c["ref"] for c in [*events, *nodes, *passages]]
     activation_id = None
     if record:
-        activation_id = Activation.objects.create(
-            namespace=namespace,
-            session=session,
-            namespace_turn=current_turn,
-            query=text_query,
-            refs=refs,
-            tokens=tokens,
-        ).pk
+        (row,) = insert_rows(
+            [
+                Activation(
+                    namespace=namespace,
+                    session=session,
+                    namespace_turn=current_turn,
+                    query=text_query,
+                    refs=refs,
+                    tokens=tokens,
+                )
+            ]
+        )
+        activation_id = row.pk
     return Activated(
         events=events,
         nodes=nodes,
