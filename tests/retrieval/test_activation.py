@@ -230,3 +230,14 @@ def test_a_budget_out_of_range_is_rejected(owner, budget):
     assert response.status_code == 422
     assert response.json()["error"]["code"] in ("invalid_budget", "validation_error")
     assert Activation.objects.count() == 0
+
+
+def test_the_query_is_the_new_message_then_the_open_tail_oldest_turn_first(owner, admin):
+    assert admin.put("/settings", {"block_turns": 6}).status_code == 200
+    for n in range(1, 4):
+        say(owner, n, f"question {n}", session="s9", reply=f"answer {n}")
+    body = _activated(owner, "s9", "now")
+    # The last two open turns (2 and 3), each user then assistant; turn 1 is out.
+    assert body["activated"]["query"] == "now\nquestion 2\nanswer 2\nquestion 3\nanswer 3"
+    row = Activation.objects.get(pk=body["activated"]["activation_id"])
+    assert row.query == body["activated"]["query"] and row.session.external_id == "s9"
