@@ -137,11 +137,22 @@ def _read_plan(
     return select, [f.attname for f in fields], [_conversion(f, alias) for f in fields]
 
 
-def _convert(value: Any, conversion: Conversion) -> Any:
-    column, converters = conversion
-    for convert in converters:
-        value = convert(value, column, connection)
-    return value
+def _converted(rows: list[tuple[Any, ...]], conversions: Sequence[Conversion]) -> list[list[Any]]:
+    """Each row's values converted as Django's compiler converts them (`apply_converters`):
+    only the columns that have converters are touched, each converter in turn."""
+    todo = [
+        (i, column, converters) for i, (column, converters) in enumerate(conversions) if converters
+    ]
+    found = []
+    for row in rows:
+        values = list(row)
+        for i, column, converters in todo:
+            value = values[i]
+            for convert in converters:
+                value = convert(value, column, connection)
+            values[i] = value
+        found.append(values)
+    return found
 
 
 def columns_of(
@@ -164,7 +175,7 @@ def read_values(
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {select} {rest}", params)
         rows = cursor.fetchall()
-    return [tuple(_convert(v, c) for v, c in zip(row, conversions, strict=True)) for row in rows]
+    return [tuple(values) for values in _converted(rows, conversions)]
 
 
 def read_models[M: models.Model](
@@ -194,9 +205,7 @@ def read_models_with[M: models.Model](
         cursor.execute(f"SELECT {columns} FROM {model._meta.db_table} {alias} {rest}", params)
         rows = cursor.fetchall()
     width = len(names)
-    found = []
-    for row in rows:
-        values = [_convert(v, c) for v, c in zip(row[:width], conversions, strict=True)]
-        more = [_convert(v, c) for v, c in zip(row[width:], extra, strict=True)]
-        found.append((model.from_db(connection.alias, names, values), more))
-    return found
+    return [
+        (model.from_db(connection.alias, names, values[:width]), values[width:])
+        for values in _converted(rows, [*conversions, *extra])
+    ]
