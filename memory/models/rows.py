@@ -189,6 +189,18 @@ def read_models[M: models.Model](
     return [m for m, _ in read_models_with(model, alias, rest, params, ())]
 
 
+def read_by_id[M: models.Model](model: type[M], ids: Sequence[int]) -> dict[int, M]:
+    """id → instance for those of `ids` that exist: what `model.objects.in_bulk(ids)` gives,
+    through `read_models` (IN_CHUNK ids per statement)."""
+    found: dict[int, M] = {}
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), IN_CHUNK):
+        chunk = unique[start : start + IN_CHUNK]
+        for row in read_models(model, "r", f"WHERE r.id IN ({marks(chunk)})", chunk):
+            found[row.pk] = row
+    return found
+
+
 def read_models_with[M: models.Model](
     model: type[M],
     alias: str,

@@ -40,7 +40,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.models.rows import columns_of, insert_rows, marks, read_models, read_rows, read_values
+from memory.models.rows import columns_of, insert_rows, marks, read_by_id, read_rows, read_values
 from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
 from memory.selectors.graph import NodeStateOut, node_states
@@ -222,7 +222,7 @@ def _events(
     # pinned and safety memories enter whatever they match.
     terms = set(query_terms(query))
     people = {t for e in by_id.values() for t in analyze(" ".join(e.participants))}
-    full = _full_events([pk for pk in hit_ids if pk in by_id and pk not in always])
+    full = read_by_id(Event, [pk for pk in hit_ids if pk in by_id and pk not in always])
     by_id = {
         pk: e
         for pk, e in by_id.items()
@@ -234,7 +234,7 @@ def _events(
         key=lambda e: (-current_weight(e, current_turn), -e.mentioned_at.timestamp(), e.id),
     )
     chosen = [pk for pk, _ in rrf([relevance, [e.id for e in weight]])[:limit]]
-    full |= _full_events([pk for pk in chosen if pk not in full])
+    full |= read_by_id(Event, [pk for pk in chosen if pk not in full])
     return [full[pk] for pk in chosen]
 
 
@@ -261,12 +261,6 @@ def _candidates(
     return read_values(
         _CANDIDATE_FIELDS, f"{rest} ORDER BY e.id LIMIT %s", [*params, EVENT_HITS + 100]
     )
-
-
-def _full_events(ids: list[int]) -> dict[int, Event]:
-    if not ids:
-        return {}
-    return {e.pk: e for e in read_models(Event, "e", f"WHERE e.id IN ({marks(ids)})", ids)}
 
 
 def _event_terms(event: Event) -> set[str]:
@@ -416,7 +410,7 @@ def _nodes(
     always = _important_nodes(namespace, important)
     here = session.pk if session is not None else None
     read = {*hit_ids, *(pk for pk, sessions in always.items() if sessions == {here})}
-    nodes = _full_nodes(sorted(read))
+    nodes = read_by_id(GraphNode, sorted(read))
     sources_of = _current_sources(list(nodes))
     events = _source_events([*{i for ids in sources_of.values() for i in ids}])
     states = node_states([nodes[i] for i in hit_ids if i in nodes], current_only=True)
@@ -448,15 +442,9 @@ def _nodes(
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i], i))
     chosen = [pk for pk, _ in rrf([relevance, weight])[:limit]]
-    nodes |= _full_nodes([pk for pk in chosen if pk not in nodes])
+    nodes |= read_by_id(GraphNode, [pk for pk in chosen if pk not in nodes])
     states |= node_states([nodes[pk] for pk in chosen if pk not in states], current_only=True)
     return [(nodes[pk], states[pk]) for pk in chosen]
-
-
-def _full_nodes(ids: list[int]) -> dict[int, GraphNode]:
-    if not ids:
-        return {}
-    return {n.pk: n for n in read_models(GraphNode, "n", f"WHERE n.id IN ({marks(ids)})", ids)}
 
 
 _PERSON_FIELDS = columns_of(GraphNode, ["name", "aliases"], "n")

@@ -26,7 +26,7 @@ from memory.engine.ranking import rrf
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
 from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch, Session
-from memory.models.rows import columns_of, marks, read_values
+from memory.models.rows import columns_of, marks, read_by_id, read_values
 from memory.selectors.namespaces import namespace_turn
 from memory.services.batches import (
     BatchEntry,
@@ -269,7 +269,7 @@ def events_rank(*, namespace: Namespace, params: EventSearch) -> list[EventHit]:
     by_id = (
         {e.pk: e for e in filtered}
         if params.has_filter
-        else Event.objects.in_bulk([pk for pk, _ in fused])
+        else read_by_id(Event, [pk for pk, _ in fused])
     )
     member = [set(r) for r in rankings]
     results = [

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from memory import search
 from memory.engine.graph_state import CURRENT, AsOf
 from memory.models import Event, GraphNode, Namespace, RefKind
+from memory.models.rows import read_by_id
 from memory.search.text import analyze
 from memory.selectors.events import TimelineEntryOut, timeline_entry
 from memory.selectors.graph import FactOut, NodeStateOut, Sourced, node_states
@@ -118,7 +119,7 @@ def graph_rank(*, namespace: Namespace, params: GraphSearch) -> list[GraphHit]:
         if params.query.strip()
         else []
     )
-    nodes = GraphNode.objects.in_bulk([h.object_id for h in hits])
+    nodes = read_by_id(GraphNode, [h.object_id for h in hits])
     ranked = [
         (h, nodes[h.object_id]) for h in sorted(hits, key=lambda h: h.rank) if h.object_id in nodes
     ]
@@ -137,7 +138,7 @@ def graph_rank(*, namespace: Namespace, params: GraphSearch) -> list[GraphHit]:
             bounded = _bounded(state)
             kind = match_type(terms, node.pk, state)
             found.append((node, text_hit.score, kind, bounded, _provenance(bounded)))
-    events = Event.objects.in_bulk([i for *_, provenance in found for i in provenance])
+    events = read_by_id(Event, [i for *_, provenance in found for i in provenance])
     hits_out: list[GraphHit] = []
     for node, score, kind, state, provenance in found:
         shown = sorted(

@@ -105,3 +105,20 @@ def test_read_rows_and_marks() -> None:
     assert (
         db.read_rows("SELECT id FROM memory_namespace WHERE id IN (" + db.marks([]) + ")", []) == []
     )
+
+
+def test_read_by_id_equals_in_bulk_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    namespace = _one_turn(
+        "by-id",
+        MessageIn(role="user", content="one", created_at=AT),
+        MessageIn(role="assistant", content="two", tool_calls=[{"name": "x"}], created_at=AT),
+        MessageIn(role="user", content="three", name="Bo", created_at=AT),
+    )
+    ids = list(Message.objects.filter(namespace=namespace).values_list("pk", flat=True))
+    asked = [ids[2], 10**9, ids[0], ids[2], ids[1]]  # a missing id and a repeated one
+    monkeypatch.setattr(db, "IN_CHUNK", 2)
+    read = db.read_by_id(Message, asked)
+    orm = Message.objects.in_bulk(asked)
+    assert sorted(read) == sorted(orm) == sorted(ids)
+    assert all(_fields(read[pk]) == _fields(orm[pk]) for pk in ids)
+    assert db.read_by_id(Message, []) == {}
