@@ -32,6 +32,15 @@ def _scoped(namespace_id: int, term: str) -> str:
     return f"{namespace_id}_{term}"
 
 
+def _scoped_text(namespace_id: int, terms: Sequence[str]) -> str:
+    """The terms scoped and space-joined, as one column's text (joined in C: a batch ingest
+    writes about half a million terms)."""
+    if not terms:
+        return ""
+    prefix = f"{namespace_id}_"
+    return prefix + f" {prefix}".join(terms)
+
+
 def _any_of(namespace_id: int, terms: Sequence[str], columns: Sequence[str]) -> str:
     quoted = ('"' + _scoped(namespace_id, t).replace('"', '""') + '"' for t in terms)
     return "{" + " ".join(columns) + "} : (" + " OR ".join(quoted) + ")"
@@ -47,7 +56,7 @@ def upsert(kind: Kind, documents: Sequence[Document]) -> None:
             d.object_id,
             f"n{d.namespace_id}",
             *([f"s{d.session_id}"] if kind.has_session else []),
-            *(" ".join(_scoped(d.namespace_id, t) for t in terms) for terms in d.fields),
+            *(_scoped_text(d.namespace_id, terms) for terms in d.fields),
         )
         for d in documents
     ]
