@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -25,8 +25,8 @@ from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import rrf
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
-from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch, Session
-from memory.models.rows import columns_of, marks, read_by_id, read_values
+from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch, Session, Turn
+from memory.models.rows import columns_of, marks, read_by_id, read_rows, read_values
 from memory.selectors.namespaces import namespace_turn
 from memory.services.batches import (
     BatchEntry,
@@ -350,11 +350,20 @@ class RawHit:
 def _neighbours(messages: Sequence[Message]) -> dict[int, list[Message]]:
     """message id → its previous and next message of the same block when sealed, else of the
     same turn; two queries however many messages."""
-    blocks = {m.turn.block_id for m in messages if m.turn.block_id is not None}
-    open_turns = {m.turn_id for m in messages if m.turn.block_id is None}
-    rows = Message.objects.filter(
-        Q(turn__block_id__in=blocks) | Q(turn_id__in=open_turns)
-    ).values_list("pk", "turn_id", "turn__block_id", "turn__session_turn", "position")
+    blocks = sorted({m.turn.block_id for m in messages if m.turn.block_id is not None})
+    open_turns = sorted({m.turn_id for m in messages if m.turn.block_id is None})
+    # Only the lists that hold ids: an `IN (NULL)` branch cost SQLite's planner its indexes.
+    where = [
+        *([f"t.block_id IN ({marks(blocks)})"] if blocks else []),
+        *([f"m.turn_id IN ({marks(open_turns)})"] if open_turns else []),
+    ]
+    if not where:
+        return {}
+    rows = read_rows(
+        f"SELECT m.id, m.turn_id, t.block_id, t.session_turn, m.position FROM {_MESSAGES} m "
+        f"JOIN {_TURNS} t ON m.turn_id = t.id WHERE {' OR '.join(where)}",
+        [*blocks, *open_turns],
+    )
     scopes: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
     for pk, turn_id, block_id, session_turn, position in rows:
         if block_id in blocks:
@@ -370,10 +379,29 @@ def _neighbours(messages: Sequence[Message]) -> dict[int, list[Message]]:
         before = [pk for st, pos, pk in ordered if (st, pos) < at]
         after = [pk for st, pos, pk in ordered if (st, pos) > at]
         chosen[message.pk] = [*before[-1:], *after[:1]]
-    loaded = Message.objects.select_related("session").in_bulk(
-        [i for ids in chosen.values() for i in ids]
-    )
+    loaded = _with_places([i for ids in chosen.values() for i in ids], turns=False)
     return {pk: [loaded[i] for i in ids if i in loaded] for pk, ids in chosen.items()}
+
+
+_MESSAGES, _TURNS = Message._meta.db_table, Turn._meta.db_table
+
+
+def _with_places(ids: list[int], *, turns: bool = True) -> dict[int, Message]:
+    """id → message with its session (and its turn, with the turn's block) attached: what
+    `select_related("session"[, "turn", "turn__block"]).in_bulk(ids)` gives, in plain reads
+    (compiling the joined query cost more than running it: a raw search made three)."""
+    messages = read_by_id(Message, ids)
+    sessions = read_by_id(Session, [m.session_id for m in messages.values()])
+    for message in messages.values():
+        message.session = sessions[message.session_id]
+    if turns:
+        by_id = read_by_id(Turn, [m.turn_id for m in messages.values()])
+        blocks = read_by_id(Block, [t.block_id for t in by_id.values() if t.block_id is not None])
+        for turn in by_id.values():
+            turn.block = blocks[turn.block_id] if turn.block_id is not None else None
+        for message in messages.values():
+            message.turn = by_id[message.turn_id]
+    return messages
 
 
 def raw_rank(
@@ -391,9 +419,7 @@ def raw_rank(
         if params.query.strip()
         else []
     )
-    messages = Message.objects.select_related("session", "turn", "turn__block").in_bulk(
-        [h.message_id for h in hits]
-    )
+    messages = _with_places([h.message_id for h in hits])
     neighbours = _neighbours(list(messages.values()))
     results: list[RawHit] = []
     for hit in hits:

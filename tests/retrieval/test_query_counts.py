@@ -17,6 +17,7 @@ from memory.models import (
     GraphFact,
     GraphItemStatus,
     GraphNode,
+    Message,
     Namespace,
     NodeType,
     Session,
@@ -151,6 +152,26 @@ def test_raw_search_fetches_every_hits_neighbours_in_two_queries(project):
     assert len(found.hits) >= 3
     assert all(len(hit.neighbours) == 1 for hit in found.hits)  # one-turn blocks: user ↔ reply
     assert all(hit.neighbours[0].turn_id == hit.message.turn_id for hit in found.hits)
+
+    def places() -> list[tuple]:
+        return [
+            (
+                h.message.session.external_id,
+                h.message.turn.session_turn,
+                h.message.turn.block.pk if h.message.turn.block else None,
+                [n.session.external_id for n in h.neighbours],
+            )
+            for h in found.hits
+        ]
+
+    # Each hit holds its session, turn and block, and each neighbour its session: no queries.
+    assert _queries(places) == 0
+    orm = Message.objects.select_related("session", "turn", "turn__block")
+    expected = [
+        (m.session.external_id, m.turn.session_turn, m.turn.block_id, ["s1"])
+        for m in (orm.get(pk=h.message.pk) for h in found.hits)
+    ]
+    assert places() == expected and all(block is not None for _, _, block, _ in expected)
     counts = {
         _queries(lambda q=q: raw_search(namespace=namespace, params=RawSearch(query=q)))
         for q in ("pnpm", "pnpm npm prototype noted")
