@@ -24,7 +24,7 @@ from memory.models import (
     RetrievalBatch,
     Session,
 )
-from memory.models.rows import insert_rows
+from memory.models.rows import insert_rows, insert_values
 from memory.selectors.namespaces import namespace_turn
 
 BATCH_ID_PREFIX = "b_"
@@ -76,6 +76,18 @@ def caller_session(namespace: Namespace, session_id: str | None) -> Session | No
     return session
 
 
+_ITEM_FIELDS = (
+    "batch_id",
+    "ref",
+    "kind",
+    "object_id",
+    "block_level",
+    "expanded",
+    "rank",
+    "score",
+)
+
+
 def batch_create(
     *,
     namespace: Namespace,
@@ -109,20 +121,22 @@ def batch_create(
                 )
             ]
         )
-        insert_rows(
+        insert_values(
+            BatchItem,
+            _ITEM_FIELDS,
             [
-                BatchItem(
-                    batch=batch,
-                    ref=ref,
-                    kind=entry.kind,
-                    object_id=entry.object_id,
-                    block_level=entry.block_level,
-                    expanded=entry.expanded,
-                    rank=rank,
-                    score=entry.score,
+                (
+                    batch.pk,
+                    ref,
+                    entry.kind,
+                    entry.object_id,
+                    entry.block_level,
+                    entry.expanded,
+                    rank,
+                    entry.score,
                 )
                 for rank, (ref, entry) in enumerate(unique.items(), start=1)
-            ]
+            ],
         )
     return batch
 

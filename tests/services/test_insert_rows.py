@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import IntegrityError, transaction
 
-from memory.models import IngestReceipt, Message, Session, Turn
+from memory.models import BatchItem, IngestReceipt, Message, RefKind, RetrievalBatch, Session, Turn
 from memory.models import rows as db
 from memory.services.namespaces import namespace_get_or_create
 
@@ -112,3 +112,47 @@ def test_values_of_another_type_are_converted_by_their_field() -> None:
     assert (stored.session_turn, stored.namespace_turn) == (1, 7)
     assert Message.objects.get(pk=message.pk).content == "12345"
     assert Message.objects.get(pk=message.pk).turn_id == turn.pk
+
+
+def test_insert_values_stores_what_bulk_create_stores(monkeypatch: pytest.MonkeyPatch) -> None:
+    namespace = namespace_get_or_create(name="values")
+    batches = [
+        RetrievalBatch.objects.create(
+            public_id=f"b{n}", namespace=namespace, tool="search_raw", namespace_turn=0
+        )
+        for n in range(2)
+    ]
+    names = ("ref", "batch_id", "kind", "object_id", "block_level", "expanded", "rank", "score")
+    rows = [
+        ("raw:1", batches[0].pk, RefKind.RAW, 1, None, False, 1, 0.25),
+        ("block:2", batches[0].pk, RefKind.BLOCK, 2, 3, True, 2, 1),  # an int for a float
+        ("event:3", batches[0].pk, RefKind.EVENT, 3, None, False, 3, 1e-12),
+    ]
+    monkeypatch.setattr(db, "INSERT_ROWS", 2)  # two statements
+    db.insert_values(BatchItem, names, rows)
+    BatchItem.objects.bulk_create(
+        [
+            BatchItem(**{**dict(zip(names, row, strict=True)), "batch_id": batches[1].pk})
+            for row in rows
+        ]
+    )
+
+    def stored(batch: RetrievalBatch) -> list[tuple]:
+        return list(
+            BatchItem.objects.filter(batch=batch)
+            .order_by("rank")
+            .values_list("ref", "kind", "object_id", "block_level", "expanded", "rank", "score")
+        )
+
+    assert stored(batches[0]) == stored(batches[1]) and len(stored(batches[0])) == 3
+    assert stored(batches[0])[1][-1] == 1.0 and stored(batches[0])[0][3] is None
+
+
+def test_insert_values_refuses_a_partial_field_list_or_auto_now_fields() -> None:
+    with pytest.raises(ValueError, match="every field"):
+        db.insert_values(BatchItem, ("ref", "batch_id"), [("raw:1", 1)])
+    names = [f.attname for f, _ in db._insert_plan(Turn)]
+    with pytest.raises(ValueError, match="auto_now"):
+        db.insert_values(Turn, names, [tuple(None for _ in names)])
+    db.insert_values(BatchItem, (), [])  # nothing to insert: no check, no statement
+    assert not BatchItem.objects.exists()
