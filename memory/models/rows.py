@@ -236,6 +236,35 @@ def read_by_id[M: models.Model](model: type[M], ids: Sequence[int]) -> dict[int,
     return found
 
 
+def read_joined[M: models.Model](
+    model: type[M],
+    alias: str,
+    rest: str,
+    params: list[Any],
+    related: Sequence[tuple[type[models.Model], str]],
+) -> list[tuple[M, list[models.Model | None]]]:
+    """`read_models`, each instance with instances of the `related` (model, table alias) that
+    `rest` joins, in that order: what `select_related` reads in its one query. A related row
+    whose id is NULL (a LEFT JOIN that found none) is None."""
+    quote = connection.ops.quote_name
+    also = [
+        (f"{table}.{quote(str(f.column))}", f, table)
+        for other, table in related
+        for f in other._meta.concrete_fields
+    ]
+    found = []
+    for instance, values in read_models_with(model, alias, rest, params, also):
+        joined: list[models.Model | None] = []
+        for other, _ in related:
+            fields = other._meta.concrete_fields
+            mine, values = values[: len(fields)], values[len(fields) :]
+            pk = mine[fields.index(other._meta.pk)]
+            names = [f.attname for f in fields]
+            joined.append(None if pk is None else other.from_db(connection.alias, names, mine))
+        found.append((instance, joined))
+    return found
+
+
 def read_models_with[M: models.Model](
     model: type[M],
     alias: str,

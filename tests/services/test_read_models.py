@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.db.models import Model
 
-from memory.models import Message, Namespace, Session, Turn
+from memory.models import Block, Message, Namespace, Session, Turn
 from memory.models import rows as db
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.namespaces import namespace_get_or_create
@@ -122,3 +122,20 @@ def test_read_by_id_equals_in_bulk_in_chunks(monkeypatch: pytest.MonkeyPatch) ->
     assert sorted(read) == sorted(orm) == sorted(ids)
     assert all(_fields(read[pk]) == _fields(orm[pk]) for pk in ids)
     assert db.read_by_id(Message, []) == {}
+
+
+def test_read_joined_gives_select_relateds_instances_and_none_for_a_missing_row() -> None:
+    namespace = _one_turn("joined-rows", MessageIn(role="user", content="open tail", created_at=AT))
+    (message,) = Message.objects.filter(namespace=namespace)
+    rest = (
+        "JOIN memory_session s ON s.id = m.session_id JOIN memory_turn t ON t.id = m.turn_id "
+        "LEFT JOIN memory_block b ON b.id = t.block_id WHERE m.id = %s"
+    )
+    ((read, (session, turn, block)),) = db.read_joined(
+        Message, "m", rest, [message.pk], [(Session, "s"), (Turn, "t"), (Block, "b")]
+    )
+    orm = Message.objects.select_related("session", "turn", "turn__block").get(pk=message.pk)
+    assert _fields(read) == _fields(orm)
+    assert session is not None and _fields(session) == _fields(orm.session)
+    assert turn is not None and _fields(turn) == _fields(orm.turn)
+    assert block is None and orm.turn.block is None  # the open tail has no block yet
