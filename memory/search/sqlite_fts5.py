@@ -41,9 +41,19 @@ def _scoped_text(namespace_id: int, terms: Sequence[str]) -> str:
     return prefix + f" {prefix}".join(terms)
 
 
-def _any_of(namespace_id: int, terms: Sequence[str], columns: Sequence[str]) -> str:
+def _any_of(namespace_id: int, terms: Sequence[str], columns: Sequence[str] | None) -> str:
+    """Any of the terms, in `columns` (None: in any column). A scoped term is only ever in the
+    weighted columns (`ns` holds `n<id>`, `session` `s<id>`), so a filter naming all of them is
+    left out: it changes no row and no score, and FTS5 checks it against each row's positions,
+    about a seventh of a message search (docs/ARCHITECTURE.md, "Search")."""
     quoted = ('"' + _scoped(namespace_id, t).replace('"', '""') + '"' for t in terms)
-    return "{" + " ".join(columns) + "} : (" + " OR ".join(quoted) + ")"
+    where = "{" + " ".join(columns) + "} : " if columns is not None else ""
+    return where + "(" + " OR ".join(quoted) + ")"
+
+
+def _hit_columns(kind: Kind) -> tuple[str, ...] | None:
+    """The columns a hit needs a term in; None when every weighted column makes hits."""
+    return None if kind.all_fields_make_hits else kind.hit_fields
 
 
 def upsert(kind: Kind, documents: Sequence[Document]) -> None:
@@ -93,7 +103,7 @@ def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) ->
     """How many of the namespace's rows hold each term in a column that makes hits, counting
     no further than `cap` (so a very common term costs at most `cap` steps)."""
     table = kind.table
-    names = list(kind.hit_fields)
+    names = _hit_columns(kind)
     one = f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH %s LIMIT %s))"
     params: list[str | int] = []
     for term in terms:
@@ -117,13 +127,12 @@ def search(
     """(object id, positive score) best first, ties by id, over rows holding a `gate` term;
     the other `rank` terms only add to their score (see memory.search.query)."""
     table = kind.table
-    names = [f.name for f in kind.fields]
-    match = _any_of(namespace_id, gate, names)
+    match = _any_of(namespace_id, gate, None)
     extra = [t for t in rank if t not in gate]
     if extra:
         # "(extra OR gate)" is true on every gated row, so the extra terms are scored without
         # widening the match set (the gate's phrases are counted twice; see query.py).
-        match += f" AND ({_any_of(namespace_id, extra, names)} OR {match})"
+        match += f" AND ({_any_of(namespace_id, extra, None)} OR {match})"
     if session_id is not None:
         match += f' AND session : "s{session_id}"'
     params: list[str | int] = [match]
