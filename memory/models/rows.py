@@ -5,7 +5,7 @@ ORM converts them; no domain logic here. Used by services and by the search inde
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, cast
 
@@ -127,6 +127,12 @@ def insert_values(
 IN_CHUNK = 5000
 
 
+def in_chunks[T](values: Sequence[T]) -> Iterator[Sequence[T]]:
+    """`values` in slices of at most IN_CHUNK, for one `IN (…)` statement each."""
+    for start in range(0, len(values), IN_CHUNK):
+        yield values[start : start + IN_CHUNK]
+
+
 def marks(values: Sequence[Any]) -> str:
     """`%s, %s, …`: one placeholder per value, for `IN (…)` in plain SQL (never empty: an
     empty list gives `NULL`, which matches nothing)."""
@@ -228,10 +234,8 @@ def read_by_id[M: models.Model](model: type[M], ids: Sequence[int]) -> dict[int,
     """id → instance for those of `ids` that exist: what `model.objects.in_bulk(ids)` gives,
     through `read_models` (IN_CHUNK ids per statement)."""
     found: dict[int, M] = {}
-    unique = list(dict.fromkeys(ids))
-    for start in range(0, len(unique), IN_CHUNK):
-        chunk = unique[start : start + IN_CHUNK]
-        for row in read_models(model, "r", f"WHERE r.id IN ({marks(chunk)})", chunk):
+    for chunk in in_chunks(list(dict.fromkeys(ids))):
+        for row in read_models(model, "r", f"WHERE r.id IN ({marks(chunk)})", list(chunk)):
             found[row.pk] = row
     return found
 

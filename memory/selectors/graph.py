@@ -25,7 +25,7 @@ from memory.engine.graph_state import (
 from memory.engine.redact import redact
 from memory.errors import Invalid, NotFound
 from memory.models import Event, GraphEdge, GraphFact, GraphNode, Namespace
-from memory.models.rows import IN_CHUNK, columns_of, marks, read_rows, read_values
+from memory.models.rows import columns_of, in_chunks, marks, read_rows, read_values
 from memory.selectors.out import Out
 
 __all__ = [
@@ -195,12 +195,8 @@ def _sources(through: Any, column: str, ids: list[int]) -> dict[int, list[tuple[
         f"SELECT s.{column}, s.event_id, e.status FROM {through._meta.db_table} s "
         f"JOIN {Event._meta.db_table} e ON s.event_id = e.id WHERE s.{column} IN "
     )
-    rows = [
-        row
-        for start in range(0, len(ids), IN_CHUNK)  # a whole namespace's edges, for the graph page
-        for row in read_rows(
-            select + f"({marks(ids[start : start + IN_CHUNK])})", ids[start : start + IN_CHUNK]
-        )
+    rows = [  # in chunks: a whole namespace's edges, for the graph page
+        row for chunk in in_chunks(ids) for row in read_rows(select + f"({marks(chunk)})", chunk)
     ]
     for item_id, event_id, status in rows:
         found[item_id].append((event_id, status))
@@ -261,8 +257,7 @@ def _item_rows(ids: list[int], *, active_only: bool) -> tuple[list[Row], list[Ro
     extra = [ITEM_ACTIVE] if active_only else []
     facts: dict[int, Row] = {}
     edges: dict[int, Row] = {}
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start : start + IN_CHUNK]
+    for chunk in in_chunks(ids):
         within = marks(chunk)
         for values in read_values(
             _FACT_FIELDS,

@@ -136,13 +136,13 @@ def test_node_states_of_many_nodes_equal_each_node_state_in_four_queries(project
 def test_node_states_read_in_chunks_of_ids_equal_one_read(project, monkeypatch):
     """A whole namespace's nodes are read in chunks of ids: an edge between two chunks is
     listed once per end, and every list keeps its order."""
-    from memory.selectors import graph
+    from memory.models import rows
 
     namespace = Namespace.objects.get(name="proj")
     nodes = list(GraphNode.objects.filter(namespace=namespace).order_by("pk"))
     whole = node_states(nodes)
     assert sum(len(s.edges) for s in whole.values()) > 0
-    monkeypatch.setattr(graph, "IN_CHUNK", 1)
+    monkeypatch.setattr(rows, "IN_CHUNK", 1)
     assert node_states(nodes) == whole
 
 
