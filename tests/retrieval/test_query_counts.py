@@ -8,6 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
+from django.db.models.sql.compiler import (
+    SQLCompiler,
+    SQLDeleteCompiler,
+    SQLInsertCompiler,
+    SQLUpdateCompiler,
+)
 from django.test.utils import CaptureQueriesContext
 
 from memory import search
@@ -191,3 +197,24 @@ def test_postgres_connections_plan_with_a_low_random_page_cost(project):
     assert postgres_options("-c random_page_cost=4") == (
         "-c random_page_cost=1.1 -c random_page_cost=4"
     )
+
+
+def test_activation_compiles_no_orm_query(project, monkeypatch):
+    """Every read and write of building activated memory is plain SQL (memory.models.rows):
+    compiling the ORM's statements cost more than running them (benchmarks/README.md)."""
+    namespace = Namespace.objects.get(name="proj")
+    _, pnpm, _ = the_events(project)
+    Event.objects.filter(pk=pnpm["id"]).update(pinned=True)
+    other = Session.objects.create(namespace=namespace, external_id="s2")
+    compiled: list[str] = []
+    for compiler in (SQLCompiler, SQLInsertCompiler, SQLUpdateCompiler, SQLDeleteCompiler):
+        real = compiler.as_sql
+
+        def spy(self, *args, real=real, **kwargs):  # type: ignore[no-untyped-def]
+            compiled.append(f"{type(self).__name__} {self.query.model.__name__}")
+            return real(self, *args, **kwargs)
+
+        monkeypatch.setattr(compiler, "as_sql", spy)
+    built = activation_build(namespace=namespace, session=other, query="pnpm prototype noted")
+    assert built.events and built.passages and built.activation_id is not None
+    assert compiled == []
