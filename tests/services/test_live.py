@@ -171,3 +171,28 @@ def test_expanding_a_block_is_announced_and_a_refused_expansion_is_not(
         response = owner.post(f"/ns/proj/blocks/{pending.pk}/expand", {"target": "L4"})
     assert response.status_code == 409
     assert drain() == []  # refused: nothing changed, nothing announced
+
+
+def test_an_in_memory_layer_with_no_listener_is_not_sent_to(
+    listen, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A process whose pages do not listen (a db_worker without Redis) skips the send, which
+    would start a thread and an event loop to deliver nothing; a listener still hears it."""
+    namespace = namespace_get_or_create(name="quiet")
+    layer = get_channel_layer()
+    sent: list[str] = []
+    real = layer.group_send
+
+    async def counted(group: str, message: dict[str, Any]) -> None:
+        sent.append(group)
+        await real(group, message)
+
+    monkeypatch.setattr(layer, "group_send", counted)
+    with django_capture_on_commit_callbacks(execute=True):
+        publish(namespace.pk, "event.changed", action="pin", event_ids=[1])
+    assert sent == []
+    drain = listen(namespace)
+    with django_capture_on_commit_callbacks(execute=True):
+        publish(namespace.pk, "event.changed", action="pin", event_ids=[2])
+    assert sent == [namespace_group(namespace.pk)]
+    assert drain() == [{"kind": "event.changed", "action": "pin", "event_ids": [2]}]
