@@ -24,27 +24,42 @@ def insert_rows[M: models.Model](rows: list[M]) -> list[M]:
     must be saved before a row naming them is made (its `<fk>_id` is read as it is)."""
     if not rows:
         return rows
-    meta = rows[0]._meta
     plan = _insert_plan(type(rows[0]))
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(str(f.column)) for f, _ in plan)
-    row_marks = "(" + ", ".join(["%s"] * len(plan)) + ")"
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), INSERT_ROWS):
-            chunk = rows[start : start + INSERT_ROWS]
-            params: list[Any] = []
-            for row in chunk:
-                params.extend(_db_value(row, field, kind) for field, kind in plan)
-            cursor.execute(
-                f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES "
-                f"{', '.join([row_marks] * len(chunk))} RETURNING {quote(str(meta.pk.column))}",
-                params,
-            )
-            for row, (pk,) in zip(chunk, cursor.fetchall(), strict=True):
-                row.pk = pk
-                row._state.adding = False
-                row._state.db = connection.alias
+    values = [[_db_value(row, field, kind) for field, kind in plan] for row in rows]
+    ids = _insert(type(rows[0]), [field for field, _ in plan], values, returning=True)
+    for row, pk in zip(rows, ids, strict=True):
+        row.pk = pk
+        row._state.adding = False
+        row._state.db = connection.alias
     return rows
+
+
+def _insert(
+    model: type[models.Model],
+    fields: Sequence[models.Field[Any, Any]],
+    values: Sequence[Sequence[Any]],
+    *,
+    returning: bool,
+) -> list[Any]:
+    """INSERT rows of database values, INSERT_ROWS per statement; their ids in statement order
+    when `returning`."""
+    quote = connection.ops.quote_name
+    table = quote(model._meta.db_table)
+    columns = ", ".join(quote(str(field.column)) for field in fields)
+    row_marks = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    back = f" RETURNING {quote(str(model._meta.pk.column))}" if returning else ""
+    ids: list[Any] = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(values), INSERT_ROWS):
+            chunk = values[start : start + INSERT_ROWS]
+            listed = ", ".join([row_marks] * len(chunk))
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) VALUES {listed}{back}",
+                [value for row in chunk for value in row],
+            )
+            if returning:
+                ids.extend(pk for (pk,) in cursor.fetchall())
+    return ids
 
 
 # Field classes whose conversion for the database returns a value of this exact Python type
@@ -104,22 +119,15 @@ def insert_values(
     ):
         raise ValueError(f"insert_values needs every field of {model.__name__}, none auto_now")
     order = [plan[name] for name in names]
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(str(field.column)) for field, _ in order)
-    row_marks = "(" + ", ".join(["%s"] * len(order)) + ")"
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), INSERT_ROWS):
-            chunk = rows[start : start + INSERT_ROWS]
-            params: list[Any] = []
-            for row in chunk:
-                for value, (field, kind) in zip(row, order, strict=True):
-                    plain = value is None or (kind is not None and type(value) is kind)
-                    params.append(value if plain else field.get_db_prep_save(value, connection))
-            cursor.execute(
-                f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES "
-                f"{', '.join([row_marks] * len(chunk))}",
-                params,
-            )
+
+    def prepared(value: Any, field: models.Field[Any, Any], kind: type | None) -> Any:
+        plain = value is None or (kind is not None and type(value) is kind)
+        return value if plain else field.get_db_prep_save(value, connection)
+
+    values = [
+        [prepared(value, *entry) for value, entry in zip(row, order, strict=True)] for row in rows
+    ]
+    _insert(model, [field for field, _ in order], values, returning=False)
 
 
 # Values per `IN (…)` list in plain SQL: well under SQLite's 32,766 and PostgreSQL's 65,535
