@@ -352,18 +352,19 @@ def _neighbours(messages: Sequence[Message]) -> dict[int, list[Message]]:
     same turn; two queries however many messages."""
     blocks = sorted({m.turn.block_id for m in messages if m.turn.block_id is not None})
     open_turns = sorted({m.turn_id for m in messages if m.turn.block_id is None})
-    # Only the lists that hold ids: an `IN (NULL)` branch cost SQLite's planner its indexes.
-    where = [
-        *([f"t.block_id IN ({marks(blocks)})"] if blocks else []),
-        *([f"m.turn_id IN ({marks(open_turns)})"] if open_turns else []),
-    ]
-    if not where:
-        return {}
-    rows = read_rows(
+    # One indexed read per list that holds ids (a sealed turn is never an open one): an OR of
+    # the two made PostgreSQL scan the messages, and an `IN (NULL)` branch made SQLite scan.
+    select = (
         f"SELECT m.id, m.turn_id, t.block_id, t.session_turn, m.position FROM {_MESSAGES} m "
-        f"JOIN {_TURNS} t ON m.turn_id = t.id WHERE {' OR '.join(where)}",
-        [*blocks, *open_turns],
+        f"JOIN {_TURNS} t ON m.turn_id = t.id WHERE "
     )
+    parts = [
+        *([f"{select}t.block_id IN ({marks(blocks)})"] if blocks else []),
+        *([f"{select}m.turn_id IN ({marks(open_turns)})"] if open_turns else []),
+    ]
+    if not parts:
+        return {}
+    rows = read_rows(" UNION ALL ".join(parts), [*blocks, *open_turns])
     scopes: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
     for pk, turn_id, block_id, session_turn, position in rows:
         if block_id in blocks:
