@@ -308,6 +308,17 @@ _EDGE_SOURCES = GraphEdge.source_events.through._meta.db_table
 _FACTS, _EDGES = GraphFact._meta.db_table, GraphEdge._meta.db_table
 
 
+def _source_messages(event_ids: list[int]) -> set[int]:
+    """The ids of these events' source messages (passages do not repeat them)."""
+    if not event_ids:
+        return set()
+    rows = read_rows(
+        f"SELECT message_id FROM {_EVENT_SOURCES} WHERE event_id IN ({marks(event_ids)})",
+        event_ids,
+    )
+    return {message_id for (message_id,) in rows}
+
+
 def _source_events(event_ids: list[int]) -> dict[int, _Source]:
     """The source events by id, what activation needs of each, in plain SQL."""
     if not event_ids:
@@ -579,13 +590,7 @@ def activation_build(
         lines, _NODES_HEADER, ranked_nodes, used, budget, MAX_NODES, _node_card
     )
     shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
-    covered = {
-        message_id
-        for (message_id,) in read_rows(
-            f"SELECT message_id FROM {_EVENT_SOURCES} WHERE event_id IN ({marks(shown_events)})",
-            shown_events,
-        )
-    }
+    covered = _source_messages(shown_events)
     ranked = messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
     passages, used = _pack_section(
         lines,
