@@ -34,6 +34,7 @@ from memory.models import (
     ProcessingJob,
     Turn,
 )
+from memory.models.rows import columns_of, marks, read_by_id, read_models, read_values
 from memory.services.events import EventContext, event_create, event_relate, event_supersede
 from memory.services.jobs import job_create, job_handler
 from memory.services.live import publish
@@ -56,21 +57,39 @@ def block_messages(block: Block) -> list[Message]:
     )
 
 
+_SCANNED = columns_of(Event, ["id", "title", "summary", "tags"], "e")
+
+
 def extraction_timeline(*, block: Block, text: str) -> list[Event]:
-    """≤ 8 events relevant to `text` plus ≤ 4 most recent, all still visible (not hidden)."""
-    visible = Event.objects.filter(
-        namespace_id=block.namespace_id, status__in=VISIBLE_STATUSES
-    ).exclude(source_block=block)
-    recent = list(visible.order_by("-formed_turn", "-id")[:TIMELINE_RECENT])
+    """≤ 8 events relevant to `text` plus ≤ 4 most recent, all still visible (not hidden).
+    The last TIMELINE_SCAN events are scored as plain rows (the words of their title, summary
+    and tags); only the events chosen are read in full."""
+    statuses = list(VISIBLE_STATUSES)
+    visible = (
+        f"WHERE e.namespace_id = %s AND e.status IN ({marks(statuses)}) AND e.source_block_id <> %s"
+    )
+    params = [block.namespace_id, *statuses, block.pk]
+    recent = read_models(
+        Event,
+        "e",
+        f"{visible} ORDER BY e.formed_turn DESC, e.id DESC LIMIT %s",
+        [*params, TIMELINE_RECENT],
+    )
     wanted = _terms(text)
     scored = []
-    for event in visible.order_by("-id")[:TIMELINE_SCAN]:
-        have = _terms(f"{event.title} {event.summary} {' '.join(event.tags)}")
+    for pk, title, summary, tags in read_values(
+        _SCANNED,
+        f"FROM {Event._meta.db_table} e {visible} ORDER BY e.id DESC LIMIT %s",
+        [*params, TIMELINE_SCAN],
+    ):
+        have = _terms(f"{title} {summary} {' '.join(tags)}")
         overlap = sum(min(wanted[t], have[t]) for t in have if t in wanted)
         if overlap:
-            scored.append((-overlap, -event.pk, event))
-    relevant = [event for *_, event in sorted(scored, key=lambda row: row[:2])[:TIMELINE_RELEVANT]]
-    seen = {e.pk for e in relevant}
+            scored.append((-overlap, -pk))
+    chosen = [-pk for _, pk in sorted(scored)[:TIMELINE_RELEVANT]]
+    full = read_by_id(Event, chosen)
+    relevant = [full[pk] for pk in chosen if pk in full]
+    seen = set(chosen)
     return relevant + [e for e in recent if e.pk not in seen]
 
 
