@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from memory import search
-from memory.engine.graph_state import ITEM_ACTIVE
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
@@ -31,9 +30,6 @@ from memory.models import (
     Block,
     Event,
     EventStatus,
-    GraphEdge,
-    GraphFact,
-    GraphNode,
     Message,
     MessageRole,
     Namespace,
@@ -43,12 +39,11 @@ from memory.models import (
 from memory.models.rows import columns_of, insert_rows, marks, read_by_id, read_rows, read_values
 from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
-from memory.selectors.graph import NodeStateOut, node_states
 from memory.selectors.namespaces import namespace_turn
+from memory.services.activation_nodes import node_card, ranked_nodes
 from memory.services.recall import RankedMessage, messages_rank
 
 EVENT_HITS = 20
-NODE_HITS = 12
 MAX_EVENTS = 4
 MAX_NODES = 4
 TOKEN_BUDGET = 900
@@ -101,7 +96,6 @@ class Activated:
 
 _EVENTS, _BLOCKS = Event._meta.db_table, Block._meta.db_table
 _TURNS, _MESSAGES = Turn._meta.db_table, Message._meta.db_table
-_NODES = GraphNode._meta.db_table
 # Every read below is plain SQL (memory.models.rows): a context call made about a dozen small
 # reads, and the ORM's compilation of each cost more than running it (benchmarks/README.md).
 _TAIL = (
@@ -121,18 +115,6 @@ def activation_query(session: Session | None, query: str) -> str:
             if content.strip():
                 parts.append(content.strip())
     return "\n".join(parts)[:MAX_QUERY_CHARS]
-
-
-class _Source(NamedTuple):
-    """What activation needs of a graph item's source event."""
-
-    id: int
-    last_adopted_turn: int
-    adoptions: int
-    criticality: str
-    status: str
-    pinned: bool
-    session_id: int
 
 
 def _compact(card: dict[str, Any]) -> str:
@@ -272,40 +254,7 @@ def _event_terms(event: Event) -> set[str]:
 _PARTICIPANTS = [f.name for f in EVENTS.fields].index("participants")
 
 
-def _node_terms(node: GraphNode, state: NodeStateOut) -> set[str]:
-    """What the node's card says besides a person's own name: facts, links, tags, type."""
-    texts = [
-        *(f"{f.key.replace('_', ' ')} {f.value}" for f in state.current_facts),
-        *(f"{e.relation.replace('_', ' ')} {e.from_name} {e.to_name}" for e in state.current_edges),
-        *node.tags,
-        node.node_type,
-    ]
-    if node.node_type != "person":
-        texts.extend([node.name, *node.aliases])
-    return set(analyze(" ".join(texts)))
-
-
-def _node_card(ranked: tuple[GraphNode, NodeStateOut]) -> dict[str, Any]:
-    node, state = ranked
-    links = [
-        f"{e.relation} {e.to_name}" if e.from_ == node.pk else f"{e.from_name} {e.relation}"
-        for e in state.current_edges
-    ][:6]
-    card: dict[str, Any] = {
-        "ref": f"node:{node.pk}",
-        "name": redact(node.name),
-        "type": node.node_type,
-        "facts": {f.key: f.value for f in state.current_facts},
-    }
-    if links:
-        card["links"] = links
-    return card
-
-
 _EVENT_SOURCES = Event.source_messages.through._meta.db_table
-_FACT_SOURCES = GraphFact.source_events.through._meta.db_table
-_EDGE_SOURCES = GraphEdge.source_events.through._meta.db_table
-_FACTS, _EDGES = GraphFact._meta.db_table, GraphEdge._meta.db_table
 
 
 def _source_messages(event_ids: list[int]) -> set[int]:
@@ -317,159 +266,6 @@ def _source_messages(event_ids: list[int]) -> set[int]:
         event_ids,
     )
     return {message_id for (message_id,) in rows}
-
-
-def _source_events(event_ids: list[int]) -> dict[int, _Source]:
-    """The source events by id, what activation needs of each, in plain SQL."""
-    if not event_ids:
-        return {}
-    rows = read_rows(
-        "SELECT e.id, e.last_adopted_turn, e.adoptions, e.criticality, e.status, e.pinned, "
-        f"b.session_id FROM {_EVENTS} e JOIN {_BLOCKS} b ON e.source_block_id = b.id "
-        f"WHERE e.id IN ({marks(event_ids)})",
-        event_ids,
-    )
-    return {
-        pk: _Source(pk, turn, adoptions, criticality, status, bool(pinned), session_id)
-        for pk, turn, adoptions, criticality, status, pinned, session_id in rows
-    }  # SQLite gives a boolean column as 0 or 1
-
-
-def _current_sources(node_ids: list[int]) -> dict[int, set[int]]:
-    """node id → its current graph items' active source events: the sources of its active facts
-    and of the active edges at either end, those events still active (SPEC §6.4: an item is
-    current while it is active and has an active source). Two queries, plain ids, in plain
-    SQL: the ORM's compilation of these joins cost more than running them."""
-    found: dict[int, set[int]] = {pk: set() for pk in node_ids}
-    if not node_ids:
-        return found
-    ids = marks(node_ids)
-    facts = read_rows(
-        f"SELECT f.node_id, s.event_id FROM {_FACT_SOURCES} s "
-        f"JOIN {_EVENTS} e ON s.event_id = e.id JOIN {_FACTS} f ON s.graphfact_id = f.id "
-        f"WHERE e.status = %s AND f.node_id IN ({ids}) AND f.status = %s",
-        [EventStatus.ACTIVE, *node_ids, ITEM_ACTIVE],
-    )
-    edges = read_rows(
-        f"SELECT g.from_node_id, g.to_node_id, s.event_id FROM {_EDGE_SOURCES} s "
-        f"JOIN {_EVENTS} e ON s.event_id = e.id JOIN {_EDGES} g ON s.graphedge_id = g.id "
-        f"WHERE e.status = %s AND (g.from_node_id IN ({ids}) OR g.to_node_id IN ({ids})) "
-        "AND g.status = %s",
-        [EventStatus.ACTIVE, *node_ids, *node_ids, ITEM_ACTIVE],
-    )
-    for node_id, event_id in facts:
-        found[node_id].add(event_id)
-    for from_id, to_id, event_id in edges:
-        for end in (from_id, to_id):
-            if end in found:
-                found[end].add(event_id)
-    return found
-
-
-def _important_nodes(namespace: Namespace, important: list[tuple[int, str]]) -> dict[int, set[int]]:
-    """node id → the sessions of its current pinned or safety sources: nodes with an active
-    fact, or an active edge at either end, citing an active pinned or safety event. Driven by
-    the through tables' event index; the namespace is checked here, not in SQL, so that
-    SQLite's planner cannot start from the namespace's every fact or edge instead."""
-    ids = [pk for pk, status in important if status == EventStatus.ACTIVE]
-    if not ids:
-        return {}
-    current = (
-        f"JOIN {_EVENTS} e ON s.event_id = e.id JOIN {_BLOCKS} b ON e.source_block_id = b.id "
-        f"WHERE e.status = %s AND s.event_id IN ({marks(ids)})"
-    )
-    params = [EventStatus.ACTIVE, *ids, ITEM_ACTIVE]
-    facts = read_rows(
-        f"SELECT f.namespace_id, f.node_id, b.session_id FROM {_FACT_SOURCES} s "
-        f"JOIN {_FACTS} f ON s.graphfact_id = f.id {current} AND f.status = %s",
-        params,
-    )
-    edges = read_rows(
-        f"SELECT g.namespace_id, g.from_node_id, g.to_node_id, b.session_id "
-        f"FROM {_EDGE_SOURCES} s JOIN {_EDGES} g ON s.graphedge_id = g.id {current} "
-        "AND g.status = %s",
-        params,
-    )
-    ends = [
-        *((ns_id, (node_id,), session_id) for ns_id, node_id, session_id in facts),
-        *((ns_id, (one, other), session_id) for ns_id, one, other, session_id in edges),
-    ]
-    found: dict[int, set[int]] = {}
-    for ns_id, node_ids, session_id in ends:
-        if ns_id == namespace.pk:
-            for node_id in node_ids:
-                found.setdefault(node_id, set()).add(session_id)
-    return found
-
-
-def _nodes(
-    namespace: Namespace,
-    session: Session | None,
-    query: str,
-    current_turn: int,
-    important: list[tuple[int, str]],
-    limit: int,
-) -> list[tuple[GraphNode, NodeStateOut]]:
-    """The `limit` best nodes with their current state. A search hit is read in full: its
-    state (the relevance check needs it) and every current source (its weight is theirs). A
-    node tied to a current pinned or safety source weighs 1 (pinned → 1, safety's floor is 1),
-    so one that is not a hit needs only those sources' sessions, unless all of them are this
-    session's (then its other sources decide whether it is this session's alone). Graph state
-    is read for the hits and for the nodes that make the cut."""
-    hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
-    hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
-    always = _important_nodes(namespace, important)
-    here = session.pk if session is not None else None
-    read = {*hit_ids, *(pk for pk, sessions in always.items() if sessions == {here})}
-    nodes = read_by_id(GraphNode, sorted(read))
-    sources_of = _current_sources(list(nodes))
-    events = _source_events([*{i for ids in sources_of.values() for i in ids}])
-    states = node_states([nodes[i] for i in hit_ids if i in nodes], current_only=True)
-    terms = set(query_terms(query))
-    people = {
-        t
-        for name, aliases in [
-            *((n.name, n.aliases) for n in nodes.values() if n.node_type == "person"),
-            *_person_names([pk for pk in always if pk not in nodes]),
-        ]
-        for t in analyze(" ".join([name, *aliases]))
-    }
-    kept: dict[int, float] = {  # node id → weight
-        pk: 1.0 for pk in always if pk not in nodes
-    }
-    for node_id, node in nodes.items():
-        # Activation shows current state only; history is for explicit search.
-        sources = [events[i] for i in sorted(sources_of[node_id]) if i in events]
-        if not sources or (here is not None and all(e.session_id == here for e in sources)):
-            continue
-        important_node = node_id in always
-        if node_id not in states and not important_node:
-            continue
-        if not important_node and not matches_beyond_names(
-            terms, people, _node_terms(node, states[node_id])
-        ):
-            continue
-        kept[node_id] = max(current_weight(e, current_turn) for e in sources)
-    relevance = [i for i in hit_ids if i in kept]
-    weight = sorted(kept, key=lambda i: (-kept[i], i))
-    chosen = [pk for pk, _ in rrf([relevance, weight])[:limit]]
-    nodes |= read_by_id(GraphNode, [pk for pk in chosen if pk not in nodes])
-    states |= node_states([nodes[pk] for pk in chosen if pk not in states], current_only=True)
-    return [(nodes[pk], states[pk]) for pk in chosen]
-
-
-_PERSON_FIELDS = columns_of(GraphNode, ["name", "aliases"], "n")
-
-
-def _person_names(ids: list[int]) -> list[tuple[Any, ...]]:
-    """(name, aliases) of those of these nodes that are people."""
-    if not ids:
-        return []
-    return read_values(
-        _PERSON_FIELDS,
-        f"FROM {_NODES} n WHERE n.id IN ({marks(ids)}) AND n.node_type = %s ORDER BY n.id",
-        [*ids, "person"],
-    )
 
 
 def validate_budget(budget: object) -> int:
@@ -585,10 +381,8 @@ def activation_build(
     events, used = _pack_section(
         lines, _EVENTS_HEADER, ranked_events, used, budget, MAX_EVENTS, _event_card
     )
-    ranked_nodes = _nodes(namespace, session, text_query, current_turn, important, MAX_NODES)
-    nodes, used = _pack_section(
-        lines, _NODES_HEADER, ranked_nodes, used, budget, MAX_NODES, _node_card
-    )
+    graph = ranked_nodes(namespace, session, text_query, current_turn, important, MAX_NODES)
+    nodes, used = _pack_section(lines, _NODES_HEADER, graph, used, budget, MAX_NODES, node_card)
     shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
     covered = _source_messages(shown_events)
     ranked = messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
