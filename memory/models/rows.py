@@ -96,11 +96,17 @@ def _insert_plan(model: type[models.Model]) -> list[tuple[models.Field[Any, Any]
 
 
 def _db_value(row: models.Model, field: models.Field[Any, Any], kind: type | None) -> Any:
-    if kind is not None:
-        value = getattr(row, field.attname)
-        if value is None or type(value) is kind:
-            return value
-    return field.get_db_prep_save(field.pre_save(row, True), connection)
+    # A field of a plain kind saves its attribute as it is (`Field.pre_save`).
+    value = getattr(row, field.attname) if kind is not None else field.pre_save(row, True)
+    return _prepared(value, field, kind)
+
+
+def _prepared(value: Any, field: models.Field[Any, Any], kind: type | None) -> Any:
+    """The database value: as it is when the field's kind passes it so (None included), else
+    converted by the field."""
+    if kind is not None and (value is None or type(value) is kind):
+        return value
+    return field.get_db_prep_save(value, connection)
 
 
 def insert_values(
@@ -119,13 +125,8 @@ def insert_values(
     ):
         raise ValueError(f"insert_values needs every field of {model.__name__}, none auto_now")
     order = [plan[name] for name in names]
-
-    def prepared(value: Any, field: models.Field[Any, Any], kind: type | None) -> Any:
-        plain = value is None or (kind is not None and type(value) is kind)
-        return value if plain else field.get_db_prep_save(value, connection)
-
     values = [
-        [prepared(value, *entry) for value, entry in zip(row, order, strict=True)] for row in rows
+        [_prepared(value, *entry) for value, entry in zip(row, order, strict=True)] for row in rows
     ]
     _insert(model, [field for field, _ in order], values, returning=False)
 
@@ -264,14 +265,17 @@ def read_joined[M: models.Model](
         for other, table in related
         for f in other._meta.concrete_fields
     ]
+    # Per related model: its attnames and the position of its id among them.
+    layouts = []
+    for other, _ in related:
+        names = [f.attname for f in other._meta.concrete_fields]
+        layouts.append((other, names, names.index(other._meta.pk.attname)))
     found = []
     for instance, values in read_models_with(model, alias, rest, params, also):
         joined: list[models.Model | None] = []
-        for other, _ in related:
-            fields = other._meta.concrete_fields
-            mine, values = values[: len(fields)], values[len(fields) :]
-            pk = mine[fields.index(other._meta.pk)]
-            names = [f.attname for f in fields]
+        for other, names, pk_at in layouts:
+            mine, values = values[: len(names)], values[len(names) :]
+            pk = mine[pk_at]
             joined.append(None if pk is None else other.from_db(connection.alias, names, mine))
         found.append((instance, joined))
     return found
