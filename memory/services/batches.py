@@ -101,8 +101,9 @@ def batch_create(
     unique: dict[str, BatchEntry] = {}
     for entry in entries:
         unique.setdefault(entry.ref, entry)
-    # Every search records one: rows written with insert_rows (the ORM's insert compilation
-    # was a third of a graph search, which records ~70 refs).
+    # Every search records one, in plain inserts: the batch with insert_rows, its refs with
+    # insert_values (the ORM's insert compilation was a third of a graph search, which
+    # records ~70 refs, and their instances cost more than the INSERT).
     with transaction.atomic():
         turn = namespace_turn(namespace)
         (batch,) = insert_rows(
