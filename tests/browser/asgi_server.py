@@ -98,12 +98,13 @@ def layer_settings(layers: dict[str, Any]) -> dict[str, Any]:
 
 def _flush_layer() -> None:
     """Drop this server's keys from Redis (its own prefix only; other runs are untouched)."""
-    from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
+
+    from memory.services.live import layer_run
 
     layer = get_channel_layer()
     if layer is not None and type(layer).__module__.startswith("channels_redis."):
-        async_to_sync(layer.flush)()
+        layer_run(layer.flush())
 
 
 def _other_postgres_sessions() -> int:

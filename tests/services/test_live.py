@@ -196,3 +196,68 @@ def test_an_in_memory_layer_with_no_listener_is_not_sent_to(
         publish(namespace.pk, "event.changed", action="pin", event_ids=[2])
     assert sent == [namespace_group(namespace.pk)]
     assert drain() == [{"kind": "event.changed", "action": "pin", "event_ids": [2]}]
+
+
+class _RecordingLayer:
+    """A channel layer that keeps connections (as channels_redis does): records the loop and
+    thread each send ran on."""
+
+    def __init__(self, fail: bool = False, hang: bool = False) -> None:
+        self.sent: list[tuple[str, dict[str, Any], int, str]] = []
+        self.fail = fail
+        self.hang = hang
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        import asyncio
+        import threading
+
+        if self.hang:
+            await asyncio.sleep(60)
+        if self.fail:
+            raise ConnectionError("redis is down")
+        loop = id(asyncio.get_running_loop())
+        self.sent.append((group, message["payload"], loop, threading.current_thread().name))
+
+
+def test_a_connected_layer_is_sent_to_on_one_lasting_loop(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    """A db_worker's sends (a thread with no event loop) all run on the publisher's one loop,
+    in order, each done before publish returns: no new loop and connection per send."""
+    import threading
+
+    from memory.services import live
+
+    layer = _RecordingLayer()
+    monkeypatch.setattr(live, "get_channel_layer", lambda: layer)
+    namespace = namespace_get_or_create(name="linked")
+    for n in range(5):
+        with django_capture_on_commit_callbacks(execute=True):
+            publish(namespace.pk, "job.changed", job_id=n, status="done")
+        assert len(layer.sent) == n + 1  # delivered before the commit hook returned
+    assert [payload["job_id"] for _, payload, _, _ in layer.sent] == [0, 1, 2, 3, 4]
+    assert {group for group, _, _, _ in layer.sent} == {namespace_group(namespace.pk)}
+    assert len({loop for _, _, loop, _ in layer.sent}) == 1
+    assert {thread for _, _, _, thread in layer.sent} == {"live-updates"}
+    assert threading.current_thread().name != "live-updates"
+
+
+def test_a_failing_or_stuck_layer_never_fails_the_write(
+    monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    from memory.services import live
+
+    namespace = namespace_get_or_create(name="down")
+    monkeypatch.setattr(live, "SEND_TIMEOUT_SECONDS", 0.2)
+    for layer in (_RecordingLayer(fail=True), _RecordingLayer(hang=True)):
+        monkeypatch.setattr(live, "get_channel_layer", lambda layer=layer: layer)
+        caplog.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            publish(namespace.pk, "job.changed", job_id=1, status="done")
+        assert layer.sent == []
+        assert "could not publish job.changed" in caplog.text
+    working = _RecordingLayer()
+    monkeypatch.setattr(live, "get_channel_layer", lambda: working)
+    with django_capture_on_commit_callbacks(execute=True):
+        publish(namespace.pk, "job.changed", job_id=2, status="done")
+    assert [payload["job_id"] for _, payload, _, _ in working.sent] == [2]
