@@ -175,23 +175,28 @@ class _Candidate(NamedTuple):
     mentioned_at: datetime
 
 
+def _event_hits(namespace: Namespace, query: str) -> list[int]:
+    """The events the query's text matches, best first (also fused into the passages' ranking:
+    `messages_rank`)."""
+    if not query:
+        return []
+    hits = search.search_events(namespace.pk, query, limit=EVENT_HITS, statuses=VISIBLE_STATUSES)
+    return [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
+
+
 def _events(
     namespace: Namespace,
     session: Session | None,
     query: str,
+    hit_ids: list[int],
     current_turn: int,
     important: list[tuple[int, str]],
     limit: int,
 ) -> list[Event]:
-    """The `limit` best events. Candidates are read as plain rows; a search hit's full text
-    only for the relevance check, and full events only for those that make the cut."""
-    hits = (
-        search.search_events(namespace.pk, query, limit=EVENT_HITS, statuses=VISIBLE_STATUSES)
-        if query
-        else []
-    )
+    """The `limit` best of the text hits and always-shown events. Candidates are read as plain
+    rows; a search hit's full text only for the relevance check, and full events only for
+    those that make the cut."""
     always = {pk for pk, status in important if status in VISIBLE_STATUSES}
-    hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     by_id = {row[0]: _Candidate(*row) for row in _candidates(namespace, session, hit_ids, always)}
     # When both an old and its superseding event qualify, only the newer one is background;
     # a superseded event alone still enters, marked as superseded.
@@ -377,7 +382,10 @@ def activation_build(
     important = _always_events(namespace)
     lines = [FRAMING]
     # Packing never looks past the first MAX_EVENTS / MAX_NODES items, so only those get cards.
-    ranked_events = _events(namespace, session, text_query, current_turn, important, MAX_EVENTS)
+    event_hits = _event_hits(namespace, text_query)
+    ranked_events = _events(
+        namespace, session, text_query, event_hits, current_turn, important, MAX_EVENTS
+    )
     events, used = _pack_section(
         lines, _EVENTS_HEADER, ranked_events, used, budget, MAX_EVENTS, _event_card
     )
@@ -385,7 +393,11 @@ def activation_build(
     nodes, used = _pack_section(lines, _NODES_HEADER, graph, used, budget, MAX_NODES, node_card)
     shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
     covered = _source_messages(shown_events)
-    ranked = messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
+    ranked = (
+        messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL, event_ids=event_hits)
+        if text_query
+        else []
+    )
     passages, used = _pack_section(
         lines,
         _PASSAGES_HEADER,

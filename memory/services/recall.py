@@ -9,6 +9,11 @@ source passages of activated memory.
 2. **Pseudo-relevance feedback**: the most distinctive words of the top three messages (by
    document frequency among this namespace's messages) extend the query once; the second
    list is fused with the first at half weight.
+3. **Event sources**: the source messages of the events the query's text matches (their own
+   index: titles, summaries, participants, dates) are fused in at a fifth of the weight, below
+   the five best message matches, which keep their places. A fact stated across a few turns
+   ("I signed up for a pottery class" … "we made bowls") is one event whose words reach
+   messages that share none with the question.
 
 Reads only; no batch, nothing recorded.
 """
@@ -21,8 +26,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memory import search
+from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import rrf
-from memory.models import Message
+from memory.models import Event, Message
 from memory.models.rows import marks, read_rows
 from memory.search.backend import backend
 from memory.search.documents import MESSAGES
@@ -35,6 +41,9 @@ FEEDBACK_TERMS = 5
 FEEDBACK_CANDIDATES = 20  # words of the top documents whose frequency is looked up
 FEEDBACK_WEIGHT = 0.5
 FEEDBACK_MAX_DF = 100  # messages holding a word beyond which it is not a feedback term
+EVENT_HITS = 20  # events whose sources are fused in
+EVENT_WEIGHT = 0.2
+KEPT = 5  # the best message matches, which event sources never pass
 
 
 @dataclass(frozen=True)
@@ -105,12 +114,56 @@ def _rows(ids: list[int]) -> dict[int, tuple[str, str]]:
 
 
 def messages_rank(
-    namespace_id: int, query: str, *, limit: int, session_pk: int | None = None
+    namespace_id: int,
+    query: str,
+    *,
+    limit: int,
+    session_pk: int | None = None,
+    event_ids: list[int] | None = None,
 ) -> list[RankedMessage]:
-    """Message ids best first (at most `limit`), by BM25 with the speaker and feedback
-    corrections; nothing when the query matches nothing."""
+    """Message ids best first (at most `limit`), by BM25 with the speaker, feedback and
+    event-source corrections; nothing when the query matches no message. `event_ids`: the
+    query's event text hits, best first, when the caller has them already (activation)."""
     with counts_shared():  # the feedback query repeats the query's terms
-        return _messages_rank(namespace_id, query, limit=limit, session_pk=session_pk)
+        ranked = _messages_rank(namespace_id, query, limit=limit, session_pk=session_pk)
+    if not ranked:
+        return []
+    if event_ids is None:
+        hits = search.search_events(
+            namespace_id, query, limit=EVENT_HITS, statuses=VISIBLE_STATUSES
+        )
+        event_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
+    sources = _event_sources(event_ids[:EVENT_HITS], session_pk)
+    if not sources:
+        return ranked[:limit]
+    head = [r.message_id for r in ranked[:KEPT]]
+    score = dict(rrf([[r.message_id for r in ranked], sources], [1.0, EVENT_WEIGHT]))
+    order = [*head, *(pk for pk in score if pk not in head)][:limit]
+    out: list[RankedMessage] = []
+    for pk in order:
+        # The fused score, never above the hit before it (a kept hit may score lower).
+        out.append(RankedMessage(pk, min(score[pk], out[-1].score) if out else score[pk]))
+    return out
+
+
+_SOURCES = Event.source_messages.through._meta.db_table
+
+
+def _event_sources(event_ids: list[int], session_pk: int | None) -> list[int]:
+    """The events' source messages (within the session, when given), the best event's first,
+    each event's in conversation order, each message once."""
+    if not event_ids:
+        return []
+    sql = f"SELECT es.event_id, es.message_id FROM {_SOURCES} es"
+    params: list[int] = []
+    if session_pk is not None:
+        sql += f" JOIN {Message._meta.db_table} m ON m.id = es.message_id AND m.session_id = %s"
+        params.append(session_pk)
+    sql += f" WHERE es.event_id IN ({marks(event_ids)})"
+    by_event: dict[int, list[int]] = {}
+    for event_id, message_id in read_rows(sql, [*params, *event_ids]):
+        by_event.setdefault(event_id, []).append(message_id)
+    return dedupe(m for e in event_ids for m in sorted(by_event.get(e, [])))
 
 
 def _messages_rank(
@@ -133,4 +186,4 @@ def _messages_rank(
         rankings.append(_speaker_first(second, rows, terms))
         weights.append(FEEDBACK_WEIGHT)
     fused = rrf(rankings, weights)
-    return [RankedMessage(pk, score) for pk, score in fused[:limit]]
+    return [RankedMessage(pk, score) for pk, score in fused[:pool]]

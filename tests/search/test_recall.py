@@ -178,3 +178,76 @@ def test_feedback_candidates_that_tie_are_taken_in_the_order_said(monkeypatch):
     texts = [" ".join(words[:15]), " ".join(words[15:])]
     recall._feedback_terms(1, texts, set())
     assert looked_up == [words[: recall.FEEDBACK_CANDIDATES]]
+
+
+def _event_from(namespace: Namespace, content: str, title: str, summary: str) -> int:
+    """An event whose one source is the message saying `content` (as extraction stores it)."""
+    from django.db import transaction
+
+    from memory.engine.prompts.extraction import ExtractedEvent
+    from memory.models import Message
+    from memory.services.events import EventContext, event_create
+
+    source = Message.objects.get(namespace=namespace, content=content)
+    block = source.turn.block
+    assert block is not None
+    messages = {m.pk: m for m in Message.objects.filter(turn__block=block)}
+    with transaction.atomic():
+        event = event_create(
+            extracted=ExtractedEvent(title=title, summary=summary, source_message_ids=[source.pk]),
+            context=EventContext(block=block, formed_turn=6, messages=messages),
+        )
+    return event.pk
+
+
+POTTERY = "Guess what, I signed up for a pottery class on Saturdays."
+
+
+def test_an_event_s_source_joins_the_ranking_below_the_five_best_matches() -> None:
+    """The message behind an event the query matches is found though it shares no word with
+    the query; the five best message matches keep their places; scores never rise."""
+    from memory.models import Message
+
+    namespace = namespace_get_or_create(name="evsrc")
+    _turns(
+        namespace,
+        [
+            (("Ana", POTTERY), ("Ben", "Fun!")),
+            (("Ana", "The weather turned cold."), ("Ben", "Bring a coat.")),
+        ]
+        + [(("Ana", f"My hobby list, part {n}."), ("Ben", "Noted.")) for n in range(6)],
+    )
+    before = _contents(namespace, "hobby")
+    assert POTTERY not in before and len(before) == 6
+    event_id = _event_from(namespace, POTTERY, "Ana took up a new hobby", "Pottery on Saturdays")
+
+    ranked = messages_rank(namespace.pk, "hobby", limit=20)
+    found = _contents(namespace, "hobby")
+    assert POTTERY in found
+    assert found[:5] == before[:5]
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)
+    # The caller's own event hits (activation has them) give the same ranking.
+    assert messages_rank(namespace.pk, "hobby", limit=20, event_ids=[event_id]) == ranked
+    assert POTTERY not in _contents_of_ids(
+        messages_rank(namespace.pk, "hobby", limit=20, event_ids=[])
+    )
+    # Within another session, the event's source (in "s1") stays out.
+    turn_ingest(
+        namespace=namespace,
+        turn=TurnIn(
+            session_id="s2",
+            receipt_id="other",
+            messages=[MessageIn(role="user", content="A hobby of mine is chess.")],
+        ),
+    )
+    other = Message.objects.get(namespace=namespace, content="A hobby of mine is chess.")
+    within = messages_rank(namespace.pk, "hobby", limit=20, session_pk=other.session_id)
+    assert [r.message_id for r in within] == [other.pk]
+
+
+def _contents_of_ids(ranked: list) -> list[str]:
+    from memory.models import Message
+
+    by_id = Message.objects.in_bulk([r.message_id for r in ranked])
+    return [by_id[r.message_id].content for r in ranked]

@@ -52,8 +52,9 @@ PATHS: dict[str, Path] = {
     "raw": raw_path,
     "events": events_path,
     "graph": graph_path,
-    # What the product recommends and uses (search/raw, the context's passages): measured
-    # against fusing event and graph sources in, which lost recall (docs/EVALUATION.md).
+    # What the product recommends and uses (search/raw, the context's passages): the message
+    # ranking with the sources of the query's event text hits fused in (services.recall);
+    # graph sources fused in lost recall (docs/EVALUATION.md).
     "recommended": raw_path,
 }
 
