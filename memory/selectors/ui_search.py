@@ -19,6 +19,7 @@ from memory.engine.graph_state import CURRENT
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.redact import redact
 from memory.models import Block, BlockView, Event, GraphNode, Message, Namespace
+from memory.models.rows import marks, read_rows
 from memory.search.documents import (
     EVENTS,
     MESSAGES,
@@ -92,9 +93,14 @@ class NodeResult(Out):
     more_links: int
 
 
+class EventLink(Out):
+    id: int
+    title: str  # redacted
+
+
 class MessageResult(Out):
     rank: int
-    score: float  # BM25 relevance
+    score: float  # the fused recall score (services.recall)
     message: MessageOut
     before: MessageOut | None  # the previous message of its block (or open turn)
     after: MessageOut | None
@@ -103,6 +109,8 @@ class MessageResult(Out):
     turn_range: list[int]  # its block's turns (its own turn while in the open tail)
     turn_at: datetime
     fields: list[FieldMatch]
+    # The query's matching events it is a source of: why it ranks where its words may not reach.
+    via_events: list[EventLink]
 
 
 class BlockResult(Out):
@@ -310,8 +318,24 @@ def _nodes(
     ]
 
 
+def _event_titles(hits: list[RawHit]) -> dict[int, str]:
+    """id → redacted title of the events behind the message hits, in one read."""
+    ids = sorted({e for h in hits for e in h.events})
+    if not ids:
+        return {}
+    rows = read_rows(
+        f"SELECT id, title FROM {Event._meta.db_table} WHERE id IN ({marks(ids)})", ids
+    )
+    return {pk: redact(title) for pk, title in rows}
+
+
 def _message_result(
-    rank: int, hit: RawHit, document: Document, terms: list[str], words: dict[str, str]
+    rank: int,
+    hit: RawHit,
+    document: Document,
+    terms: list[str],
+    words: dict[str, str],
+    titles: dict[int, str],
 ) -> MessageResult:
     message = hit.message
     here = (message.turn_id, message.position)
@@ -328,6 +352,9 @@ def _message_result(
         turn_range=list(hit.turn_range),
         turn_at=message.turn.occurred_at,
         fields=_field_matches(MESSAGES, document, terms, words),
+        via_events=[
+            EventLink.model_construct(id=e, title=titles[e]) for e in hit.events if e in titles
+        ],
     )
 
 
@@ -403,6 +430,7 @@ def ui_search(*, namespace: Namespace, query: str, kind: str = ALL) -> SearchPag
             suggestions=search_suggestions(namespace),
         )
     raw = raw_rank(namespace=namespace, params=RawSearch(query=query, limit=LIMIT)) if terms else []
+    titles = _event_titles(raw)
     page = SearchPage.model_construct(
         namespace=namespace.name,
         query=query,
@@ -412,7 +440,7 @@ def ui_search(*, namespace: Namespace, query: str, kind: str = ALL) -> SearchPag
         nodes=_nodes(namespace, query, terms, words) if terms else [],
         blocks=_blocks(raw),
         messages=[
-            _message_result(rank, hit, document, terms, words)
+            _message_result(rank, hit, document, terms, words, titles)
             for rank, (hit, document) in enumerate(
                 zip(raw, message_documents([h.message for h in raw]), strict=True), start=1
             )

@@ -50,6 +50,7 @@ KEPT = 5  # the best message matches, which event sources never pass
 class RankedMessage:
     message_id: int
     score: float
+    events: tuple[int, ...] = ()  # the query's event hits this message is a source of
 
 
 def dedupe(ids: Iterable[int]) -> list[int]:
@@ -137,23 +138,25 @@ def messages_rank(
     if not sources:
         return ranked[:limit]
     head = [r.message_id for r in ranked[:KEPT]]
-    score = dict(rrf([[r.message_id for r in ranked], sources], [1.0, EVENT_WEIGHT]))
+    score = dict(rrf([[r.message_id for r in ranked], list(sources)], [1.0, EVENT_WEIGHT]))
     order = [*head, *(pk for pk in score if pk not in head)][:limit]
     out: list[RankedMessage] = []
     for pk in order:
         # The fused score, never above the hit before it (a kept hit may score lower).
-        out.append(RankedMessage(pk, min(score[pk], out[-1].score) if out else score[pk]))
+        fused = min(score[pk], out[-1].score) if out else score[pk]
+        out.append(RankedMessage(pk, fused, tuple(sources.get(pk, ()))))
     return out
 
 
 _SOURCES = Event.source_messages.through._meta.db_table
 
 
-def _event_sources(event_ids: list[int], session_pk: int | None) -> list[int]:
+def _event_sources(event_ids: list[int], session_pk: int | None) -> dict[int, list[int]]:
     """The events' source messages (within the session, when given), the best event's first,
-    each event's in conversation order, each message once."""
+    each event's in conversation order, each message once: message id → its events among
+    `event_ids`, in their order."""
     if not event_ids:
-        return []
+        return {}
     sql = f"SELECT es.event_id, es.message_id FROM {_SOURCES} es"
     params: list[int] = []
     if session_pk is not None:
@@ -163,7 +166,11 @@ def _event_sources(event_ids: list[int], session_pk: int | None) -> list[int]:
     by_event: dict[int, list[int]] = {}
     for event_id, message_id in read_rows(sql, [*params, *event_ids]):
         by_event.setdefault(event_id, []).append(message_id)
-    return dedupe(m for e in event_ids for m in sorted(by_event.get(e, [])))
+    sources: dict[int, list[int]] = {}
+    for event_id in event_ids:
+        for message_id in sorted(by_event.get(event_id, [])):
+            sources.setdefault(message_id, []).append(event_id)
+    return sources
 
 
 def _messages_rank(

@@ -345,6 +345,7 @@ class RawHit:
     neighbours: list[Message]
     block: Block | None
     turn_range: tuple[int, int]
+    events: tuple[int, ...] = ()  # the query's event hits it is a source of (services.recall)
 
 
 def _neighbours(messages: Sequence[Message]) -> dict[int, list[Message]]:
@@ -442,7 +443,9 @@ def raw_rank(
             if block
             else (message.turn.session_turn, message.turn.session_turn)
         )
-        results.append(RawHit(message, hit.score, neighbours[message.pk], block, turn_range))
+        results.append(
+            RawHit(message, hit.score, neighbours[message.pk], block, turn_range, hit.events)
+        )
     return results
 
 

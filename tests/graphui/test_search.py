@@ -77,7 +77,7 @@ def ids_in_order(html: str, kind: str) -> list[int]:
 
 def hit(html: str, kind: str, pk: int | None = None) -> str:
     """The markup of one hit card (the first of its kind unless `pk` is given)."""
-    start = html.index(f'<li class="hit card" id="{kind}-{"" if pk is None else pk}')
+    start = html.index(f'<li class="hit card" id="{kind}-' + ("" if pk is None else f'{pk}"'))
     ends = [
         i
         for i in (html.find('<li class="hit card"', start + 1), html.find("</ol>", start))
@@ -115,7 +115,12 @@ def test_each_hit_says_why_it_matched(client, user, project):
     assert "<strong>name</strong> (<q>pnpm</q>)" in node
     assert re.search(r"matched (current state|history)", node)
     message = hit(html, "message")
-    assert "<strong>content</strong>" in message and "BM25 score" in message
+    assert "<strong>content</strong>" in message
+    assert re.search(r"score <span class=\"num\">0\.\d{3}</span>", message)
+    # It matched by its own words and is also the source of a matching event: both are said.
+    pnpm = Event.objects.get(namespace__name="proj", title__icontains="pnpm")
+    assert "source of the matching event" in message
+    assert reverse("graphui:event", args=["proj", pnpm.pk]) in message
     block = hit(html, "block")
     assert "ranked by their best message" in block
 
@@ -329,6 +334,43 @@ def test_query_count_does_not_grow_with_hits(client, user, django_assert_max_num
     assert len(ids_in_order(many_html, "node")) == 20
     assert len(ids_in_order(many_html, "message")) == 20
     assert many == few, (few, many)
+
+
+def test_a_message_found_through_an_event_says_which(client, user):
+    """A message ranked as the source of a matching event (services.recall) names that event,
+    linked, in its "Why" line, since none of its own words matched."""
+    namespace = namespace_get_or_create(name="via")
+    lines = [("Guess what, I signed up for a pottery class.", "Fun!")] + [
+        (f"Weather note {n}.", "Noted.") for n in range(5)
+    ]
+    for n, (user_text, assistant_text) in enumerate(lines, start=1):
+        say(namespace, "s1", n, user_text, assistant_text)
+    source = Message.objects.get(namespace=namespace, content=lines[0][0])
+    block = source.turn.block
+    with transaction.atomic():
+        event = event_create(
+            extracted=ExtractedEvent(
+                title="Ana took up a new <b>hobby</b>",
+                summary="Pottery class",
+                source_message_ids=[source.pk],
+            ),
+            context=EventContext(
+                block=block,
+                formed_turn=6,
+                messages={m.pk: m for m in Message.objects.filter(turn__block=block)},
+            ),
+        )
+    say(namespace, "s2", 1, "A hobby of mine is chess.", "Nice.")
+
+    html = search(client, "via", q="hobby").content.decode()
+
+    via = hit(html, "message", source.pk)
+    assert "source of the matching event" in via
+    assert reverse("graphui:event", args=["via", event.pk]) in via
+    assert "Ana took up a new &lt;b&gt;hobby&lt;/b&gt;" in via  # a title is text, not markup
+    direct = Message.objects.get(namespace=namespace, content="A hobby of mine is chess.")
+    assert "source of the matching event" not in hit(html, "message", direct.pk)
+    assert ids_in_order(html, "message")[0] == direct.pk  # its own words rank first
 
 
 # --- access and hostile content ------------------------------------------------------------
