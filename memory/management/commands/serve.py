@@ -79,8 +79,10 @@ def _signal_group(pgid: int, signum: int) -> None:
 
 
 def default_web_processes() -> int:
-    """Measured (benchmarks/ingest_rate.py): on SQLite a second web process only adds lock
-    contention (74 → 64 turns/s); PostgreSQL takes concurrent writers."""
+    """One on SQLite: its writers queue for one lock, so a second web process gained only when
+    the clients' connections split evenly between the two (benchmarks/README.md, 2026-12-03),
+    and without Redis each process hears only its own live updates. PostgreSQL takes
+    concurrent writers."""
     if connections[DEFAULT_DB_ALIAS].vendor == "sqlite":
         return 1
     return min(2, os.cpu_count() or 1)
