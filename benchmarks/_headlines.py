@@ -25,21 +25,34 @@ def default_line(figures: Figures) -> str:
 
 
 def ingest_headline(r: dict[str, Any]) -> Figures:
-    return {
+    figures: Figures = {
         "turns": r["turns"],
         "clients": r["clients"],
         "turns_per_second": r["turns_per_second"],
         **{f"latency_{k}_ms": r["latency_ms"][k] for k in ("p50", "p95", "p99")},
         "errors": r["errors"],
     }
+    postgres = r.get("runs", {}).get("postgres")
+    if postgres and r.get("database") != "postgresql":
+        figures["postgres_namespaces"] = postgres["namespaces"]
+        figures["postgres_turns_per_second"] = postgres["turns_per_second"]
+        figures["postgres_latency_p95_ms"] = postgres["latency_ms"]["p95"]
+        figures["errors"] += postgres["errors"]
+    return figures
 
 
 def ingest_line(f: Figures) -> str:
-    return (
+    line = (
         f"{f['turns']} turns from {f['clients']} clients: {f['turns_per_second']} turns/s; "
         f"latency p50 {f['latency_p50_ms']} ms, p95 {f['latency_p95_ms']} ms, "
-        f"p99 {f['latency_p99_ms']} ms; {f['errors']} errors"
+        f"p99 {f['latency_p99_ms']} ms"
     )
+    if "postgres_turns_per_second" in f:
+        line += (
+            f"; PostgreSQL, {f['postgres_namespaces']} namespaces: "
+            f"{f['postgres_turns_per_second']} turns/s, p95 {f['postgres_latency_p95_ms']} ms"
+        )
+    return f"{line}; {f['errors']} errors"
 
 
 def processing_headline(r: dict[str, Any]) -> Figures:

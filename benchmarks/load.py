@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import ipaddress
 import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _postgres
 import _serve
 from _common import ROOT, clean_env, machine, percentile, synthetic_turn, write_result
 
@@ -59,28 +58,7 @@ TIMEOUT = 30.0
 SEED_SESSIONS, SEED_TURNS = 8, 12
 
 
-def loopback(url: str) -> str:
-    """The host of `url`, refused unless it is a loopback address (this is a load test)."""
-    host = urllib.parse.urlsplit(url).hostname or ""
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
-    except OSError as exc:
-        raise SystemExit(f"cannot resolve {host!r}: {exc}") from exc
-    if not addresses or not all(ipaddress.ip_address(a).is_loopback for a in addresses):
-        raise SystemExit(f"{url}: the load test only targets loopback addresses")
-    return host
-
-
 # --- the database ------------------------------------------------------------------------------
-
-
-def pg_admin(url: str, statement: str) -> None:
-    """Run CREATE/DROP DATABASE on the server of `url`, connected to its `postgres` database."""
-    import psycopg
-
-    admin = urllib.parse.urlsplit(url)._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(statement)
 
 
 class ConnectionSampler(threading.Thread):
@@ -101,13 +79,6 @@ class ConnectionSampler(threading.Thread):
                     "SELECT count(*) - 1 FROM pg_stat_activity WHERE datname = %s", (self.name,)
                 ).fetchone()
                 self.peak = max(self.peak, int(row[0]) if row else 0)
-
-
-def database_name(url: str) -> str:
-    name = urllib.parse.urlsplit(url).path.lstrip("/")
-    if "load" not in name or not name.replace("_", "").isalnum():
-        raise SystemExit(f"{url}: the database name must contain 'load' (it is dropped)")
-    return name
 
 
 # --- one agent ---------------------------------------------------------------------------------
@@ -337,12 +308,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.agents < 1 or args.seconds <= 0 or args.think < 0:
         parser.error("--agents ≥ 1, --seconds > 0 and --think ≥ 0")
-    loopback(args.pg_url)
-    loopback(args.redis_url)
-    name = database_name(args.pg_url)
-
-    pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{name}"')
-    pg_admin(args.pg_url, f'CREATE DATABASE "{name}"')
+    _postgres.loopback(args.pg_url)
+    _postgres.loopback(args.redis_url)
+    name = _postgres.recreate(args.pg_url, "load")
     server = None
     with tempfile.TemporaryDirectory(prefix="stratagate-load-") as tmp:
         data_dir = Path(tmp)
@@ -420,7 +388,7 @@ def main() -> int:
             if args.server_log is not None and (data_dir / "serve.log").exists():
                 shutil.copy(data_dir / "serve.log", args.server_log)
             if not args.keep_db:
-                pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{name}"')
+                _postgres.recreate(args.pg_url, "load", drop_only=True)
 
     table = summarise(stats, elapsed)
     requests = sum(row["count"] for row in table.values())

@@ -17,8 +17,8 @@ a fresh temp dir for `--quick` (so trial figures never replace the last full one
 `--only` refreshes a part of it; a run into benchmarks/results/ also regenerates the "Last
 figures" table of benchmarks/README.md from it (`--no-readme` leaves the README alone).
 
-Search latency runs on SQLite only unless `--postgres` is given or DATABASE_URL names a
-PostgreSQL server; then it also runs on a database created and dropped on that server
+Search latency and ingest rate run on SQLite only unless `--postgres` is given or DATABASE_URL
+names a PostgreSQL server; then they also run on a database created and dropped on that server
 (`sg_bench`, or `--pg-url`; its name must contain "bench").
 """
 
@@ -144,14 +144,20 @@ def need_locomo() -> str | None:
     return None if LOCOMO_DEV.exists() else f"no LoCoMo development split at {LOCOMO_DEV}"
 
 
-def search_databases(options: Options) -> list[str]:
+def databases_arg(options: Options) -> list[str]:
     if options.pg_url is None:
         return ["--database", "sqlite"]
     return ["--database", "both", "--pg-url", options.pg_url]
 
 
 BENCHMARKS: tuple[Benchmark, ...] = (
-    Benchmark("ingest_rate", quick=("--turns", "300"), headline=ingest_headline, line=ingest_line),
+    Benchmark(
+        "ingest_rate",
+        quick=("--turns", "300"),
+        extra=databases_arg,
+        headline=ingest_headline,
+        line=ingest_line,
+    ),
     Benchmark(
         "processing_time",
         quick=("--turns", "60"),
@@ -169,7 +175,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "search_latency",
         full=("--messages", "10000,100000"),  # the growth curve; the 100k run is the headline
         quick=("--messages", "5000", "--events", "1000", "--nodes", "300", "--queries", "40"),
-        extra=search_databases,
+        extra=databases_arg,
         missing=need_modules("rank_bm25"),
         headline=search_headline,
         line=search_line,

@@ -30,12 +30,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import _postgres
 from _common import (
     ROOT,
     clean_env,
@@ -85,26 +84,12 @@ def measure(
     }
 
 
-def recreate_pg(url: str, *, drop_only: bool = False) -> None:
-    import psycopg
-
-    parts = urllib.parse.urlsplit(url)
-    name = parts.path.lstrip("/")
-    if "bench" not in name:  # it is dropped: never touch a database that may hold real data
-        raise SystemExit(f"--pg-url must name a throwaway database ('bench' in its name): {name}")
-    admin = urllib.parse.urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not drop_only:
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
 def child(args: argparse.Namespace) -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="stratagate-bench-"))
     env = clean_env(data_dir)
     if args.database == "postgres":
         env["DATABASE_URL"] = args.pg_url
-        recreate_pg(args.pg_url)
+        _postgres.recreate(args.pg_url, "bench")
     os.environ.clear()
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
@@ -120,7 +105,7 @@ def child(args: argparse.Namespace) -> int:
     finally:
         connections.close_all()
         if args.database == "postgres":
-            recreate_pg(args.pg_url, drop_only=True)
+            _postgres.recreate(args.pg_url, "bench", drop_only=True)
         shutil.rmtree(data_dir, ignore_errors=True)
     result["engine"] = connection.vendor
     Path(args.child).write_text(json.dumps(result))

@@ -141,6 +141,32 @@ def test_postgres_search_uses_a_throwaway_database_beside_database_url(
     options = run_all.Options(quick=True, pg_url="postgres://h/sg_bench")
     assert bench.argv(options)[-4:] == ["--database", "both", "--pg-url", "postgres://h/sg_bench"]
     assert bench.argv(run_all.Options(quick=True, pg_url=None))[-2:] == ["--database", "sqlite"]
+    ingest = next(b for b in run_all.BENCHMARKS if b.name == "ingest_rate")
+    assert ingest.argv(options)[-4:] == ["--database", "both", "--pg-url", "postgres://h/sg_bench"]
+
+
+def test_ingest_headline_carries_the_postgres_run() -> None:
+    from _headlines import ingest_headline, ingest_line
+
+    def run(rate: float, p95: float, errors: int, namespaces: int) -> dict[str, object]:
+        latency = {"p50": p95 / 2, "p95": p95, "p99": p95 * 1.5, "max": p95 * 2}
+        return {
+            "turns_per_second": rate,
+            "latency_ms": latency,
+            "errors": errors,
+            "namespaces": namespaces,
+        }
+
+    sqlite, postgres = run(190.5, 32.0, 0, 1), run(151.0, 42.1, 2, 4)
+    result = {"turns": 2000, "clients": 4, "database": "sqlite (WAL)", **sqlite}
+    alone = ingest_headline(result)
+    assert "postgres_turns_per_second" not in alone
+    assert ingest_line(alone).endswith("p99 48.0 ms; 0 errors")
+    both = ingest_headline({**result, "runs": {"sqlite": sqlite, "postgres": postgres}})
+    assert both["postgres_turns_per_second"] == 151.0 and both["errors"] == 2
+    assert ingest_line(both).endswith(
+        "p99 48.0 ms; PostgreSQL, 4 namespaces: 151.0 turns/s, p95 42.1 ms; 2 errors"
+    )
 
 
 def test_every_committed_result_is_understood_by_its_headline() -> None:
