@@ -239,9 +239,9 @@ USE_TZ = True
 
 # One handler, on the root logger, writes every process's log to stderr with credentials
 # redacted (SPEC §15.3: logs are a way out too). Configuring the root replaces what a launcher
-# installed there (daphne's CLI calls logging.basicConfig before loading the site, which
-# printed each line of ours twice and 500 tracebacks unredacted). Loggers add no handlers of
-# their own and propagate to it.
+# installed there (a launcher's logging.basicConfig, as daphne's CLI calls before loading the
+# site, printed each line of ours twice and 500 tracebacks unredacted). Loggers add no handlers
+# of their own and propagate to it.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -258,7 +258,9 @@ LOGGING = {
         # its traceback), a django.security refusal, a failed task; not each 4xx answer.
         # (This also drops Django's default mail_admins handler: no ADMINS, no mail set up.)
         "django": {"level": "INFO" if DEBUG else "ERROR"},
-        # daphne says where it listens at INFO (Starting server…, Configuring endpoint…).
-        "daphne": {"level": "INFO"},
+        # A web process says where it listens, and the access log (uvicorn.access, one line
+        # per request) is at INFO; uvicorn's own notices (uvicorn.error) from WARNING.
+        "stratagate_site.web": {"level": "INFO"},
+        "uvicorn.access": {"level": "INFO"},
     },
 }

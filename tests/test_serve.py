@@ -156,7 +156,7 @@ def wait_gone(pids: list[int], timeout: float) -> list[int]:
 
 
 def test_serve_answers_and_stops_on_sigint_without_orphans(served: Served) -> None:
-    served.wait_until_ready(expected_children=4)  # 2 daphne + 2 db_workers
+    served.wait_until_ready(expected_children=4)  # 2 web processes + 2 db_workers
     assert f"http://127.0.0.1:{served.port}/" in served.output
     children = served.child_pids()
     assert len(set(children)) == 4
@@ -191,7 +191,7 @@ def test_serve_exits_non_zero_when_a_child_dies(served: Served) -> None:
     try:
         code = served.process.wait(timeout=STOP_TIMEOUT)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"serve kept running after daphne died:\n{served.output}")
+        pytest.fail(f"serve kept running after a web process died:\n{served.output}")
     assert code != 0
     assert "exited unexpectedly" in served.output
     assert wait_gone(workers, timeout=1) == []

@@ -1,7 +1,8 @@
 """A real ASGI server for browser tests that need websockets: pytest-django's `live_server` is
 a WSGI thread, so live updates (channels) cannot reach a page served by it.
 
-`daphne_server()` runs daphne with `stratagate_site.asgi.application` in a child process forked
+`site_server()` runs the site's web server (stratagate_site.web: uvicorn with
+`stratagate_site.asgi.application`, as `manage.py serve` runs it) in a child process forked
 after the test database exists (as channels.testing.ChannelsLiveServerTestCase does), so the
 child inherits the test database and every `settings` override made before it starts. The
 channel layer is whatever the settings select: the in-memory layer (one process: the page's
@@ -9,7 +10,7 @@ socket and the API request that publishes share the child) or, with REDIS_URL, c
 under a prefix of its own, so parallel test processes sharing one Redis never hear each other.
 
 A test module wraps it in a fixture: `settings.CHANNEL_LAYERS = layer_settings(...)` (through
-pytest-django's `settings`, so it is restored), then `with daphne_server() as server: yield`.
+pytest-django's `settings`, so it is restored), then `with site_server() as server: yield`.
 Use it with a transactional database (`pytest.mark.django_db(transaction=True)`): the child
 reads through its own connections and cannot see a test's uncommitted transaction. Create the
 data first, list that fixture before `browser_page`, and make no ORM calls in the test body
@@ -46,38 +47,18 @@ class AsgiServer:
 
 
 def _serve(port: Any, ready: Any, errors: Any) -> None:
-    """The child: daphne on a free port, until SIGTERM stops its reactor."""
+    """The child: the site's web server (stratagate_site.web) on a free port, until SIGTERM."""
     try:
-        from daphne.testing import _reinstall_reactor
+        import socket
 
-        _reinstall_reactor()  # a fresh asyncio loop and Twisted reactor for this process
         from channels.layers import channel_layers
-        from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
-        from twisted.internet import reactor
 
-        from stratagate_site.asgi import application
+        from stratagate_site import web
 
         channel_layers.backends.clear()  # a layer bound to this process's loop, not the parent's
-        server = Server(
-            application=application,
-            endpoints=build_endpoint_description_strings(host=HOST, port=0),
-            signal_handlers=False,
-        )
-
-        def announce_port() -> None:
-            if server.listening_addresses:
-                port.value = server.listening_addresses[0][1]
-                ready.set()
-            else:
-                reactor.callLater(0.05, announce_port)
-
-        def stop(signum: int, frame: Any) -> None:
-            reactor.callFromThread(reactor.stop)
-
-        signal.signal(signal.SIGTERM, stop)
-        reactor.callLater(0.05, announce_port)
-        server.run()
+        listener = socket.create_server((HOST, 0))
+        port.value = listener.getsockname()[1]
+        web.serve(listener, on_ready=ready.set)
     except BaseException as exc:  # reported by the parent instead of a silent hang
         import traceback
 
@@ -125,7 +106,7 @@ def _wait_for_postgres_sessions_to_end() -> None:
 
 
 @contextlib.contextmanager
-def daphne_server() -> Iterator[AsgiServer]:
+def site_server() -> Iterator[AsgiServer]:
     from django.conf import settings
 
     context = multiprocessing.get_context("fork")
@@ -137,8 +118,8 @@ def daphne_server() -> Iterator[AsgiServer]:
     process = context.Process(target=_serve, args=(port, ready, errors), daemon=True)
     with warnings.catch_warnings():
         # Python warns when forking with other threads alive (pytest-django's live_server,
-        # xdist's I/O thread). The child touches none of their locks: it starts its own loop,
-        # reactor and database connections, as channels' own live-server test case does.
+        # xdist's I/O thread). The child touches none of their locks: it starts its own loop
+        # and database connections, as channels' own live-server test case does.
         warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
         process.start()
     try:
@@ -146,7 +127,7 @@ def daphne_server() -> Iterator[AsgiServer]:
         while not ready.wait(0.1):
             if not process.is_alive() or time.monotonic() > deadline:
                 detail = errors.get(timeout=1) if not errors.empty() else "no error reported"
-                raise RuntimeError(f"daphne did not start: {detail}")
+                raise RuntimeError(f"the web server did not start: {detail}")
         base = f"{HOST}:{port.value}"
         yield AsgiServer(
             url=f"http://{base}",

@@ -1,6 +1,6 @@
-"""Live updates end to end: a page served by daphne (tests/browser/asgi_server.py), an agent
-posting a turn over the API, and the page changing without a reload, through whichever channel
-layer the settings select (in-memory on one process; channels_redis when REDIS_URL is set).
+"""Live updates end to end: a page served by the site's web server (tests/browser/asgi_server.py),
+an agent posting a turn over the API, and the page changing without a reload, through whichever
+channel layer the settings select (in-memory on one process; channels_redis when REDIS_URL is set).
 
 Locally, both ways (PostgreSQL and Redis run on this machine):
     .venv/bin/pytest -p no:xdist tests/browser/test_live.py
@@ -27,7 +27,7 @@ from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
 from memory.services.tokens import token_create
-from tests.browser.asgi_server import AsgiServer, daphne_server, layer_settings
+from tests.browser.asgi_server import AsgiServer, layer_settings, site_server
 from tests.browser.conftest import PageWatch, log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -76,10 +76,10 @@ def live_data(staff_user: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def asgi_server(transactional_db: None, settings: Any) -> Iterator[AsgiServer]:
-    """daphne serving the whole site (HTTP, static files, websockets) on the test database,
+    """The web server serving the whole site (HTTP, static files, websockets) on the test database,
     with the channel layer the settings select (a prefix of its own on Redis)."""
     settings.CHANNEL_LAYERS = layer_settings(settings.CHANNEL_LAYERS)
-    with daphne_server() as server:
+    with site_server() as server:
         yield server
 
 
@@ -191,7 +191,7 @@ def test_with_redis_a_worker_in_another_process_reaches_the_page(
     live_data: dict[str, Any], asgi_server: AsgiServer, background_worker: Any, browser_page: Any
 ) -> None:
     """Processing runs in this test process (background_worker), the page is served by the
-    daphne child: only a shared layer carries block.ready from one to the other."""
+    web server child: only a shared layer carries block.ready from one to the other."""
     page = browser_page
     watch = PageWatch(page, asgi_server.url)
     log_in(page, asgi_server.url)
@@ -210,7 +210,7 @@ def test_with_redis_a_worker_in_another_process_reaches_the_page(
     # Sealed (pending) on the page first or already ready: either way it ends ready, live.
     expect(second.locator(".block-meta .badge")).to_contain_text("ready", timeout=15_000)
     expect(page.locator("#open-tail .tail-count")).to_have_text("0/6")
-    # Published by the worker in this process, heard by the page on the daphne child.
+    # Published by the worker in this process, heard by the page on the web server child.
     deadline = time.monotonic() + 5
     while not page.evaluate("window.__ready.length") and time.monotonic() < deadline:
         page.wait_for_timeout(100)  # wait_for_function would need 'unsafe-eval' under our CSP

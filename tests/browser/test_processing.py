@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from memory.models import Event, GraphNode, JobKind, JobStatus, ModelCall, ProcessingJob
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.namespaces import namespace_get_or_create
-from tests.browser.asgi_server import AsgiServer, daphne_server, layer_settings
+from tests.browser.asgi_server import AsgiServer, layer_settings, site_server
 from tests.browser.conftest import PageWatch, assert_probes_inert, log_in, screenshot
 from tests.browser.hostile import IMG, SCRIPT, hostile_namespace_create
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
@@ -269,7 +269,7 @@ def test_hostile_processing_page_keeps_every_probe_inert(
     watch.assert_clean()
 
 
-# --- live regions, through daphne (websockets need ASGI) -----------------------------------------
+# --- live regions, through the ASGI server (websockets need it) -----------------------------------
 
 
 @pytest.fixture
@@ -292,7 +292,7 @@ def two_failed(staff_user: Any) -> dict[str, int]:
 @pytest.fixture
 def asgi_server(transactional_db: None, settings: Any) -> Iterator[AsgiServer]:
     settings.CHANNEL_LAYERS = layer_settings(settings.CHANNEL_LAYERS)
-    with daphne_server() as server:
+    with site_server() as server:
         yield server
 
 

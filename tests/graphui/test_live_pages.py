@@ -41,7 +41,7 @@ def ada(client: Client, user: Any) -> Client:
 
 @pytest.fixture
 def ada_asgi(user: Any) -> AsyncClient:
-    """Requests through Django's ASGI handler, as daphne serves them (websockets exist)."""
+    """Requests through Django's ASGI handler, as under the ASGI server (websockets exist)."""
     client = AsyncClient()
     client.force_login(user)
     return client

@@ -1,4 +1,4 @@
-"""Real StrataGate processes (daphne web processes, db_workers) against the test database.
+"""Real StrataGate processes (web processes, db_workers) against the test database.
 
 The reliability tests run the web and worker processes an operator runs and read what they
 wrote with the ORM: the children use pytest-django's test database (SQLite file or
@@ -7,12 +7,13 @@ test's transaction).
 
 Two ways to start a child, same code inside:
 - `exec` (the stress variants): a fresh interpreter, `python manage.py db_worker …` or
-  `python -m daphne --fd N stratagate_site.asgi:application` exactly as `manage.py serve`
+  `python -m stratagate_site.web --fd N` exactly as `manage.py serve`
   starts them, configured through the environment (DATABASE_URL names the test database);
 - `fork` (the bounded tests in the suite): the test process forks and the child runs the same
-  `db_worker` command or a daphne server on the same socket. A fresh interpreter spends ~3 s
-  of CPU importing Django; a fork starts at once, which keeps each test within its time
-  budget. The child inherits the test's settings (including `settings` fixture overrides).
+  `db_worker` command or the same web server (`stratagate_site.web.serve`) on the socket. A
+  fresh interpreter spends ~3 s of CPU importing Django; a fork starts at once, which keeps
+  each test within its time budget. The child inherits the test's settings (including
+  `settings` fixture overrides).
 
 Either way the child is a separate OS process with its own database connections, killed with a
 real SIGKILL by `kill9()`. `Processes` (the `processes` fixture) owns every child it starts;
@@ -44,7 +45,6 @@ from django.db import connection, connections
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
-ASGI_APPLICATION = "stratagate_site.asgi:application"
 START_TIMEOUT = 90.0  # a fresh interpreter importing Django on a loaded 2-core machine
 STOP_TIMEOUT = 20.0
 # The shortest lease the settings allow: a killed worker's job is taken over 5 s after its claim.
@@ -75,7 +75,7 @@ def wait_until[T](probe: Callable[[], T], *, timeout: float, what: str, every: f
 
 
 def listening_socket() -> socket.socket:
-    """A bound, listening socket on a free loopback port, for daphne processes to share
+    """A bound, listening socket on a free loopback port, for web processes to share
     (as `manage.py serve` does): the port survives a killed web process, and connections
     made while no web process runs wait in its backlog."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -120,25 +120,12 @@ def _forked_worker(name: str, log_path: Path) -> None:
 
 def _forked_web(fd: int, ready: Any, log_path: Path) -> None:
     _log_to(log_path)
-    from daphne.testing import _reinstall_reactor
-
-    _reinstall_reactor()  # a fresh asyncio loop and Twisted reactor for this process
     from channels.layers import channel_layers
-    from daphne.endpoints import build_endpoint_description_strings
-    from daphne.server import Server
-    from twisted.internet import reactor
 
-    from stratagate_site.asgi import application
+    from stratagate_site import web
 
     channel_layers.backends.clear()  # a layer bound to this process's loop
-    server = Server(
-        application=application,
-        endpoints=build_endpoint_description_strings(file_descriptor=fd),
-        signal_handlers=False,
-        ready_callable=ready.set,
-    )
-    signal.signal(signal.SIGTERM, lambda signum, frame: reactor.callFromThread(reactor.stop))
-    server.run()
+    web.serve(web.inherited_socket(fd), on_ready=ready.set)
 
 
 # --- children -------------------------------------------------------------------------------
@@ -288,10 +275,10 @@ class Processes:
         return self._fork(name, _forked_worker, name)
 
     def web(self, listener: socket.socket, name: str = "web") -> Child:
-        """A daphne process accepting on `listener`."""
+        """A web process accepting on `listener`."""
         fd = listener.fileno()
         if self.mode == "exec":
-            argv = [sys.executable, "-m", "daphne", "--fd", str(fd), ASGI_APPLICATION]
+            argv = [sys.executable, "-m", "stratagate_site.web", "--fd", str(fd)]
             return self._exec(name, argv, pass_fds=(fd,))
         ready = multiprocessing.get_context("fork").Event()
         return self._fork(name, _forked_web, fd, ready, ready=ready)
@@ -299,7 +286,7 @@ class Processes:
     def webs_ready(
         self, listener: socket.socket, count: int = 1, prefix: str = "web"
     ) -> list[Child]:
-        """Start `count` daphne processes on `listener`; return once each of them serves."""
+        """Start `count` web processes on `listener`; return once each of them serves."""
         port = int(listener.getsockname()[1])
         webs = [self.web(listener, name=f"{prefix}-{n}") for n in range(1, count + 1)]
 
@@ -308,12 +295,12 @@ class Processes:
                 pytest.fail(f"{web.name} exited early:\n{web.output()}")
             if web.ready is not None:
                 return bool(web.ready.is_set())
-            return "Configuring endpoint" in web.output()
+            return "serving on" in web.output()
 
         wait_until(
             lambda: all(up(web) for web in webs) and http_ok(port),
             timeout=START_TIMEOUT,
-            what="daphne to serve",
+            what="the web processes to serve",
             every=0.1,
         )
         return webs

@@ -4,7 +4,7 @@ request fails (issue 11, item 1).
 
 The agents are separate processes (`tests/reliability/post_client.py`, plain HTTP) that start
 together and post receipts 1…N in the same order, so their requests for one receipt collide.
-Two daphne processes share the listening socket as under `manage.py serve --web 2`, so two
+Two web processes share the listening socket as under `manage.py serve --web 2`, so two
 writers really do race on the database (SQLite or PostgreSQL).
 """
 

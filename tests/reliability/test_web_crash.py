@@ -2,7 +2,7 @@
 client that re-posts what went unanswered ends with every turn exactly once (issue 11, item 2).
 
 Agents post large turns (many tool messages, so a turn's transaction takes a while) over
-keep-alive connections to a daphne process; once turns are being stored, the process is
+keep-alive connections to a web process; once turns are being stored, the process is
 killed with SIGKILL and a new one starts on the same socket. Requests cut by a kill either
 committed before it (the answer was lost) or left nothing at all: every stored turn has its
 receipt and all its messages, turn numbers have no gaps and the counters equal the turns.

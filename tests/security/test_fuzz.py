@@ -1,7 +1,7 @@
 """Fuzzing the agent API with schemathesis against its own generated OpenAPI schema.
 
 Every operation gets requests generated from the schema, valid ones and deliberately invalid
-ones, sent in-process to Django's WSGI handler (the views daphne serves, minus the socket):
+ones, sent in-process to Django's WSGI handler (the views the web server serves, minus the socket):
 
 - with an admin token bound to the namespace (so every operation is reachable): no 5xx, every
   status is one the operation declares, and every body matches the schema declared for its

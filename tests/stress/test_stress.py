@@ -1,6 +1,6 @@
 """The heavy variants of tests/reliability (issue 11, failure tests 1–3 and concurrent claims):
 the same scenarios and assertions, bigger, with every process a fresh interpreter started as an
-operator starts it (`python manage.py db_worker …`, `python -m daphne --fd …`).
+operator starts it (`python manage.py db_worker …`, `python -m stratagate_site.web --fd …`).
 
 Deselected by default (pyproject's addopts); run them, on SQLite or PostgreSQL, with
 

@@ -1,4 +1,5 @@
-"""Web + workers in one command: daphne and N db_workers as child processes, never orphaned.
+"""Web + workers in one command: web processes (stratagate_site.web) and db_workers as child
+processes, never orphaned.
 
 Ctrl-C (SIGINT) or SIGTERM stops every child (SIGTERM, up to 10 s, then SIGKILL) and exits 0.
 A child that dies on its own stops the others and makes serve exit non-zero. Each child runs in
@@ -30,7 +31,6 @@ from django.db.migrations.executor import MigrationExecutor
 STOP_GRACE_SECONDS = 10.0
 POLL_SECONDS = 0.2
 PR_SET_PDEATHSIG = 1
-ASGI_APPLICATION = "stratagate_site.asgi:application"
 
 
 @dataclass
@@ -113,8 +113,8 @@ def _display_host(host: str) -> str:
 
 class Command(BaseCommand):
     help = (
-        "Run StrataGate: migrate if needed, then daphne (web) and N db_worker processes. "
-        "Ctrl-C stops them all."
+        "Run StrataGate: migrate if needed, then web processes (uvicorn) and N db_worker "
+        "processes. Ctrl-C stops them all."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -125,7 +125,7 @@ class Command(BaseCommand):
             type=int,
             default=None,
             help=(
-                "daphne processes sharing the port (default: 1 on SQLite, whose single writer "
+                "web processes sharing the port (default: 1 on SQLite, whose single writer "
                 "makes more processes slower; one per core, at most 2, on PostgreSQL)"
             ),
         )
@@ -204,14 +204,14 @@ class Command(BaseCommand):
 
     def _start_children(self, listener: socket.socket, web: int, workers: int) -> list[Child]:
         manage_py = str(Path(settings.BASE_DIR) / "manage.py")
-        # Every daphne accepts on the one socket bound here, so several web processes share the
+        # Every web process accepts on the one socket bound here, so several web processes share the
         # port and the kernel spreads connections across them (Python runs one core per process).
         fd = listener.fileno()
         children = [
             self._spawn(
                 "web",
-                f"daphne {n}",
-                [sys.executable, "-m", "daphne", "--fd", str(fd), ASGI_APPLICATION],
+                f"web {n}",
+                [sys.executable, "-m", "stratagate_site.web", "--fd", str(fd)],
                 pass_fds=(fd,),
             )
             for n in range(1, web + 1)
