@@ -189,3 +189,44 @@ def test_draining_a_long_session_asks_each_waiting_block_once_per_pass(owner, ad
     assert Block.objects.filter(status=BlockStatus.READY).count() == 20
     assert ran == ProcessingJob.objects.count() == outcomes.count("succeeded")
     assert outcomes.count("waiting") <= 2 * 20  # one per pass at most (was 380)
+
+
+def test_job_bookkeeping_is_plain_sql_and_claims_only_due_jobs(owner, monkeypatch):
+    """Reading, claiming and finishing a job compile no ORM statement (they cost more to compile
+    than to run: benchmarks/README.md), and the claim still takes only a due job."""
+    from django.db.models.sql.compiler import SQLCompiler, SQLUpdateCompiler
+
+    from memory.models import JobKind
+    from memory.services import jobs
+
+    block = _seal_one_block(owner)
+    job = ProcessingJob.objects.get(block=block)
+    ProcessingJob.objects.filter(pk=job.pk).update(run_after=timezone.now() + timedelta(minutes=1))
+    assert job_run(job.pk) == "not_due"  # backing off: not before run_after
+    ProcessingJob.objects.filter(pk=job.pk).update(run_after=timezone.now() - timedelta(seconds=1))
+
+    seen = []
+    monkeypatch.setitem(jobs.HANDLERS, JobKind.BLOCK_VIEWS, seen.append)
+    compiled: list[str] = []
+    for compiler in (SQLCompiler, SQLUpdateCompiler):
+        real = compiler.as_sql
+
+        def spy(self, *args, real=real, **kwargs):  # type: ignore[no-untyped-def]
+            compiled.append(f"{type(self).__name__} {self.query.model.__name__}")
+            return real(self, *args, **kwargs)
+
+        monkeypatch.setattr(compiler, "as_sql", spy)
+    assert job_run(job.pk) == "succeeded"
+    assert job_run(job.pk) == "done"
+    assert job_run(10**9) == "missing"
+    monkeypatch.undo()
+    assert compiled == []
+
+    (claimed,) = seen  # as the handler got it: running, its block and namespace loaded
+    assert (claimed.status, claimed.attempts) == (JobStatus.RUNNING, 1)
+    assert claimed.lease_expires_at > timezone.now()
+    assert claimed.block == block and claimed.block.session_id == block.session_id
+    assert claimed.namespace.name == "proj"
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.lease_expires_at) == (JobStatus.SUCCEEDED, 1, None)
+    assert job.finished_at is not None
