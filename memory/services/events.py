@@ -23,6 +23,7 @@ from memory.models import (
     Message,
     RelationKind,
 )
+from memory.models.rows import insert_rows, insert_values
 from memory.search import index_events
 from memory.search.index import index_nodes_of_events
 from memory.services.live import publish
@@ -43,29 +44,39 @@ def event_create(*, extracted: ExtractedEvent, context: EventContext) -> Event:
     sources = [context.messages[i] for i in extracted.source_message_ids if i in context.messages]
     if not sources:
         raise Invalid("an event needs at least one source message in its block", code="no_sources")
-    event = Event.objects.create(
-        namespace_id=context.block.namespace_id,
-        title=extracted.title,
-        summary=extracted.summary,
-        event_type=extracted.event_type,
-        tags=extracted.tags,
-        quotes=extracted.quotes,
-        participants=extracted.participants,
-        scope=extracted.scope,
-        criticality=extracted.criticality,
-        origin=context.origin,
-        source_block=context.block,
-        formed_turn=context.formed_turn,
-        mentioned_at=min(m.created_at for m in sources),
-        happened_start=extracted.happened_start,
-        happened_end=extracted.happened_end,
-        temporal_text=(extracted.original_text or "")[:300],
-        temporal_precision=extracted.precision,
-        temporal_basis=extracted.basis,
-        temporal_status=extracted.temporal_status,
-        last_adopted_turn=context.formed_turn,
+    # Plain rows (memory.models.rows): the ORM's create and `source_messages.set` were most of
+    # storing an extracted event, compiling more than they ran.
+    (event,) = insert_rows(
+        [
+            Event(
+                namespace_id=context.block.namespace_id,
+                title=extracted.title,
+                summary=extracted.summary,
+                event_type=extracted.event_type,
+                tags=extracted.tags,
+                quotes=extracted.quotes,
+                participants=extracted.participants,
+                scope=extracted.scope,
+                criticality=extracted.criticality,
+                origin=context.origin,
+                source_block=context.block,
+                formed_turn=context.formed_turn,
+                mentioned_at=min(m.created_at for m in sources),
+                happened_start=extracted.happened_start,
+                happened_end=extracted.happened_end,
+                temporal_text=(extracted.original_text or "")[:300],
+                temporal_precision=extracted.precision,
+                temporal_basis=extracted.basis,
+                temporal_status=extracted.temporal_status,
+                last_adopted_turn=context.formed_turn,
+            )
+        ]
     )
-    event.source_messages.set(sources)
+    insert_values(
+        Event.source_messages.through,
+        ["event_id", "message_id"],
+        [(event.pk, message_id) for message_id in dict.fromkeys(m.pk for m in sources)],
+    )
     index_events([event])  # same transaction as the event (SPEC §8)
     return event
 
