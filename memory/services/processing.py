@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from memory.engine.layering import render_l0, render_l1, render_l2
@@ -28,6 +28,16 @@ from memory.services.llm_runtime import llm_call, llm_client
 
 def _view_text(block: Block, level: int) -> str:
     return BlockView.objects.get(block=block, level=level).content
+
+
+# L0–L2 of a block in one statement: a rerun (a retried job) rewrites the same three rows and
+# keeps their created_at. Three `update_or_create` calls compiled six ORM statements a block.
+_UPSERT_VIEWS_SQL = (
+    "INSERT INTO memory_blockview (block_id, level, content, tokens, produced_by, created_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s), (%s, %s, %s, %s, %s, %s), (%s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (block_id, level) DO UPDATE SET content = excluded.content, "
+    "tokens = excluded.tokens, produced_by = excluded.produced_by"
+)
 
 
 @job_handler(JobKind.BLOCK_VIEWS)
@@ -66,12 +76,16 @@ def block_views_produce(job: ProcessingJob) -> None:
         1: render_l1(out.summary),
         2: render_l2(out.key_points, out.summary),
     }
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
     with transaction.atomic():
-        for level, text in texts.items():
-            BlockView.objects.update_or_create(
-                block=block,
-                level=level,
-                defaults={"content": text, "tokens": estimate_tokens(text), "produced_by": source},
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _UPSERT_VIEWS_SQL,
+                [
+                    value
+                    for level, text in texts.items()
+                    for value in (block.pk, level, text, estimate_tokens(text), source, now)
+                ],
             )
         Block.objects.filter(pk=block.pk).update(should_extract=out.should_extract)
         already = ProcessingJob.objects.filter(block=block, kind=JobKind.BLOCK_EXTRACT).exists()

@@ -230,3 +230,24 @@ def test_job_bookkeeping_is_plain_sql_and_claims_only_due_jobs(owner, monkeypatc
     job.refresh_from_db()
     assert (job.status, job.attempts, job.lease_expires_at) == (JobStatus.SUCCEEDED, 1, None)
     assert job.finished_at is not None
+
+
+def test_rerunning_the_views_job_rewrites_the_same_three_rows(owner):
+    """A retried views job (offline processor) upserts L0–L2: no duplicate rows, the first
+    created_at kept, the content written again."""
+    from memory.services.processing import block_views_produce
+
+    block = _seal_one_block(owner)
+    job = ProcessingJob.objects.select_related("block").get(block=block)
+    block_views_produce(job)
+    first = {v.level: v for v in BlockView.objects.filter(block=block, level__lte=2)}
+    assert sorted(first) == [0, 1, 2] and all(v.content and v.tokens for v in first.values())
+    BlockView.objects.filter(block=block, level=1).update(content="stale", tokens=1)
+
+    block_views_produce(job)
+    again = {v.level: v for v in BlockView.objects.filter(block=block, level__lte=2)}
+    assert BlockView.objects.filter(block=block).count() == 6  # L0–L5, one row each
+    assert again[1].content == first[1].content and again[1].tokens == first[1].tokens
+    assert all(again[n].created_at == first[n].created_at for n in (0, 1, 2))
+    assert {v.produced_by for v in again.values()} == {"offline"}
+    assert ProcessingJob.objects.filter(block=block, kind="block_extract").count() == 1
