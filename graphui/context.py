@@ -26,9 +26,9 @@ def layout(request: HttpRequest) -> dict[str, Any]:
         "ui_time_zone": settings.TIME_ZONE,
         "ui_model_mode": model_mode(),
         "ui_live_shared": bool(settings.REDIS_URL),
-        # Websockets exist only under the ASGI server (serve's uvicorn, runserver's daphne), which answers
-        # HTTP through http_bridge; a plain WSGI server (or the test live_server) would answer
-        # the socket with a 404, so pages there don't try.
+        # Websockets exist only under the ASGI server (serve's uvicorn, runserver's daphne),
+        # which answers HTTP through http_bridge; a plain WSGI server (or the test live_server)
+        # would answer the socket with a 404, so pages there don't try.
         "ui_live_socket": isinstance(request, ASGIRequest)
         or bool(request.META.get(SERVED_WITH_WEBSOCKETS)),
     }
