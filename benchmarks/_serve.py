@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +29,18 @@ def free_port() -> int:
 
 
 def start_serve(
-    data_dir: Path, args: Sequence[str] = ("--workers", "0")
+    data_dir: Path,
+    args: Sequence[str] = ("--workers", "0"),
+    env: Mapping[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], int]:
-    """`manage.py serve ARGS` on a free loopback port; returns once the API answers."""
+    """`manage.py serve ARGS` on a free loopback port, with `env` (default: this process's
+    environment); returns once the API answers."""
     port = free_port()
     with (data_dir / "serve.log").open("wb") as log:  # serve keeps its own copy of the fd
         server = subprocess.Popen(
             [*MANAGE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
             cwd=ROOT,
-            env=dict(os.environ),
+            env=dict(os.environ if env is None else env),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

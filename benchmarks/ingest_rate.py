@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import random
 import subprocess
 import sys
@@ -38,10 +37,10 @@ from _common import (
     synthetic_turn,
     write_result,
 )
+from _serve import MANAGE
 
 # --- this benchmark ---
 
-MANAGE = [sys.executable, str(ROOT / "manage.py")]
 PG_URL = "postgres://postgres@127.0.0.1:5432/stratagate_ingest_bench"
 
 
@@ -95,23 +94,21 @@ def run(args: argparse.Namespace, database: str, namespaces: int) -> dict[str, A
             env["DATABASE_URL"] = args.pg_url
             if args.redis_url:
                 env["REDIS_URL"] = args.redis_url
-        saved_env = dict(os.environ)
-        os.environ.clear()
-        os.environ.update(env)  # _serve starts serve with this process's environment
         serve_args = ["--workers", str(args.workers)]
         if args.web is not None:
             serve_args += ["--web", str(args.web)]
         server = None
         try:
             subprocess.run(
-                [*MANAGE, "migrate", "--noinput", "--verbosity", "0"], cwd=ROOT, check=True
+                [*MANAGE, "migrate", "--noinput", "--verbosity", "0"], cwd=ROOT, env=env, check=True
             )
-            server, port = _serve.start_serve(data_dir, serve_args)
+            server, port = _serve.start_serve(data_dir, serve_args, env)
             names = [f"bench-{i}" for i in range(namespaces)]
             tokens = {
                 name: subprocess.run(
                     [*MANAGE, "create_agent_token", "--namespace", name, "--scope", "read-write"],
                     cwd=ROOT,
+                    env=env,
                     capture_output=True,
                     text=True,
                     check=True,
@@ -141,8 +138,6 @@ def run(args: argparse.Namespace, database: str, namespaces: int) -> dict[str, A
         finally:
             if server is not None:
                 _serve.stop_serve(server)
-            os.environ.clear()
-            os.environ.update(saved_env)
             if database == "postgres":
                 _postgres.recreate(args.pg_url, "bench", drop_only=True)
 
@@ -151,7 +146,7 @@ def run(args: argparse.Namespace, database: str, namespaces: int) -> dict[str, A
     result: dict[str, Any] = {
         "database": "sqlite (WAL)" if database == "sqlite" else "postgresql",
         "namespaces": namespaces,
-        "web_processes": args.web or ("1" if database == "sqlite" else "serve's default"),
+        "web_processes": args.web,  # None: serve's default for the database
         "succeeded": ok,
         "errors": len(errors),
         "error_samples": errors[:10],

@@ -15,17 +15,9 @@ from collections.abc import Iterator
 import pytest
 
 from stratagate_site import web
+from tests.reliability.procs import listening_socket  # as `manage.py serve` binds it
 
 STATIC = "/static/graphui/css/search.css"  # answered without the database
-
-
-def listening_socket() -> socket.socket:
-    """As `manage.py serve` binds it."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1024)
-    return listener
 
 
 @pytest.fixture
