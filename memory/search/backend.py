@@ -9,7 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
 from memory.search import postgres, sqlite_fts5
-from memory.search.documents import Document, Kind
+from memory.search.documents import Document, Kind, Within
 
 
 class SearchBackend(Protocol):
@@ -38,6 +38,7 @@ class SearchBackend(Protocol):
         *,
         session_id: int | None = None,
         statuses: Sequence[str] | None = None,
+        within: Within | None = None,
     ) -> list[tuple[int, float]]: ...
 
 

@@ -97,6 +97,16 @@ KINDS = (MESSAGES, EVENTS, NODES)
 
 
 @dataclass(frozen=True)
+class Within:
+    """The only rows a follow-up search scores (`memory.search.query.search_messages_widened`):
+    `ids`, hits of an earlier search whose gate this one's includes (so they pass its hit
+    filter), and the rows that hold one of `terms`, the terms it adds, and match it."""
+
+    ids: tuple[int, ...]
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Document:
     """One indexed object: its analyzed terms per field, in the kind's field order."""
 

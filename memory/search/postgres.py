@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from django.db import connection
 
-from memory.search.documents import Document, Kind
+from memory.search.documents import Document, Kind, Within
 
 # ts_rank weights, in PostgreSQL's {D, C, B, A} order: the mid-point of each class's field
 # weights, relative to the top class.
@@ -145,9 +145,11 @@ def search(
     *,
     session_id: int | None = None,
     statuses: Sequence[str] | None = None,
+    within: Within | None = None,
 ) -> list[tuple[int, float]]:
     """(object id, positive score) best first, ties by id, over rows holding a `gate` term;
-    the other `rank` terms only add to their score (see memory.search.query)."""
+    the other `rank` terms only add to their score (see memory.search.query). `within`: rank
+    only those rows."""
     table = kind.table
     filter_query = _any_of(gate)
     if session_id is not None:
@@ -156,9 +158,13 @@ def search(
         f"SELECT s.object_id, ts_rank(%s::float4[], s.document, %s::tsquery, "
         f"{RANK_NORMALIZATION}) AS score FROM {table} s"
     )
-    params: list[str | int | list[str]] = [RANK_WEIGHTS, _ranked(kind, rank)]
+    params: list[str | int | list[str] | list[int]] = [RANK_WEIGHTS, _ranked(kind, rank)]
     where = ["s.document @@ %s::tsquery", "s.namespace_id = %s"]
     params.extend([filter_query, namespace_id])
+    if within is not None:
+        # The rows holding an added term (in any field) among the gated ones, or given.
+        where.append("(s.document @@ %s::tsquery OR s.object_id = ANY(%s))")
+        params.extend([f"{filter_query} & {_ranked(kind, within.terms)}", list(within.ids)])
     if statuses is not None:
         sql += f" JOIN {kind.base_table} base ON base.id = s.object_id"
         where.append("base.status = ANY(%s)")

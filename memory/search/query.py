@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from memory.search.backend import backend
-from memory.search.documents import EVENTS, MESSAGES, NODES, Kind
+from memory.search.documents import EVENTS, MESSAGES, NODES, Kind, Within
 from memory.search.text import query_terms
 
 MAX_LIMIT = 1000
@@ -54,24 +54,38 @@ def _search(
     session_id: int | None = None,
     statuses: Sequence[str] | None = None,
 ) -> list[TextHit]:
-    terms = query_terms(query)
-    if not terms or limit <= 0 or (statuses is not None and not statuses):
+    if limit <= 0 or (statuses is not None and not statuses):
         return []
+    terms, gate = _plan(kind, namespace_id, query)
+    if not terms:
+        return []
+    return _hits(
+        backend().search(
+            kind,
+            namespace_id,
+            gate,
+            terms,
+            min(limit, MAX_LIMIT),
+            session_id=session_id,
+            statuses=statuses,
+        )
+    )
+
+
+def _plan(kind: Kind, namespace_id: int, query: str) -> tuple[list[str], list[str]]:
+    """The terms a query is ranked on and its gate (both empty when it has no terms)."""
+    terms = query_terms(query)
+    if not terms:
+        return [], []
     counted = _SHARED.get()
     if counted is None:
         counted = {}
     if len(terms) > RANKED_TERMS:
         terms = _rarest(kind, namespace_id, terms, counted)
-    counts = _counts(kind, namespace_id, terms, GATE_BUDGET + 1, counted)
-    rows = backend().search(
-        kind,
-        namespace_id,
-        _gate(terms, counts),
-        terms,
-        min(limit, MAX_LIMIT),
-        session_id=session_id,
-        statuses=statuses,
-    )
+    return terms, _gate(terms, _counts(kind, namespace_id, terms, GATE_BUDGET + 1, counted))
+
+
+def _hits(rows: list[tuple[int, float]]) -> list[TextHit]:
     return [
         TextHit(object_id=object_id, score=score, rank=rank)
         for rank, (object_id, score) in enumerate(rows, start=1)
@@ -162,3 +176,61 @@ def search_messages(
 ) -> list[TextHit]:
     """Raw messages by content and their turn's date, optionally within one session."""
     return _search(MESSAGES, namespace_id, query, limit, session_id=session_pk)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A message search's hits and what it ranked on, for `search_messages_widened`."""
+
+    namespace_id: int
+    session_pk: int | None
+    limit: int
+    terms: tuple[str, ...]
+    gate: tuple[str, ...]
+    hits: list[TextHit]
+
+
+def search_messages_ranking(
+    namespace_id: int, query: str, *, limit: int, session_pk: int | None = None
+) -> Ranking:
+    """`search_messages`, keeping what the search ranked on."""
+    terms, gate = _plan(MESSAGES, namespace_id, query) if limit > 0 else ([], [])
+    rows = (
+        backend().search(
+            MESSAGES, namespace_id, gate, terms, min(limit, MAX_LIMIT), session_id=session_pk
+        )
+        if terms
+        else []
+    )
+    return Ranking(namespace_id, session_pk, limit, tuple(terms), tuple(gate), _hits(rows))
+
+
+def search_messages_widened(first: Ranking, query: str) -> list[TextHit]:
+    """`search_messages(query)` in `first`'s namespace and session, to `first.limit`, for a
+    query that holds `first`'s and more terms (recall's feedback query): the same hits, for
+    less work when the added terms leave `first`'s ranked terms and gate as they were. A row
+    holding none of the added terms then scores what it scored in `first` (on SQLite, or
+    twice that for every such row when `first` had no term outside its gate; on PostgreSQL
+    that over the query's term count), and `first`'s hits score at least that much more, so
+    only `first`'s hits and the rows holding an added term can make the top; only they are
+    scored. Otherwise it is a plain search."""
+    terms, gate = _plan(MESSAGES, first.namespace_id, query) if first.limit > 0 else ([], [])
+    if not terms:
+        return []
+    added = tuple(t for t in terms if t not in first.terms)
+    kept = set(first.terms) <= set(terms) and {t for t in gate if t in first.terms} == set(
+        first.gate
+    )
+    if kept and not added:
+        return first.hits
+    within = Within(tuple(h.object_id for h in first.hits), added) if kept else None
+    rows = backend().search(
+        MESSAGES,
+        first.namespace_id,
+        gate,
+        terms,
+        min(first.limit, MAX_LIMIT),
+        session_id=first.session_pk,
+        within=within,
+    )
+    return _hits(rows)

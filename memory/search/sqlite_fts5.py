@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from django.db import connection
 
-from memory.search.documents import Document, Kind
+from memory.search.documents import Document, Kind, Within
 
 
 def _columns(kind: Kind) -> list[str]:
@@ -123,9 +123,11 @@ def search(
     *,
     session_id: int | None = None,
     statuses: Sequence[str] | None = None,
+    within: Within | None = None,
 ) -> list[tuple[int, float]]:
     """(object id, positive score) best first, ties by id, over rows holding a `gate` term;
-    the other `rank` terms only add to their score (see memory.search.query)."""
+    the other `rank` terms only add to their score (see memory.search.query). `within`: score
+    only those rows."""
     table = kind.table
     match = _any_of(namespace_id, gate, None)
     extra = [t for t in rank if t not in gate]
@@ -143,12 +145,24 @@ def search(
         sql += f" CROSS JOIN {kind.base_table} base ON base.id = {table}.rowid"
         where.append(f"base.status IN ({', '.join(['%s'] * len(statuses))})")
         params.extend(statuses)
-    if not kind.all_fields_make_hits:
+    # The unary + stops SQLite from turning a rowid filter into one FTS5 lookup per rowid.
+    matching = f"+{table}.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH %s)"
+    hit = None if kind.all_fields_make_hits else _any_of(namespace_id, gate, kind.hit_fields)
+    if within is not None:
+        # The rows holding an added term (with a gate term where it makes hits), and the given
+        # hits, which passed the hit filter already: the other gated rows are never scored.
+        added = _any_of(namespace_id, within.terms, None)
+        where.append(
+            f"(+{table}.rowid IN ({', '.join(['%s'] * len(within.ids))}) OR {matching})"
+            if within.ids
+            else matching
+        )
+        params.extend([*within.ids, f"{added} AND {hit}" if hit else added])
+    elif hit is not None:
         # Ranking counts every column; a hit needs a gate term outside the ranking-only columns
         # (a neighbour's rare word must not let in a row that only holds common ones).
-        # The unary + stops SQLite from turning this into one FTS5 lookup per rowid.
-        where.append(f"+{table}.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH %s)")
-        params.append(_any_of(namespace_id, gate, kind.hit_fields))
+        where.append(matching)
+        params.append(hit)
     sql += " WHERE " + " AND ".join(where) + f" ORDER BY score, {table}.rowid LIMIT %s"
     params.append(limit)
     with connection.cursor() as cursor:

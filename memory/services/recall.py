@@ -32,7 +32,13 @@ from memory.models import Event, Message
 from memory.models.rows import marks, read_rows
 from memory.search.backend import backend
 from memory.search.documents import MESSAGES
-from memory.search.query import GATE_BUDGET, counts_shared
+from memory.search.query import (
+    GATE_BUDGET,
+    TextHit,
+    counts_shared,
+    search_messages_ranking,
+    search_messages_widened,
+)
 from memory.search.text import analyze, query_terms
 
 POOL = 60  # BM25 hits considered before re-ranking (more when more are asked for)
@@ -64,8 +70,7 @@ def dedupe(ids: Iterable[int]) -> list[int]:
     return out
 
 
-def _bm25(namespace_id: int, query: str, session_pk: int | None, pool: int) -> list[int]:
-    hits = search.search_messages(namespace_id, query, limit=pool, session_pk=session_pk)
+def _ids(hits: list[TextHit]) -> list[int]:
     return [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
 
 
@@ -176,8 +181,10 @@ def _event_sources(event_ids: list[int], session_pk: int | None) -> dict[int, li
 def _messages_rank(
     namespace_id: int, query: str, *, limit: int, session_pk: int | None
 ) -> list[RankedMessage]:
-    pool = max(POOL, limit)
-    first = _bm25(namespace_id, query, session_pk, pool)
+    ranking = search_messages_ranking(
+        namespace_id, query, limit=max(POOL, limit), session_pk=session_pk
+    )
+    first = _ids(ranking.hits)
     if not first:
         return []
     terms = set(query_terms(query))
@@ -188,9 +195,9 @@ def _messages_rank(
     )
     rankings, weights = [first], [1.0]
     if extra:
-        second = _bm25(namespace_id, f"{query} {' '.join(extra)}", session_pk, pool)
+        second = _ids(search_messages_widened(ranking, f"{query} {' '.join(extra)}"))
         rows |= _rows([i for i in second if i not in rows])
         rankings.append(_speaker_first(second, rows, terms))
         weights.append(FEEDBACK_WEIGHT)
     fused = rrf(rankings, weights)
-    return [RankedMessage(pk, score) for pk, score in fused[:pool]]
+    return [RankedMessage(pk, score) for pk, score in fused[: ranking.limit]]
