@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch, Q
 
 from memory.engine.graph_state import CURRENT, HISTORICAL, Validity, item_state
-from memory.models import Event, GraphEdge, GraphFact, GraphNode, Message
+from memory.models import Event, EventStatus, GraphEdge, GraphFact, GraphNode, Message
 from memory.search.text import analyze, date_terms
 
 CHUNK = 500
@@ -34,6 +34,8 @@ class Kind:
     base_table: str  # the model table whose rows are indexed
     fields: tuple[Field, ...]
     has_session: bool = False
+    # Every status a base row can have, for kinds whose searches filter on it.
+    statuses: tuple[str, ...] = ()
 
     @property
     def hit_fields(self) -> tuple[str, ...]:
@@ -76,6 +78,7 @@ EVENTS = Kind(
         Field("temporal", 4.0),
         Field("dates", 4.0),
     ),
+    statuses=tuple(EventStatus.values),
 )
 NODES = Kind(
     name="node",

@@ -207,13 +207,13 @@ def search_messages_ranking(
 
 def search_messages_widened(first: Ranking, query: str) -> list[TextHit]:
     """`search_messages(query)` in `first`'s namespace and session, to `first.limit`, for a
-    query that holds `first`'s and more terms (recall's feedback query): the same hits, for
+    query that holds `first`'s terms and more (recall's feedback query): the same hits, for
     less work when the added terms leave `first`'s ranked terms and gate as they were. A row
-    holding none of the added terms then scores what it scored in `first` (on SQLite, or
-    twice that for every such row when `first` had no term outside its gate; on PostgreSQL
-    that over the query's term count), and `first`'s hits score at least that much more, so
-    only `first`'s hits and the rows holding an added term can make the top; only they are
-    scored. Otherwise it is a plain search."""
+    holding none of the added terms then scores as it did in `first` (the same score; on
+    SQLite twice it for every such row when `first` had no term outside its gate, on
+    PostgreSQL it times the ratio of the two queries' term counts), while `first`'s hits
+    score at least that: only they and the rows holding an added term can make the top, and
+    only those are scored. Otherwise this is a plain search."""
     terms, gate = _plan(MESSAGES, first.namespace_id, query) if first.limit > 0 else ([], [])
     if not terms:
         return []

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from django.db import connection
 
+from memory.models.rows import marks
 from memory.search.documents import Document, Kind, Within
 
 
@@ -114,6 +115,23 @@ def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) ->
     return [int(n) for n in row]
 
 
+# Up to this many of a namespace's rows outside a search's statuses, the search ranks every
+# matching row and then looks up the status of only the best `limit + that many`; beyond it,
+# each matching row's status is looked up before it is scored.
+MAX_SKIPPED = 1000
+
+
+def _count_capped(kind: Kind, namespace_id: int, statuses: Sequence[str], cap: int) -> int:
+    """The namespace's base rows whose status is one of `statuses`, counted to `cap + 1`."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {kind.base_table} WHERE namespace_id = %s "
+            f"AND status IN ({marks(statuses)}) LIMIT %s)",
+            [namespace_id, *statuses, cap + 1],
+        )
+        return int(cursor.fetchone()[0])
+
+
 def search(
     kind: Kind,
     namespace_id: int,
@@ -138,13 +156,19 @@ def search(
     if session_id is not None:
         match += f' AND session : "s{session_id}"'
     params: list[str | int] = [match]
-    sql = f"SELECT {table}.rowid, bm25({table}, {_weights(kind)}) AS score FROM {table}"
+    sql = f"SELECT {table}.rowid AS id, bm25({table}, {_weights(kind)}) AS score FROM {table}"
     where = [f"{table} MATCH %s"]
+    skipped = 0  # the namespace's rows of other statuses, when the statuses are checked last
     if statuses is not None:
-        # CROSS JOIN keeps the FTS5 cursor the outer loop (SQLite never reorders it).
-        sql += f" CROSS JOIN {kind.base_table} base ON base.id = {table}.rowid"
-        where.append(f"base.status IN ({', '.join(['%s'] * len(statuses))})")
-        params.extend(statuses)
+        others = [s for s in kind.statuses if s not in statuses]
+        if others:
+            skipped = _count_capped(kind, namespace_id, others, MAX_SKIPPED)
+        if not kind.statuses or skipped > MAX_SKIPPED:
+            # CROSS JOIN keeps the FTS5 cursor the outer loop (SQLite never reorders it).
+            sql += f" CROSS JOIN {kind.base_table} base ON base.id = {table}.rowid"
+            where.append(f"base.status IN ({marks(statuses)})")
+            params.extend(statuses)
+            skipped = 0
     # The unary + stops SQLite from turning a rowid filter into one FTS5 lookup per rowid.
     matching = f"+{table}.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH %s)"
     hit = None if kind.all_fields_make_hits else _any_of(namespace_id, gate, kind.hit_fields)
@@ -164,7 +188,16 @@ def search(
         where.append(matching)
         params.append(hit)
     sql += " WHERE " + " AND ".join(where) + f" ORDER BY score, {table}.rowid LIMIT %s"
-    params.append(limit)
+    params.append(limit + skipped)
+    if statuses is not None and skipped:
+        # At most `skipped` rows of another status rank above the best `limit` of these
+        # statuses, so those are among the first `limit + skipped`: only they are looked up.
+        sql = (
+            f"SELECT r.id, r.score FROM ({sql}) r CROSS JOIN {kind.base_table} base "
+            f"ON base.id = r.id WHERE base.status IN ({marks(statuses)}) "
+            "ORDER BY r.score, r.id LIMIT %s"
+        )
+        params.extend([*statuses, limit])
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime
 
 import pytest
+from django.db import connection
 
 from memory.models import Event, EventStatus
 from memory.search import search_events
@@ -133,3 +135,35 @@ def test_unindexed_events_are_not_found_and_index_events_brings_them_back(world)
     assert Event.objects.filter(pk=event.pk).exists()
     index_events([event])
     assert _ids(search_events(w.pk, "grafana")) == [event.pk]
+
+
+@pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="SQLite checks statuses after ranking when few differ"
+)
+def test_statuses_checked_after_ranking_give_the_hits_of_a_status_join(world, monkeypatch):
+    from memory.search import sqlite_fts5
+
+    w = world()
+    rng = random.Random(3)
+    words = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "isle"]
+    statuses = [EventStatus.ACTIVE] * 5 + [EventStatus.SUPERSEDED, EventStatus.FORGOTTEN]
+    statuses += [EventStatus.ARCHIVED]
+    for _ in range(60):
+        event = w.event(" ".join(rng.choices(words, k=3)), " ".join(rng.choices(words, k=8)))
+        Event.objects.filter(pk=event.pk).update(status=rng.choice(statuses))
+    others = Event.objects.filter(namespace=w.namespace).exclude(status="active").count()
+    assert 10 < others < 40
+    wanted = [("active", "superseded"), ("active",), ("forgotten", "archived"), tuple(EventStatus)]
+    cases = [(q, s, limit) for q in words[:6] for s in wanted for limit in (3, 50)]
+    checked_last = [search_events(w.pk, q, statuses=s, limit=limit) for q, s, limit in cases]
+    monkeypatch.setattr(sqlite_fts5, "MAX_SKIPPED", -1)  # every search joins the statuses
+    joined = [search_events(w.pk, q, statuses=s, limit=limit) for q, s, limit in cases]
+    assert checked_last == joined
+    # Some small limits were filled past rows of other statuses that ranked above them.
+    status = dict(Event.objects.values_list("pk", "status"))
+    passed = 0
+    for (q, s, limit), hits in zip(cases, joined, strict=True):
+        if limit == 3 and len(hits) == 3:
+            top = search_events(w.pk, q, statuses=tuple(EventStatus), limit=3)
+            passed += any(status[h.object_id] not in s for h in top)
+    assert passed >= 5
