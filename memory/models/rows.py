@@ -48,18 +48,47 @@ def _insert(
     columns = ", ".join(quote(str(field.column)) for field in fields)
     row_marks = "(" + ", ".join(["%s"] * len(fields)) + ")"
     back = f" RETURNING {quote(str(model._meta.pk.column))}" if returning else ""
+    arrays = _unnest_arrays(fields) if connection.vendor == "postgresql" else None
     ids: list[Any] = []
     with connection.cursor() as cursor:
         for start in range(0, len(values), INSERT_ROWS):
             chunk = values[start : start + INSERT_ROWS]
-            listed = ", ".join([row_marks] * len(chunk))
-            cursor.execute(
-                f"INSERT INTO {table} ({columns}) VALUES {listed}{back}",
-                [value for row in chunk for value in row],
-            )
+            if arrays is not None and len(chunk) > 1:
+                # One array per column, as Django's bulk_create does on PostgreSQL: psycopg
+                # parses a statement of many placeholders in Python on every call (2.8 ms for
+                # a graph search's 70 refs), PostgreSQL plans it longer, and neither for this.
+                cursor.execute(
+                    f"INSERT INTO {table} ({columns}) SELECT * FROM unnest({arrays}){back}",
+                    [list(column) for column in zip(*chunk, strict=True)],
+                )
+            else:
+                listed = ", ".join([row_marks] * len(chunk))
+                cursor.execute(
+                    f"INSERT INTO {table} ({columns}) VALUES {listed}{back}",
+                    [value for row in chunk for value in row],
+                )
             if returning:
                 ids.extend(pk for (pk,) in cursor.fetchall())
     return ids
+
+
+def _unnest_arrays(fields: Sequence[models.Field[Any, Any]]) -> str | None:
+    """`%s::<type>[], …`, one typed array per field, or None when a field's values cannot go
+    through an array (Django's own test in its PostgreSQL `SQLInsertCompiler`)."""
+    return _unnest_arrays_for(tuple(fields), connection.vendor)
+
+
+@cache
+def _unnest_arrays_for(fields: tuple[models.Field[Any, Any], ...], vendor: str) -> str | None:
+    for field in fields:
+        target = field.target_field if isinstance(field, models.ForeignKey) else field
+        if (
+            hasattr(field, "get_placeholder_sql")
+            or target.get_internal_type() not in connection.data_types
+        ):
+            return None
+    # The type without its parameters: varchar[] rather than varchar(50)[] (no truncation).
+    return ", ".join(f"%s::{str(field.db_type(connection)).split('(')[0]}[]" for field in fields)
 
 
 # Field classes whose conversion for the database returns a value of this exact Python type

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from memory.models import BatchItem, IngestReceipt, Message, RefKind, RetrievalBatch, Session, Turn
 from memory.models import rows as db
@@ -156,3 +156,48 @@ def test_insert_values_refuses_a_partial_field_list_or_auto_now_fields() -> None
         db.insert_values(Turn, names, [tuple(None for _ in names)])
     db.insert_values(BatchItem, (), [])  # nothing to insert: no check, no statement
     assert not BatchItem.objects.exists()
+
+
+def test_many_rows_round_trip_and_go_as_one_array_per_column_on_postgresql() -> None:
+    (turn,) = db.insert_rows(_turns(1))
+    calls: list[object] = [
+        [{"name": "search", "arguments": {"q": '记忆 "quoted"'}}],
+        {"k": [1, 2.5, None, True]},
+        [],
+        "plain string",
+    ]
+    rows = [
+        Message(
+            namespace_id=turn.namespace_id,
+            session_id=turn.session_id,
+            turn=turn,
+            position=n,
+            role=("user", "assistant")[n % 2],
+            name="" if n % 2 else "Ada",
+            content=f"中文 'quotes' {{braces}} %s %(x)s row {n}",
+            tool_calls=value,
+            created_at=AT + timedelta(seconds=n),
+        )
+        for n, value in enumerate(calls)
+    ]
+    statements: list[str] = []
+
+    def seen(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(seen):
+        stored = db.insert_rows(rows)
+    assert [m.pk for m in stored] == sorted(m.pk for m in stored)
+    back = Message.objects.in_bulk([m.pk for m in stored])
+    for n, message in enumerate(stored):
+        got = back[message.pk]
+        assert (got.position, got.content, got.name, got.tool_calls, got.created_at) == (
+            n,
+            f"中文 'quotes' {{braces}} %s %(x)s row {n}",
+            "" if n % 2 else "Ada",
+            calls[n],
+            AT + timedelta(seconds=n),
+        )
+    (statement,) = statements
+    assert ("unnest(" in statement) == (connection.vendor == "postgresql")
