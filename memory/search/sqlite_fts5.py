@@ -177,9 +177,7 @@ def search(
         # hits, which passed the hit filter already: the other gated rows are never scored.
         added = _any_of(namespace_id, within.terms, None)
         where.append(
-            f"(+{table}.rowid IN ({', '.join(['%s'] * len(within.ids))}) OR {matching})"
-            if within.ids
-            else matching
+            f"(+{table}.rowid IN ({marks(within.ids)}) OR {matching})" if within.ids else matching
         )
         params.extend([*within.ids, f"{added} AND {hit}" if hit else added])
     elif hit is not None:
