@@ -116,7 +116,7 @@ def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) ->
 
 
 # Up to this many of a namespace's rows outside a search's statuses, the search ranks every
-# matching row and then looks up the status of only the best `limit + that many`; beyond it,
+# matching row and then looks up the status of only the best `limit` + that many; beyond it,
 # each matching row's status is looked up before it is scored.
 MAX_SKIPPED = 1000
 
@@ -158,17 +158,17 @@ def search(
     params: list[str | int] = [match]
     sql = f"SELECT {table}.rowid AS id, bm25({table}, {_weights(kind)}) AS score FROM {table}"
     where = [f"{table} MATCH %s"]
-    skipped = 0  # the namespace's rows of other statuses, when the statuses are checked last
+    others: list[str] = []  # the statuses to skip when they are checked after ranking
     if statuses is not None:
         others = [s for s in kind.statuses if s not in statuses]
-        if others:
-            skipped = _count_capped(kind, namespace_id, others, MAX_SKIPPED)
-        if not kind.statuses or skipped > MAX_SKIPPED:
+        if not kind.statuses or (
+            others and _count_capped(kind, namespace_id, others, MAX_SKIPPED) > MAX_SKIPPED
+        ):
             # CROSS JOIN keeps the FTS5 cursor the outer loop (SQLite never reorders it).
             sql += f" CROSS JOIN {kind.base_table} base ON base.id = {table}.rowid"
             where.append(f"base.status IN ({marks(statuses)})")
             params.extend(statuses)
-            skipped = 0
+            others = []
     # The unary + stops SQLite from turning a rowid filter into one FTS5 lookup per rowid.
     matching = f"+{table}.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH %s)"
     hit = None if kind.all_fields_make_hits else _any_of(namespace_id, gate, kind.hit_fields)
@@ -186,16 +186,21 @@ def search(
         where.append(matching)
         params.append(hit)
     sql += " WHERE " + " AND ".join(where) + f" ORDER BY score, {table}.rowid LIMIT %s"
-    params.append(limit + skipped)
-    if statuses is not None and skipped:
-        # At most `skipped` rows of another status rank above the best `limit` of these
-        # statuses, so those are among the first `limit + skipped`: only they are looked up.
+    params.append(limit)
+    if statuses is not None and others:
+        # No more rows of the other statuses than the namespace holds rank above the best
+        # `limit` of these, so those are among the first `limit` + that many: only they are
+        # looked up. Counted in the same statement, so a concurrent write cannot come between.
+        sql += (
+            f" + (SELECT count(*) FROM {kind.base_table} "
+            f"WHERE namespace_id = %s AND status IN ({marks(others)}))"
+        )
         sql = (
             f"SELECT r.id, r.score FROM ({sql}) r CROSS JOIN {kind.base_table} base "
             f"ON base.id = r.id WHERE base.status IN ({marks(statuses)}) "
             "ORDER BY r.score, r.id LIMIT %s"
         )
-        params.extend([*statuses, limit])
+        params.extend([namespace_id, *others, *statuses, limit])
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
