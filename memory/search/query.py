@@ -175,7 +175,7 @@ def search_messages(
     namespace_id: int, query: str, *, limit: int = 50, session_pk: int | None = None
 ) -> list[TextHit]:
     """Raw messages by content and their turn's date, optionally within one session."""
-    return _search(MESSAGES, namespace_id, query, limit, session_id=session_pk)
+    return search_messages_ranking(namespace_id, query, limit=limit, session_pk=session_pk).hits
 
 
 @dataclass(frozen=True)
