@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -75,6 +75,11 @@ class Activated:
     framing: str = FRAMING
     query: str = ""
     activation_id: int | None = None
+    namespace_turn: int = 0  # the namespace's turn it was built at
+
+    @property
+    def refs(self) -> list[str]:
+        return [str(c["ref"]) for c in [*self.events, *self.nodes, *self.passages]]
 
     def as_dict(self) -> dict[str, Any]:
         """The API shape: each card also carries its numeric id."""
@@ -411,28 +416,32 @@ def activation_build(
     injected = bool(events or nodes or passages)
     text = "\n".join(lines) if injected else ""
     tokens = estimate_tokens(text) if injected else 0
-    refs = [c["ref"] for c in [*events, *nodes, *passages]]
-    activation_id = None
-    if record:
-        (row,) = insert_rows(
-            [
-                Activation(
-                    namespace=namespace,
-                    session=session,
-                    namespace_turn=current_turn,
-                    query=text_query,
-                    refs=refs,
-                    tokens=tokens,
-                )
-            ]
-        )
-        activation_id = row.pk
-    return Activated(
+    built = Activated(
         events=events,
         nodes=nodes,
         passages=passages,
         tokens=tokens,
         text=text,
         query=text_query,
-        activation_id=activation_id,
+        namespace_turn=current_turn,
     )
+    if not record:
+        return built
+    return replace(built, activation_id=activation_record(namespace, session, built))
+
+
+def activation_record(namespace: Namespace, session: Session | None, activated: Activated) -> int:
+    """The Activation row of what was put in front of a model (the audit's "injected")."""
+    (row,) = insert_rows(
+        [
+            Activation(
+                namespace=namespace,
+                session=session,
+                namespace_turn=activated.namespace_turn,
+                query=activated.query,
+                refs=activated.refs,
+                tokens=activated.tokens,
+            )
+        ]
+    )
+    return int(row.pk)

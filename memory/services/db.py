@@ -14,12 +14,14 @@ from contextlib import contextmanager
 
 from django.db import connection, transaction
 
-_SQLITE_WRITER = threading.Lock()
+# Re-entrant: a service that owns a transaction may call another that opens its own (the
+# proxy's capture stores its turn through `turn_ingest`), which then runs as a savepoint.
+_SQLITE_WRITER = threading.RLock()
 
 
 @contextmanager
 def write_transaction() -> Iterator[None]:
-    """`transaction.atomic()`, serialised per process on SQLite. Not re-entrant on SQLite."""
+    """`transaction.atomic()`, serialised per process on SQLite; nested calls are savepoints."""
     if connection.vendor != "sqlite":
         with transaction.atomic():
             yield

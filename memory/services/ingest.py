@@ -172,7 +172,7 @@ _SESSION_TURN_SQL = (
 )
 
 
-def _lock_namespace(namespace_id: int) -> None:
+def namespace_lock(namespace_id: int) -> None:
     """Writers of one namespace queue here until the transaction ends: PostgreSQL locks the row
     (as `select_for_update(no_key=True)`); on SQLite the write transaction already holds the
     database's one write lock."""
@@ -235,7 +235,7 @@ def turn_ingest(*, namespace: Namespace, turn: TurnIn) -> IngestResult:
 
 
 def _store(namespace_id: int, turn: TurnIn, content_hash: str) -> IngestResult:
-    _lock_namespace(namespace_id)
+    namespace_lock(namespace_id)
     found = _existing(namespace_id, turn.receipt_id, content_hash)
     if found is not None:
         return found
