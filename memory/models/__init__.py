@@ -16,6 +16,14 @@ from memory.models.graph import GraphEdge, GraphFact, GraphItemStatus, GraphNode
 from memory.models.imports import ImportAction, ImportBatch, ImportCandidate, ImportStatus
 from memory.models.jobs import JobKind, JobStatus, ProcessingJob
 from memory.models.namespaces import AgentToken, Namespace, TokenScope
+from memory.models.proxy import (
+    ExchangeState,
+    ProxyCounter,
+    ProxyExchange,
+    ProxyProtocol,
+    ProxySession,
+    ProxySystemPrompt,
+)
 from memory.models.retrieval import (
     Activation,
     Assessment,
@@ -42,6 +50,7 @@ __all__ = [
     "EventOrigin",
     "EventRelation",
     "EventStatus",
+    "ExchangeState",
     "GraphEdge",
     "GraphFact",
     "GraphItemStatus",
@@ -61,6 +70,11 @@ __all__ = [
     "Namespace",
     "NodeType",
     "ProcessingJob",
+    "ProxyCounter",
+    "ProxyExchange",
+    "ProxyProtocol",
+    "ProxySession",
+    "ProxySystemPrompt",
     "RefKind",
     "RelationKind",
     "RetrievalBatch",

@@ -1,0 +1,96 @@
+"""A proxied request's memory: the activated memory built for it (SPEC §8.7, the same service as
+`GET /ns/{ns}/context`), recorded as an Activation once it was really injected, and how the
+exchange ended when no turn was stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from memory.models import ExchangeState, Namespace, ProxyExchange, Session
+from memory.services.activation import Activated, activation_build, activation_record
+from memory.services.db import write_transaction
+from memory.services.proxy.sessions import Opened
+
+
+@dataclass(frozen=True)
+class Injection:
+    text: str
+    tokens: int
+    refs: list[str]
+    activated: Activated | None  # None when reused from an earlier request of the same turn
+    activation_id: int | None = None
+
+
+def injection_build(namespace: Namespace, opened: Opened, query: str) -> Injection:
+    """The memory to inject. A later request of the same turn (a tool loop's next step, a
+    retry) gets exactly what the first one got: same text, same activation."""
+    earlier = opened.earlier
+    if (
+        earlier is not None
+        and earlier.injected_text
+        and opened.session is not None
+        and earlier.session_id == opened.session.pk
+    ):
+        return Injection(
+            text=earlier.injected_text,
+            tokens=earlier.injected_tokens,
+            refs=list(earlier.injected_refs),
+            activated=None,
+            activation_id=earlier.activation_id,
+        )
+    activated = activation_build(
+        namespace=namespace, session=opened.session, query=query, record=False
+    )
+    return Injection(
+        text=activated.text, tokens=activated.tokens, refs=activated.refs, activated=activated
+    )
+
+
+def injection_record(
+    namespace: Namespace, session: Session | None, exchange_id: int, injection: Injection
+) -> int | None:
+    """Record what was injected: the Activation (the event pages' "injected" count and the
+    usage audit) and the exchange's copy of the text (the session page shows it)."""
+    with write_transaction():
+        activation_id = injection.activation_id
+        if injection.activated is not None:
+            activation_id = activation_record(namespace, session, injection.activated)
+        ProxyExchange.objects.filter(pk=exchange_id).update(
+            injected_text=injection.text,
+            injected_tokens=injection.tokens,
+            injected_refs=injection.refs,
+            activation_id=activation_id,
+        )
+    return activation_id
+
+
+def exchange_degraded(exchange_id: int, reason: str) -> None:
+    ProxyExchange.objects.filter(pk=exchange_id).update(degraded_reason=reason[:40])
+
+
+def exchange_finish(
+    exchange_id: int,
+    state: str,
+    *,
+    upstream_status: int | None = None,
+    model: str = "",
+    prompt_tokens: int | None = None,
+    completion_tokens: int | None = None,
+) -> None:
+    """How an exchange ended when it stored no turn (a tool step, an upstream error, a cut
+    stream, capture off). Only an open exchange changes: one whose turn was stored meanwhile
+    (a client that left while its turn was being stored) keeps saying so."""
+    if state not in ExchangeState.values:
+        raise ValueError(f"unknown exchange state {state!r}")
+    changes: dict[str, object] = {
+        "state": state,
+        "upstream_status": upstream_status,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "finished_at": timezone.now(),
+    }
+    if model:
+        changes["model"] = model[:200]
+    ProxyExchange.objects.filter(pk=exchange_id, state=ExchangeState.OPEN).update(**changes)
