@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning, register
@@ -36,6 +37,7 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
             )
         )
     messages += _task_result_retention()
+    messages += _proxy_upstreams()
     engine = settings.DATABASES["default"]["ENGINE"]
     if engine not in ("django.db.backends.sqlite3", "django.db.backends.postgresql"):
         messages.append(
@@ -47,6 +49,38 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
         )
     if not settings.DEBUG and settings.SECRET_KEY.startswith("insecure-"):
         messages.append(Warning("DJANGO_SECRET_KEY is a fallback value.", id="stratagate.W001"))
+    return messages
+
+
+PROXY_UPSTREAMS = {
+    "STRATAGATE_PROXY_OPENAI_URL": "stratagate.E034",
+    "STRATAGATE_PROXY_ANTHROPIC_URL": "stratagate.E035",
+}
+
+
+def upstream_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a proxy upstream's base URL, or None when it can."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return "must start with http:// or https://"
+    if not parts.hostname:
+        return "names no host"
+    if parts.query or parts.fragment:
+        return "must not carry a query or a fragment (it is a base URL)"
+    try:
+        parts.port  # noqa: B018 - raises for a port that is not a number in range
+    except ValueError:
+        return "has an invalid port"
+    return None
+
+
+def _proxy_upstreams() -> list[CheckMessage]:
+    messages: list[CheckMessage] = []
+    for name, check_id in PROXY_UPSTREAMS.items():
+        url = getattr(settings, name, "")
+        problem = upstream_url_problem(url) if url else None
+        if problem:
+            messages.append(Error(f"{name}={url!r} {problem}.", id=check_id))
     return messages
 
 

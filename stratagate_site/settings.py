@@ -197,6 +197,38 @@ STRATAGATE_TASK_RESULT_RETENTION_DAYS = env_int(
     "STRATAGATE_TASK_RESULT_RETENTION_DAYS", 7, low=1, high=3650, check_id="stratagate.E015"
 )
 
+# --- the model proxy (docs/PROXY.md) ------------------------------------------------------------
+# Each upstream's base URL as its SDK takes it (https://api.openai.com/v1,
+# https://api.anthropic.com, or any compatible server); unset answers 503
+# `proxy_upstream_not_configured`. The keys are used when a client authenticates with its
+# StrataGate token alone; a client's own provider key passes through untouched instead.
+STRATAGATE_PROXY_OPENAI_URL = env_str("STRATAGATE_PROXY_OPENAI_URL").rstrip("/")
+STRATAGATE_PROXY_ANTHROPIC_URL = env_str("STRATAGATE_PROXY_ANTHROPIC_URL").rstrip("/")
+STRATAGATE_PROXY_OPENAI_KEY = env_str("STRATAGATE_PROXY_OPENAI_KEY")
+STRATAGATE_PROXY_ANTHROPIC_KEY = env_str("STRATAGATE_PROXY_ANTHROPIC_KEY")
+STRATAGATE_PROXY_CONNECT_TIMEOUT_SECONDS = env_float(
+    "STRATAGATE_PROXY_CONNECT_TIMEOUT_SECONDS",
+    10.0,
+    low=0.1,
+    high=600.0,
+    check_id="stratagate.E030",
+)
+# Longest wait for the upstream's answer to begin, and between two chunks of a stream.
+STRATAGATE_PROXY_READ_TIMEOUT_SECONDS = env_float(
+    "STRATAGATE_PROXY_READ_TIMEOUT_SECONDS", 600.0, low=1.0, high=3600.0, check_id="stratagate.E031"
+)
+# How long building the memory to inject may take before the request goes on without it.
+STRATAGATE_PROXY_INJECT_DEADLINE_MS = env_int(
+    "STRATAGATE_PROXY_INJECT_DEADLINE_MS", 150, low=10, high=10_000, check_id="stratagate.E032"
+)
+# Largest request body the proxy reads (images travel inside it); larger is a 413.
+STRATAGATE_PROXY_MAX_BODY_MB = env_int(
+    "STRATAGATE_PROXY_MAX_BODY_MB", 50, low=1, high=1024, check_id="stratagate.E033"
+)
+# Process memory (block views, events, graph) with the proxy's upstream and the model the
+# namespace's proxied requests used last, when no STRATAGATE_LLM_* model is configured.
+STRATAGATE_LLM_FROM_PROXY = env_bool("STRATAGATE_LLM_FROM_PROXY", False)
+
 # Threads per web process answering HTTP requests (each with its own database connection);
 # more requests than this wait in the server's event loop for a free thread.
 STRATAGATE_HTTP_THREADS = env_int(

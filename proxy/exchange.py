@@ -1,0 +1,421 @@
+"""The protocol-neutral core of one proxied request: memory in, the model's answer out, the turn
+stored. Protocol details come from the adapter (proxy.protocols); memory work runs on the
+proxy's threads (proxy.memory), never on the event loop.
+
+The order of things, and what each failure does (docs/PROXY.md, "Failures"):
+
+1. Read the request into the neutral form. Unreadable → forwarded untouched, `degraded`.
+2. Prepare, within the injection deadline: find the session, record the exchange, build the
+   activated memory and splice it in. Past the deadline or on a database error → forwarded
+   without injection (fail open), `degraded; reason=…`, counted.
+3. Forward. Connection refused → 502, timeout → 504, in the protocol's error shape; an error
+   answer is relayed verbatim (status, body, `Retry-After`).
+4. Relay. A stream goes on event by event as it arrives; the terminal event (`[DONE]`,
+   `message_stop`) waits until the turn is stored, so a client that saw it can read the turn.
+   A stream that ends early becomes an error event and stores nothing. A capture that fails is
+   kept in the spool for a retry; the answer is never broken by it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connections
+from django.utils import timezone
+
+from memory.models import ExchangeState
+from memory.services.proxy.sessions import ExchangeIn
+from proxy import config, memory, spool, stats
+from proxy.conversation import Reply
+from proxy.errors import ProxyError
+from proxy.http import Send, encode_headers, in_background, respond, respond_error
+from proxy.protocols import Adapter
+from proxy.sse import EventSplitter
+from proxy.stats import STATS
+from proxy.upstream import open_stream, relayable
+
+log = logging.getLogger(__name__)
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _threads() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(
+            max_workers=settings.STRATAGATE_HTTP_THREADS, thread_name_prefix="proxy"
+        )
+    return _pool
+
+
+async def run_sync[T](fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn` on one of the proxy's threads. Each keeps its database connection between calls,
+    replaced when it is too old or broken (`close_old_connections`, as around a request)."""
+
+    def call() -> T:
+        close_old_connections()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return await sync_to_async(call, thread_sensitive=False, executor=_threads())()
+
+
+def threads_stop() -> None:
+    """Close every proxy thread's database connection and stop the threads (a test server
+    stopping; PostgreSQL cannot drop a database with connections open)."""
+    global _pool
+    pool, _pool = _pool, None
+    if pool is None:
+        return
+    size = pool._max_workers
+    barrier = threading.Barrier(size)
+
+    def close() -> None:
+        connections.close_all()
+        barrier.wait(timeout=10)  # every thread takes exactly one of these
+
+    for future in [pool.submit(close) for _ in range(size)]:
+        future.result(timeout=30)
+    pool.shutdown(wait=True)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The per-request headers (docs/PROXY.md, "Headers")."""
+
+    memory: bool = True
+    inject: bool = True
+    capture: bool = True
+    session: str | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """A request that passed access: where it goes and what it carries."""
+
+    adapter: Adapter
+    access: memory.Access
+    options: Options
+    method: str
+    url: str
+    headers: list[tuple[str, str]]  # for the upstream, credentials settled
+    body: bytes
+
+    @property
+    def namespace_id(self) -> int:
+        return int(self.access.namespace.pk)
+
+
+def _header_value(status: str, reason: str) -> str:
+    return f"{status}; reason={reason}" if reason else status
+
+
+async def relay(call: Call, send: Send, ours: list[tuple[str, str]]) -> None:
+    """Forward untouched and relay the answer as it comes (memory off, or not a chat path)."""
+    try:
+        response = await open_stream(call.method, call.url, call.headers, call.body)
+    except ProxyError as error:
+        STATS.add(call.namespace_id, stats.upstream_error(error.status))
+        await respond_error(send, call.adapter, error, ours)
+        return
+    if response.status_code >= 400:
+        STATS.add(call.namespace_id, stats.upstream_error(response.status_code))
+    streaming = response.headers.get("content-type", "").startswith("text/event-stream")
+    try:
+        headers = [*relayable(response.headers.multi_items()), *ours]
+        await send(
+            {
+                "type": "http.response.start",
+                "status": response.status_code,
+                "headers": encode_headers(headers),
+            }
+        )
+        try:
+            async for chunk in response.aiter_bytes():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except httpx2.HTTPError as exc:
+            if streaming:
+                STATS.add(call.namespace_id, stats.STREAM_CUT)
+                body = call.adapter.stream_error("proxy_upstream_stream_cut", _cut_message(exc))
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+    finally:
+        await response.aclose()
+
+
+def _cut_message(exc: BaseException | None) -> str:
+    why = f" ({type(exc).__name__})" if exc is not None else ""
+    return f"the upstream model's stream ended before the answer was complete{why}"
+
+
+class ChatExchange:
+    """One proxied chat request with memory (steps 1–4 of the module's docstring)."""
+
+    def __init__(self, call: Call, understood: memory.Understood) -> None:
+        self.call = call
+        self.adapter = call.adapter
+        self.understood = understood
+        self.data = ExchangeIn(
+            namespace=call.access.namespace,
+            protocol=call.adapter.name,
+            model=understood.request.model,
+            stream=understood.request.stream,
+            key=understood.key,
+            named_session=call.options.session,
+            capture=call.options.capture,
+        )
+        self.gate = memory.Gate()
+        self.preparing: asyncio.Future[memory.Prepared] | None = None
+        self.prepared: memory.Prepared | None = None
+        self.reason = ""
+        self.started_at = timezone.now()
+
+    # --- memory in ---------------------------------------------------------------------------
+    def _degrade(self, reason: str) -> None:
+        self.reason = reason
+        STATS.add(self.call.namespace_id, stats.degraded(reason))
+
+    async def prepare(self) -> None:
+        self.preparing = asyncio.ensure_future(
+            run_sync(
+                memory.prepare,
+                self.data,
+                self.adapter,
+                self.understood,
+                self.call.body,
+                inject=self.call.options.inject,
+                gate=self.gate,
+            )
+        )
+        # Read a late failure, so an abandoned preparation never logs "never retrieved".
+        self.preparing.add_done_callback(lambda f: f.cancelled() or f.exception())
+        try:
+            self.prepared = await asyncio.wait_for(
+                asyncio.shield(self.preparing), config.inject_deadline()
+            )
+        except TimeoutError:
+            if self.gate.abandon():
+                self._degrade("injection_timeout")
+                return
+            await self._wait_prepared()  # the thread got there first: it is recording now
+        except DatabaseError:
+            log.warning("proxy: memory unavailable; forwarding without it", exc_info=True)
+            self._degrade("database_error")
+        except Exception:
+            log.exception("proxy: building the memory failed; forwarding without it")
+            self._degrade("memory_error")
+
+    async def _wait_prepared(self) -> None:
+        assert self.preparing is not None
+        try:
+            self.prepared = await self.preparing
+        except DatabaseError:
+            self._degrade("database_error")
+        except Exception:
+            log.exception("proxy: building the memory failed; forwarding without it")
+            self._degrade("memory_error")
+
+    async def exchange_id(self) -> int | None:
+        """The exchange row, once preparation got that far (it may still be running after its
+        deadline; capture needs the database anyway)."""
+        if self.prepared is None and self.preparing is not None:
+            try:
+                self.prepared = await self.preparing
+            except Exception:
+                return None
+        return int(self.prepared.opened.exchange.pk) if self.prepared else None
+
+    def our_headers(self) -> list[tuple[str, str]]:
+        session = self.call.options.session
+        tokens = 0
+        if self.prepared is not None:
+            if self.prepared.opened.session is not None:
+                session = self.prepared.opened.session.external_id
+            if self.prepared.injection is not None:
+                tokens = self.prepared.injection.tokens
+        headers = [
+            (
+                "x-stratagate-memory",
+                _header_value("degraded" if self.reason else "ok", self.reason),
+            ),
+            ("x-stratagate-injected-tokens", str(tokens)),
+        ]
+        if session:
+            headers.append(("x-stratagate-session", session))
+        return headers
+
+    # --- the turn out ------------------------------------------------------------------------
+    def _finish_later(self, state: str, status: int | None, reply: Reply | None = None) -> None:
+        async def finish() -> None:
+            exchange_id = await self.exchange_id()
+            if exchange_id is None:
+                return
+            try:
+                await run_sync(
+                    memory.finish, exchange_id, state, upstream_status=status, reply=reply
+                )
+            except Exception:
+                log.warning("proxy: could not record how exchange %s ended", exchange_id)
+
+        in_background(finish())
+
+    async def capture(self, reply: Reply, status: int) -> None:
+        """Store the completed turn now (before the answer's last byte). Never raises: a
+        failure keeps the turn in the spool for a retry."""
+        namespace_id = self.call.namespace_id
+        if not reply.final:
+            STATS.add(namespace_id, stats.TOOL_STEPS)
+            self._finish_later(ExchangeState.TOOL_STEP, status, reply)
+            return
+        if not self.call.options.capture or not self.understood.conversation.current:
+            self._finish_later(ExchangeState.NOT_CAPTURED, status, reply)
+            return
+        exchange_id = await self.exchange_id()
+        try:
+            captured = await run_sync(
+                memory.capture,
+                self.data,
+                exchange_id,
+                self.understood,
+                reply,
+                occurred_at=self.started_at,
+                upstream_status=status,
+            )
+        except Exception as exc:
+            held = memory.capture_in(
+                self.data, exchange_id, self.understood, reply, self.started_at, status
+            )
+            try:
+                await run_sync(spool.spool_put, held, repr(exc))
+            except Exception:
+                log.exception("proxy: a turn could not be stored nor spooled: it is lost")
+                STATS.add(namespace_id, stats.CAPTURE_LOST)
+            if exchange_id is not None:
+                self._finish_later(ExchangeState.CAPTURE_FAILED, status, reply)
+            return
+        STATS.add(namespace_id, stats.DUPLICATES if captured.duplicate else stats.CAPTURED)
+
+    # --- the whole request -------------------------------------------------------------------
+    async def run(self, send: Send) -> None:
+        # The client going away (cancelled) or a failure ends the exchange without a turn,
+        # unless its turn was already stored (a finished exchange stays as it is).
+        try:
+            await self._run(send)
+        except asyncio.CancelledError:
+            STATS.add(self.call.namespace_id, stats.CLIENT_GONE)
+            self._finish_later(ExchangeState.INCOMPLETE, None)
+            raise
+        except Exception:
+            self._finish_later(ExchangeState.INCOMPLETE, None)
+            raise
+
+    async def _run(self, send: Send) -> None:
+        namespace_id = self.call.namespace_id
+        await self.prepare()
+        body = self.call.body
+        if self.prepared is not None:
+            body = self.prepared.body
+            if self.prepared.injection is not None:
+                STATS.add(namespace_id, stats.INJECTED)
+                STATS.add(namespace_id, stats.INJECTED_TOKENS, self.prepared.injection.tokens)
+        ours = self.our_headers()
+        try:
+            response = await open_stream(self.call.method, self.call.url, self.call.headers, body)
+        except ProxyError as error:
+            STATS.add(namespace_id, stats.upstream_error(error.status))
+            self._finish_later(ExchangeState.UPSTREAM_ERROR, error.status)
+            await respond_error(send, self.adapter, error, ours)
+            return
+        try:
+            status = response.status_code
+            kind = response.headers.get("content-type", "")
+            if status >= 300:
+                STATS.add(namespace_id, stats.upstream_error(status))
+                self._finish_later(ExchangeState.UPSTREAM_ERROR, status)
+                await self._relay_whole(response, send, ours)
+            elif kind.startswith("text/event-stream"):
+                await self._relay_stream(response, send, ours)
+            else:
+                await self._relay_answer(response, send, ours)
+        finally:
+            await response.aclose()
+
+    async def _relay_whole(
+        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
+    ) -> bytes:
+        raw = await response.aread()
+        await respond(
+            send, response.status_code, [*relayable(response.headers.multi_items()), *ours], raw
+        )
+        return raw
+
+    async def _relay_answer(
+        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
+    ) -> None:
+        raw = await response.aread()
+        reply = self.adapter.read_reply(raw)
+        if reply is None:
+            self._finish_later(ExchangeState.NOT_CAPTURED, response.status_code)
+        else:
+            await self.capture(reply, response.status_code)
+        await respond(
+            send, response.status_code, [*relayable(response.headers.multi_items()), *ours], raw
+        )
+
+    async def _relay_stream(
+        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
+    ) -> None:
+        headers = [
+            *relayable(response.headers.multi_items()),
+            *ours,
+            ("x-accel-buffering", "no"),
+        ]
+        await send(
+            {
+                "type": "http.response.start",
+                "status": response.status_code,
+                "headers": encode_headers(headers),
+            }
+        )
+        reader = self.adapter.stream_reader()
+        splitter = EventSplitter()
+        terminal_seen = errored = False
+        failure: BaseException | None = None
+        try:
+            async for chunk in response.aiter_bytes():
+                for event in splitter.feed(chunk):
+                    if reader.is_terminal(event) and not terminal_seen:
+                        terminal_seen = True
+                        reply = reader.reply()
+                        if reply is not None and not errored:
+                            await self.capture(reply, response.status_code)
+                    else:
+                        reader.feed(event)
+                        errored = errored or reader.is_error(event)
+                    await send({"type": "http.response.body", "body": event.raw, "more_body": True})
+        except httpx2.HTTPError as exc:
+            failure = exc
+        reply = reader.reply()
+        if not terminal_seen:
+            if errored:
+                STATS.add(self.call.namespace_id, stats.upstream_error(response.status_code))
+                self._finish_later(ExchangeState.UPSTREAM_ERROR, response.status_code)
+            elif failure is None and reply is not None:
+                await self.capture(reply, response.status_code)  # an upstream without a terminal
+            else:
+                STATS.add(self.call.namespace_id, stats.STREAM_CUT)
+                self._finish_later(ExchangeState.INCOMPLETE, response.status_code)
+                body = self.adapter.stream_error("proxy_upstream_stream_cut", _cut_message(failure))
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})

@@ -1,0 +1,238 @@
+"""The proxy's calls into memory: synchronous (the ORM is), each run on a thread of the proxy's
+pool by the async core (proxy.exchange). They call the same services as the API — token checks,
+activated memory (`GET /ns/{ns}/context`'s service), turn ingest — so no memory rule is written
+twice; what is proxy-specific (sessions, exchanges) lives in memory.services.proxy."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import DatabaseError
+
+from memory.models import Namespace, TokenScope
+from memory.services.ingest import MessageIn
+from memory.services.proxy.capture import Captured, CaptureIn, proxy_turn_capture
+from memory.services.proxy.exchanges import (
+    Injection,
+    exchange_degraded,
+    exchange_finish,
+    injection_build,
+    injection_record,
+)
+from memory.services.proxy.sessions import ExchangeIn, Opened, TurnKey, exchange_open
+from memory.services.tokens import token_authenticate, token_namespace
+from proxy.conversation import (
+    Conversation,
+    Reply,
+    Request,
+    chain,
+    completed_turn,
+    conversation_of,
+    fold,
+    message_digest,
+)
+from proxy.errors import ProxyError
+from proxy.protocols import Adapter, NotUnderstood
+from proxy.splice import Body, NotAnObject, body_parse
+
+# When the database cannot be asked, a token that passed this recently still passes (fail open
+# for known agents); a token never seen is refused with a 503 the SDKs retry.
+ACCESS_GRACE_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class Access:
+    namespace: Namespace
+    token_prefix: str
+
+
+_granted: dict[tuple[str, str], tuple[Access, float]] = {}
+_granted_lock = threading.Lock()
+
+
+def access(token: str, namespace_name: str) -> Access:
+    """The namespace this token may proxy for, decided as the API decides it: unknown token →
+    401, a namespace it is not bound to (or none) → 404, a read-only token → 403."""
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    key = (digest, namespace_name)
+    try:
+        found = token_authenticate(token)
+        if found is None:
+            raise ProxyError(401, "unauthorized", "the StrataGate token is unknown or revoked")
+        namespace = token_namespace(found, namespace_name)
+        if namespace is None:
+            raise ProxyError(
+                404, "namespace_not_found", f"namespace {namespace_name[:200]!r} not found"
+            )
+        if not found.allows(TokenScope.READ_WRITE):
+            raise ProxyError(
+                403,
+                "insufficient_scope",
+                f"this token's scope is {found.scope}; the proxy needs read-write",
+            )
+    except DatabaseError as exc:
+        with _granted_lock:
+            grant = _granted.get(key)
+        if grant is not None and time.monotonic() - grant[1] < ACCESS_GRACE_SECONDS:
+            return grant[0]
+        raise ProxyError(
+            503, "proxy_memory_unavailable", "StrataGate cannot check the token right now"
+        ) from exc
+    granted = Access(namespace=namespace, token_prefix=found.prefix)
+    with _granted_lock:
+        _granted[key] = (granted, time.monotonic())
+    return granted
+
+
+@dataclass(frozen=True)
+class Understood:
+    body: Body
+    request: Request
+    conversation: Conversation
+    key: TurnKey
+
+
+def understand(adapter: Adapter, raw: bytes) -> Understood | None:
+    """The request read into the neutral form, or None when it is not a chat request the
+    adapter can read (it is then forwarded untouched)."""
+    try:
+        body = body_parse(raw)
+        request = adapter.read_request(body)
+    except (NotAnObject, NotUnderstood):
+        return None
+    conversation = conversation_of(request)
+    openers = tuple(
+        message_digest(segment[0]) if segment[0].opens_turn else ""
+        for segment in conversation.earlier
+    )
+    key = TurnKey(history=conversation.history, openers=openers, opener=conversation.opener_digest)
+    return Understood(body=body, request=request, conversation=conversation, key=key)
+
+
+class Gate:
+    """Decides, once, whether a slow preparation still injects (the thread got there first)
+    or was given up by the request (its deadline passed first)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state = "waiting"
+
+    def _move(self, to: str) -> bool:
+        with self._lock:
+            if self._state != "waiting":
+                return False
+            self._state = to
+            return True
+
+    def claim(self) -> bool:
+        return self._move("claimed")
+
+    def abandon(self) -> bool:
+        return self._move("abandoned")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    opened: Opened
+    injection: Injection | None  # None when nothing was injected
+    body: bytes  # what goes upstream
+
+
+def prepare(
+    data: ExchangeIn,
+    adapter: Adapter,
+    understood: Understood,
+    raw: bytes,
+    *,
+    inject: bool,
+    gate: Gate,
+) -> Prepared:
+    """Find the session, record the exchange and build the memory to inject. Past the gate (the
+    request's deadline) nothing is injected or recorded as injected."""
+    opened = exchange_open(data)
+    query = understood.conversation.query
+    if not inject or not query.strip():
+        gate.claim()
+        return Prepared(opened=opened, injection=None, body=raw)
+    injection = injection_build(data.namespace, opened, query)
+    if not injection.text:
+        gate.claim()
+        return Prepared(opened=opened, injection=None, body=raw)
+    body = adapter.inject(understood.body, injection.text).encode()
+    if not gate.claim():
+        exchange_degraded(opened.exchange.pk, "injection_timeout")
+        return Prepared(opened=opened, injection=None, body=raw)
+    activation_id = injection_record(data.namespace, opened.session, opened.exchange.pk, injection)
+    return Prepared(
+        opened=opened,
+        injection=Injection(
+            text=injection.text,
+            tokens=injection.tokens,
+            refs=injection.refs,
+            activated=injection.activated,
+            activation_id=activation_id,
+        ),
+        body=body,
+    )
+
+
+def capture(
+    data: ExchangeIn,
+    exchange_id: int | None,
+    understood: Understood,
+    reply: Reply,
+    *,
+    occurred_at: datetime,
+    upstream_status: int,
+) -> Captured:
+    """Store the completed turn (memory.services.proxy.capture)."""
+    return proxy_turn_capture(
+        capture_in(data, exchange_id, understood, reply, occurred_at, upstream_status)
+    )
+
+
+def capture_in(
+    data: ExchangeIn,
+    exchange_id: int | None,
+    understood: Understood,
+    reply: Reply,
+    occurred_at: datetime,
+    upstream_status: int,
+) -> CaptureIn:
+    turn = completed_turn(understood.conversation, reply)
+    return CaptureIn(
+        exchange=data,
+        exchange_id=exchange_id,
+        messages=[
+            MessageIn(role=m.role, content=m.content, name=m.name, tool_calls=list(m.tool_calls))
+            for m in fold(turn)
+        ],
+        digest_after=chain(understood.key.earlier, turn),
+        system=understood.conversation.system,
+        occurred_at=occurred_at,
+        upstream_status=upstream_status,
+        model=reply.model or understood.request.model,
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+    )
+
+
+def finish(
+    exchange_id: int,
+    state: str,
+    *,
+    upstream_status: int | None = None,
+    reply: Reply | None = None,
+) -> None:
+    exchange_finish(
+        exchange_id,
+        state,
+        upstream_status=upstream_status,
+        model=reply.model if reply else "",
+        prompt_tokens=reply.prompt_tokens if reply else None,
+        completion_tokens=reply.completion_tokens if reply else None,
+    )

@@ -1,0 +1,229 @@
+"""OpenAI Chat Completions (`POST {base}/chat/completions`), streamed and not.
+
+The memory message is a `system` message placed right after the agent's leading
+`system`/`developer` messages (first when there are none), so everything the agent put before
+it stays byte-identical for the provider's prompt cache. Tool calls are read from
+`tool_calls` (and the legacy `function_call`), tool results from `tool` (and `function`)
+messages; a streamed answer's tool-call argument deltas are reassembled here, for capture
+only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from proxy.conversation import AUDIO, FILE, IMAGE, Message, Reply, Request, ToolCall
+from proxy.protocols.base import Headers, NotUnderstood, mapping, status_type, text_of
+from proxy.splice import Body, array_items, encode, insert
+from proxy.sse import Event
+
+PLACEHOLDERS = {"image_url": IMAGE, "input_image": IMAGE, "input_audio": AUDIO, "file": FILE}
+SYSTEM_ROLES = ("system", "developer")
+# Finish reasons of an answer that asks for tools: the turn goes on in the next request.
+TOOL_FINISH = ("tool_calls", "function_call")
+ERROR_TYPES = {401: "authentication_error", 403: "permission_error", 404: "not_found_error"}
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _tool_calls(message: dict[str, Any]) -> tuple[ToolCall, ...]:
+    calls: list[ToolCall] = []
+    for call in message.get("tool_calls") or []:
+        if not isinstance(call, dict):
+            continue
+        function = mapping(call.get("function"))
+        calls.append(
+            ToolCall(
+                id=str(call.get("id") or ""),
+                name=str(function.get("name") or call.get("name") or ""),
+                arguments=_arguments(function.get("arguments")),
+            )
+        )
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict):
+        calls.append(
+            ToolCall("", str(legacy.get("name") or ""), _arguments(legacy.get("arguments")))
+        )
+    return tuple(calls)
+
+
+def _message(raw: Any) -> Message | None:
+    if not isinstance(raw, dict):
+        return None
+    role = raw.get("role")
+    content = text_of(raw.get("content"), placeholders=PLACEHOLDERS)
+    name = str(raw.get("name") or "")
+    if role == "user":
+        return Message("user", content, name=name, opens_turn=True)
+    if role == "assistant":
+        if not content and isinstance(raw.get("refusal"), str):
+            content = raw["refusal"]
+        return Message("assistant", content, name=name, tool_calls=_tool_calls(raw))
+    if role in ("tool", "function"):
+        return Message("tool", content, name=name, tool_call_id=str(raw.get("tool_call_id") or ""))
+    return None
+
+
+def _leading_system(items: list[Any]) -> int:
+    count = 0
+    for item in items:
+        if not (isinstance(item, dict) and item.get("role") in SYSTEM_ROLES):
+            break
+        count += 1
+    return count
+
+
+class OpenAIStream:
+    """The first choice of a streamed answer, assembled from its chunks."""
+
+    def __init__(self) -> None:
+        self.content: list[str] = []
+        self.refusal: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish: str | None = None
+        self.model = ""
+        self.usage: dict[str, Any] = {}
+
+    def is_terminal(self, event: Event) -> bool:
+        return event.data.strip() == "[DONE]"
+
+    def is_error(self, event: Event) -> bool:
+        return (
+            event.data.lstrip().startswith("{")
+            and '"error"' in event.data
+            and bool(_json(event.data).get("error"))
+        )
+
+    def feed(self, event: Event) -> None:
+        chunk = _json(event.data)
+        if not chunk:
+            return
+        self.model = str(chunk.get("model") or self.model)
+        if isinstance(chunk.get("usage"), dict):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = mapping(choice.get("delta"))
+            if isinstance(delta.get("content"), str):
+                self.content.append(delta["content"])
+            if isinstance(delta.get("refusal"), str):
+                self.refusal.append(delta["refusal"])
+            for call in delta.get("tool_calls") or []:
+                if isinstance(call, dict):
+                    self._call(call)
+            if isinstance(delta.get("function_call"), dict):
+                self._call({"index": -1, "function": delta["function_call"]})
+            if choice.get("finish_reason"):
+                self.finish = str(choice["finish_reason"])
+
+    def _call(self, delta: dict[str, Any]) -> None:
+        slot = self.calls.setdefault(int(delta.get("index") or 0), {"id": "", "name": "", "a": []})
+        if delta.get("id"):
+            slot["id"] = str(delta["id"])
+        function = mapping(delta.get("function"))
+        if function.get("name"):
+            slot["name"] += str(function["name"])
+        if isinstance(function.get("arguments"), str):
+            slot["a"].append(function["arguments"])
+
+    def reply(self) -> Reply | None:
+        if self.finish is None:
+            return None
+        calls = tuple(
+            ToolCall(slot["id"], slot["name"], _arguments("".join(slot["a"])))
+            for _, slot in sorted(self.calls.items())
+        )
+        content = "".join(self.content) or "".join(self.refusal)
+        return Reply(
+            messages=(Message("assistant", content, tool_calls=calls),),
+            final=self.finish not in TOOL_FINISH and not calls,
+            model=self.model,
+            prompt_tokens=_int(self.usage.get("prompt_tokens")),
+            completion_tokens=_int(self.usage.get("completion_tokens")),
+        )
+
+
+def _json(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class OpenAIAdapter:
+    name = "openai"
+    chat_path = "/chat/completions"
+    token_headers: tuple[str, ...] = ("authorization",)
+
+    def upstream_auth(self, key: str) -> Headers:
+        return [("authorization", f"Bearer {key}")]
+
+    def read_request(self, body: Body) -> Request:
+        items = body.get("messages")
+        if not isinstance(items, list):
+            raise NotUnderstood("no messages list")
+        leading = _leading_system(items)
+        system = "\n\n".join(
+            text_of(item.get("content"), placeholders=PLACEHOLDERS) for item in items[:leading]
+        )
+        messages = tuple(m for m in (_message(item) for item in items[leading:]) if m is not None)
+        return Request(
+            model=str(body.get("model") or ""),
+            stream=body.get("stream") is True,
+            system=system,
+            messages=messages,
+        )
+
+    def inject(self, body: Body, text: str) -> str:
+        part = body.members["messages"]
+        items = array_items(body.text, part)
+        leading = _leading_system([item.value for item in items])
+        roles = {item.value.get("role") for item in items[:leading]}
+        role = "developer" if roles == {"developer"} else "system"
+        message = encode({"role": role, "content": text})
+        if leading:
+            return insert(body.text, items[leading - 1].end, "," + message)
+        return insert(body.text, part.start + 1, message + ("," if items else ""))
+
+    def read_reply(self, raw: bytes) -> Reply | None:
+        answer = _json(raw.decode("utf-8", errors="replace"))
+        choices = answer.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return None
+        message = _message(choices[0].get("message"))
+        if message is None:
+            return None
+        usage = mapping(answer.get("usage"))
+        finish = str(choices[0].get("finish_reason") or "")
+        return Reply(
+            messages=(message,),
+            final=finish not in TOOL_FINISH and not message.tool_calls,
+            model=str(answer.get("model") or ""),
+            prompt_tokens=_int(usage.get("prompt_tokens")),
+            completion_tokens=_int(usage.get("completion_tokens")),
+        )
+
+    def stream_reader(self) -> OpenAIStream:
+        return OpenAIStream()
+
+    def error_body(self, status: int, code: str, message: str) -> bytes:
+        kind = status_type(status, ERROR_TYPES, "invalid_request_error", "server_error")
+        error = {"message": message, "type": kind, "param": None, "code": code}
+        return json.dumps({"error": error}, ensure_ascii=False).encode()
+
+    def stream_error(self, code: str, message: str) -> bytes:
+        error = {"message": message, "type": "server_error", "param": None, "code": code}
+        return f"data: {json.dumps({'error': error}, ensure_ascii=False)}\n\n".encode()
