@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from memory.selectors.namespaces import namespace_names
-from memory.services.llm_runtime import model_mode
+from memory.services.llm_runtime import namespace_model_mode
 from stratagate_site.http_bridge import SERVED_WITH_WEBSOCKETS
 
 
@@ -19,12 +19,14 @@ def layout(request: HttpRequest) -> dict[str, Any]:
     if not request.user.is_authenticated:
         return {}
     match = request.resolver_match
+    ns = match.kwargs.get("ns") if match else None
     return {
         "ui_namespaces": SimpleLazyObject(namespace_names),
-        "ui_ns": match.kwargs.get("ns") if match else None,
+        "ui_ns": ns,
         "ui_page": match.url_name if match else None,
         "ui_time_zone": settings.TIME_ZONE,
-        "ui_model_mode": model_mode(),
+        # Per namespace: with STRATAGATE_LLM_FROM_PROXY each namespace may use another model.
+        "ui_model_mode": SimpleLazyObject(lambda: namespace_model_mode(ns)),
         "ui_live_shared": bool(settings.REDIS_URL),
         # Websockets exist only under the ASGI server (serve's uvicorn, runserver's daphne),
         # which answers HTTP through http_bridge; a plain WSGI server (or the test live_server)

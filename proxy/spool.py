@@ -20,10 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.db import DatabaseError, close_old_connections
 
 from memory.models import Namespace
+from memory.selectors.proxy import spool_dir
 from memory.services.ingest import MessageIn
 from memory.services.proxy.capture import CaptureIn, proxy_turn_capture
 from memory.services.proxy.sessions import ExchangeIn, TurnKey
@@ -34,10 +34,6 @@ log = logging.getLogger(__name__)
 RETRY_SECONDS = 10.0
 STALE_SECONDS = 600.0
 BATCH = 50
-
-
-def spool_dir() -> Path:
-    return Path(settings.DATA_DIR) / "proxy-spool"
 
 
 def lost_dir() -> Path:

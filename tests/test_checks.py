@@ -44,6 +44,38 @@ def test_bad_environment_values_become_errors(monkeypatch):
     assert [cid for cid, _ in env.CONFIG_PROBLEMS] == ["stratagate.E010", "stratagate.E011"]
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["api.openai.com/v1", "ftp://host/v1", "https://", "https://h/v1?key=x", "http://h:99999/v1"],
+)
+def test_a_malformed_proxy_upstream_url_is_e034_or_e035(settings, url):
+    settings.STRATAGATE_PROXY_OPENAI_URL = url
+    settings.STRATAGATE_PROXY_ANTHROPIC_URL = url
+    assert {"stratagate.E034", "stratagate.E035"} <= _ids()
+    settings.STRATAGATE_PROXY_OPENAI_URL = "https://api.openai.com/v1"
+    settings.STRATAGATE_PROXY_ANTHROPIC_URL = "http://127.0.0.1:8080"
+    assert not {"stratagate.E034", "stratagate.E035"} & _ids()
+
+
+def test_manage_py_check_reports_a_malformed_proxy_url(tmp_path):
+    environment = {
+        **os.environ,
+        "STRATAGATE_DATA_DIR": str(tmp_path),
+        "STRATAGATE_PROXY_ANTHROPIC_URL": "api.anthropic.com",
+    }
+    environment.pop("DATABASE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "stratagate.E035" in done.stderr and "STRATAGATE_PROXY_ANTHROPIC_URL" in done.stderr
+
+
 def test_a_clean_configuration_has_no_errors(settings):
     assert not [i for i in _ids() if i.startswith("stratagate.E")]
 

@@ -97,7 +97,7 @@ def repair_instruction(error_text: str) -> str:
     )
 
 
-def _schema_name(output_model: type[BaseModel]) -> str:
+def schema_name(output_model: type[BaseModel]) -> str:
     # OpenAI requires ^[a-zA-Z0-9_-]{1,64}$ for json_schema.name.
     return _SCHEMA_NAME_RE.sub("_", output_model.__name__)[:64] or "output"
 
@@ -208,7 +208,7 @@ class OpenAICompatibleClient:
         response_format: ResponseFormatJSONSchema = {
             "type": "json_schema",
             "json_schema": {
-                "name": _schema_name(output_model),
+                "name": schema_name(output_model),
                 "schema": output_model.model_json_schema(),
                 "strict": False,
             },

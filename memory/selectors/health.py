@@ -27,7 +27,8 @@ from memory.models import (
     UsageReceipt,
 )
 from memory.selectors.out import Out
-from memory.services.llm_runtime import model_mode
+from memory.selectors.proxy import TrafficOut, proxy_traffic
+from memory.services.llm_runtime import processing_model
 from memory.services.settings import memory_settings_get
 
 FAILED_JOBS_SHOWN = 20
@@ -81,6 +82,15 @@ class SettingsBriefOut(Out):
     block_turns: int
 
 
+class ProcessingOut(Out):
+    """Which model processes this namespace's memory and why (llm_runtime.ProcessingModel)."""
+
+    mode: str  # model | offline
+    why: str  # configured | proxy | no_model | no_proxied_request | no_upstream
+    protocol: str
+    model: str
+
+
 class HealthOut(Out):
     namespace: str
     current_turn: int
@@ -92,6 +102,8 @@ class HealthOut(Out):
     model_calls: ModelCallsOut
     settings: SettingsBriefOut
     model_mode: str
+    processing: ProcessingOut
+    proxy: TrafficOut
 
     @property
     def jobs_running(self) -> int:
@@ -110,6 +122,7 @@ def _counts_by(queryset: Any, field: str) -> dict[str, int]:
 
 def namespace_health(*, namespace: Namespace) -> HealthOut:
     settings = memory_settings_get()
+    chosen = processing_model(namespace.pk)
     jobs: dict[str, dict[str, int]] = {}
     rows = (
         ProcessingJob.objects.filter(namespace=namespace)
@@ -176,5 +189,9 @@ def namespace_health(*, namespace: Namespace) -> HealthOut:
         settings=SettingsBriefOut.model_construct(
             block_lambda=settings.block_lambda, block_turns=settings.block_turns
         ),
-        model_mode=model_mode(),
+        model_mode=chosen.mode,
+        processing=ProcessingOut.model_construct(
+            mode=chosen.mode, why=chosen.why, protocol=chosen.protocol, model=chosen.model
+        ),
+        proxy=proxy_traffic(namespace),
     )

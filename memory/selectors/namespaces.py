@@ -35,3 +35,10 @@ def namespace_turn(namespace: Namespace) -> int:
 
 def namespace_names() -> list[str]:
     return list(Namespace.objects.order_by("name").values_list("name", flat=True))
+
+
+def namespace_id_of(name: str) -> int | None:
+    """The id of the namespace of that name, or None."""
+    if not _NAME.fullmatch(name):
+        return None
+    return Namespace.objects.filter(name=name).values_list("id", flat=True).first()

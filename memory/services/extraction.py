@@ -122,7 +122,7 @@ def extract_for_block(job: ProcessingJob, block: Block, messages: list[Message])
     prefetched = job.payload.get("prefetched")
     if prefetched is not None:
         return ExtractionGraphOut.model_validate(prefetched)
-    client = llm_client()
+    client = llm_client(block.namespace_id)
     if client is None:
         sources = [
             SourceMessage(

@@ -46,7 +46,7 @@ def block_views_produce(job: ProcessingJob) -> None:
     extraction. With a model, one call returns the views and the events together."""
     block = job.block
     assert block is not None
-    client = llm_client()
+    client = llm_client(block.namespace_id)
     out: BlockViewsOut
     prefetched: dict[str, object] | None = None
     if client is not None:

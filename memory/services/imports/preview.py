@@ -277,7 +277,7 @@ def decide_memory(
     match_ids = [e.pk for e in matches]
     if not matches:
         return Decision("add", [], [], 0.9, "no similar memory exists", "search")
-    client = llm_client()
+    client = llm_client(job.namespace_id)
     answer = _model_decision(client, job, payload, matches) if client is not None else None
     decided_by = (
         "model" if answer is not None else "offline" if client is None else "offline-fallback"
