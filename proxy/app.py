@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from proxy import config, memory, spool
 from proxy.errors import ProxyError
-from proxy.exchange import Call, ChatExchange, Options, relay, run_sync
+from proxy.exchange import Call, ChatExchange, Options, relay
 from proxy.http import (
     ClientGone,
     Message,
@@ -33,6 +33,7 @@ from proxy.http import (
 )
 from proxy.protocols import ADAPTERS, Adapter
 from proxy.stats import FLUSH_SECONDS, MEMORY_OFF, REQUESTS, STATS, degraded
+from proxy.threads import run_sync
 from proxy.upstream import relayable
 
 log = logging.getLogger(__name__)

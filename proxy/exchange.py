@@ -20,16 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 import httpx2
-from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connections
+from django.db import DatabaseError
 from django.utils import timezone
 
 from memory.models import ExchangeState
@@ -41,53 +35,10 @@ from proxy.http import Send, encode_headers, in_background, respond, respond_err
 from proxy.protocols import Adapter
 from proxy.sse import EventSplitter
 from proxy.stats import STATS
+from proxy.threads import run_sync
 from proxy.upstream import open_stream, relayable
 
 log = logging.getLogger(__name__)
-
-_pool: ThreadPoolExecutor | None = None
-
-
-def _threads() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(
-            max_workers=settings.STRATAGATE_HTTP_THREADS, thread_name_prefix="proxy"
-        )
-    return _pool
-
-
-async def run_sync[T](fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """`fn` on one of the proxy's threads. Each keeps its database connection between calls,
-    replaced when it is too old or broken (`close_old_connections`, as around a request)."""
-
-    def call() -> T:
-        close_old_connections()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return await sync_to_async(call, thread_sensitive=False, executor=_threads())()
-
-
-def threads_stop() -> None:
-    """Close every proxy thread's database connection and stop the threads (a test server
-    stopping; PostgreSQL cannot drop a database with connections open)."""
-    global _pool
-    pool, _pool = _pool, None
-    if pool is None:
-        return
-    size = pool._max_workers
-    barrier = threading.Barrier(size)
-
-    def close() -> None:
-        connections.close_all()
-        barrier.wait(timeout=10)  # every thread takes exactly one of these
-
-    for future in [pool.submit(close) for _ in range(size)]:
-        future.result(timeout=30)
-    pool.shutdown(wait=True)
 
 
 @dataclass(frozen=True)
@@ -179,6 +130,7 @@ class ChatExchange:
         self.preparing: asyncio.Future[memory.Prepared] | None = None
         self.prepared: memory.Prepared | None = None
         self.reason = ""
+        self.recording: asyncio.Future[None] | None = None
         self.started_at = timezone.now()
 
     # --- memory in ---------------------------------------------------------------------------
@@ -228,12 +180,18 @@ class ChatExchange:
 
     async def exchange_id(self) -> int | None:
         """The exchange row, once preparation got that far (it may still be running after its
-        deadline; capture needs the database anyway)."""
+        deadline; capture needs the database anyway) and its injection is recorded."""
         if self.prepared is None and self.preparing is not None:
             try:
                 self.prepared = await self.preparing
             except Exception:
                 return None
+        if self.recording is not None:
+            try:
+                await self.recording
+            except Exception:
+                log.warning("proxy: could not record the injected memory", exc_info=True)
+            self.recording = None
         return int(self.prepared.opened.exchange.pk) if self.prepared else None
 
     def our_headers(self) -> list[tuple[str, str]]:
@@ -329,6 +287,10 @@ class ChatExchange:
             if self.prepared.injection is not None:
                 STATS.add(namespace_id, stats.INJECTED)
                 STATS.add(namespace_id, stats.INJECTED_TOKENS, self.prepared.injection.tokens)
+                # Recorded beside the upstream call; capture waits for it.
+                self.recording = asyncio.ensure_future(
+                    run_sync(memory.record, self.data, self.prepared)
+                )
         ours = self.our_headers()
         try:
             response = await open_stream(self.call.method, self.call.url, self.call.headers, body)

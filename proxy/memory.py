@@ -23,7 +23,13 @@ from memory.services.proxy.exchanges import (
     injection_build,
     injection_record,
 )
-from memory.services.proxy.sessions import ExchangeIn, Opened, TurnKey, exchange_open
+from memory.services.proxy.sessions import (
+    ExchangeIn,
+    Opened,
+    TurnKey,
+    exchange_find,
+    exchange_open,
+)
 from memory.services.tokens import token_authenticate, token_namespace
 from proxy.conversation import (
     Conversation,
@@ -38,6 +44,7 @@ from proxy.conversation import (
 from proxy.errors import ProxyError
 from proxy.protocols import Adapter, NotUnderstood
 from proxy.splice import Body, NotAnObject, body_parse
+from proxy.threads import parts
 
 # When the database cannot be asked, a token that passed this recently still passes (fail open
 # for known agents); a token never seen is refused with a 503 the SDKs retry.
@@ -138,7 +145,7 @@ class Gate:
 @dataclass(frozen=True)
 class Prepared:
     opened: Opened
-    injection: Injection | None  # None when nothing was injected
+    injection: Injection | None  # None when nothing is injected
     body: bytes  # what goes upstream
 
 
@@ -151,14 +158,23 @@ def prepare(
     inject: bool,
     gate: Gate,
 ) -> Prepared:
-    """Find the session, record the exchange and build the memory to inject. Past the gate (the
-    request's deadline) nothing is injected or recorded as injected."""
-    opened = exchange_open(data)
+    """Find the session and build the memory to inject for it, while the exchange that claims
+    the session is recorded beside it. Past the gate (the request's deadline) nothing is
+    injected. The injection is recorded by `record` (the caller runs it beside the upstream
+    call)."""
     query = understood.conversation.query
     if not inject or not query.strip():
+        opened = exchange_open(data)
         gate.claim()
         return Prepared(opened=opened, injection=None, body=raw)
-    injection = injection_build(data.namespace, opened, query)
+    found = exchange_find(data)
+    opening = parts().submit(exchange_open, data)
+    try:
+        injection = injection_build(data.namespace, found, query, pool=parts())
+    except BaseException:
+        opening.exception()  # the claim is recorded (or failed) either way
+        raise
+    opened = opening.result()
     if not injection.text:
         gate.claim()
         return Prepared(opened=opened, injection=None, body=raw)
@@ -166,18 +182,15 @@ def prepare(
     if not gate.claim():
         exchange_degraded(opened.exchange.pk, "injection_timeout")
         return Prepared(opened=opened, injection=None, body=raw)
-    activation_id = injection_record(data.namespace, opened.session, opened.exchange.pk, injection)
-    return Prepared(
-        opened=opened,
-        injection=Injection(
-            text=injection.text,
-            tokens=injection.tokens,
-            refs=injection.refs,
-            activated=injection.activated,
-            activation_id=activation_id,
-        ),
-        body=body,
-    )
+    return Prepared(opened=opened, injection=injection, body=body)
+
+
+def record(data: ExchangeIn, prepared: Prepared) -> None:
+    """Record what was injected (memory.services.proxy.exchanges.injection_record)."""
+    if prepared.injection is not None:
+        injection_record(
+            data.namespace, prepared.opened.session, prepared.opened.exchange.pk, prepared.injection
+        )
 
 
 def capture(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -41,7 +42,7 @@ from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
 from memory.selectors.namespaces import namespace_turn
 from memory.services.activation_nodes import node_card, ranked_nodes
-from memory.services.recall import RankedMessage, messages_rank
+from memory.services.recall import RankedMessage, messages_rank_fuse, messages_rank_text
 
 EVENT_HITS = 20
 MAX_EVENTS = 4
@@ -367,6 +368,15 @@ def _pack_section[T](
     return [made[i][0] for i in packed.items], packed.used
 
 
+def _start[T](pool: Executor | None, work: Callable[[], T]) -> Future[T]:
+    """`work` on the pool, or done here and now without one."""
+    if pool is not None:
+        return pool.submit(work)
+    done: Future[T] = Future()
+    done.set_result(work())
+    return done
+
+
 def activation_build(
     *,
     namespace: Namespace,
@@ -374,6 +384,7 @@ def activation_build(
     query: str,
     record: bool = True,
     budget: int = TOKEN_BUDGET,
+    pool: Executor | None = None,
 ) -> Activated:
     """Assemble activated memory for the next model call (SPEC §8.7) within `budget` tokens
     and record what was injected. Must not, and does not, write to events or the graph.
@@ -386,6 +397,18 @@ def activation_build(
     used = estimate_tokens(FRAMING)
     important = _always_events(namespace)
     lines = [FRAMING]
+    # The message ranking and the graph do not depend on the events: with a pool (the model
+    # proxy, within its injection deadline) they run beside them, each on its own connection.
+    text_ranked = _start(
+        pool,
+        lambda: (
+            messages_rank_text(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
+        ),
+    )
+    graph_ranked = _start(
+        pool,
+        lambda: ranked_nodes(namespace, session, text_query, current_turn, important, MAX_NODES),
+    )
     # Packing never looks past the first MAX_EVENTS / MAX_NODES items, so only those get cards.
     event_hits = _event_hits(namespace, text_query)
     ranked_events = _events(
@@ -394,15 +417,11 @@ def activation_build(
     events, used = _pack_section(
         lines, _EVENTS_HEADER, ranked_events, used, budget, MAX_EVENTS, _event_card
     )
-    graph = ranked_nodes(namespace, session, text_query, current_turn, important, MAX_NODES)
+    graph = graph_ranked.result()
     nodes, used = _pack_section(lines, _NODES_HEADER, graph, used, budget, MAX_NODES, node_card)
     shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
     covered = _source_messages(shown_events)
-    ranked = (
-        messages_rank(namespace.pk, text_query, limit=PASSAGE_POOL, event_ids=event_hits)
-        if text_query
-        else []
-    )
+    ranked = messages_rank_fuse(text_ranked.result(), event_hits, limit=PASSAGE_POOL)
     passages, used = _pack_section(
         lines,
         _PASSAGES_HEADER,

@@ -130,8 +130,7 @@ def messages_rank(
     """Message ids best first (at most `limit`), by BM25 with the speaker, feedback and
     event-source corrections; nothing when the query matches no message. `event_ids`: the
     query's event text hits, best first, when the caller has them already (activation)."""
-    with counts_shared():  # the feedback query repeats the query's terms
-        ranked = _messages_rank(namespace_id, query, limit=limit, session_pk=session_pk)
+    ranked = messages_rank_text(namespace_id, query, limit=limit, session_pk=session_pk)
     if not ranked:
         return []
     if event_ids is None:
@@ -139,6 +138,29 @@ def messages_rank(
             namespace_id, query, limit=EVENT_HITS, statuses=VISIBLE_STATUSES
         )
         event_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
+    return messages_rank_fuse(ranked, event_ids, limit=limit, session_pk=session_pk)
+
+
+def messages_rank_text(
+    namespace_id: int, query: str, *, limit: int, session_pk: int | None = None
+) -> list[RankedMessage]:
+    """`messages_rank` before the event sources are fused in: BM25 with the speaker and
+    feedback corrections (a caller may run it beside its event search)."""
+    with counts_shared():  # the feedback query repeats the query's terms
+        return _messages_rank(namespace_id, query, limit=limit, session_pk=session_pk)
+
+
+def messages_rank_fuse(
+    ranked: list[RankedMessage],
+    event_ids: list[int],
+    *,
+    limit: int,
+    session_pk: int | None = None,
+) -> list[RankedMessage]:
+    """`messages_rank`'s last step: the query's event hits' source messages fused in below
+    the best matches."""
+    if not ranked:
+        return []
     sources = _event_sources(event_ids[:EVENT_HITS], session_pk)
     if not sources:
         return ranked[:limit]

@@ -38,11 +38,17 @@ def states() -> list[str]:
 
 @pytest.mark.parametrize(
     ("status", "error"),
-    [(400, openai.BadRequestError), (429, openai.RateLimitError), (500, openai.InternalServerError)],
+    [
+        (400, openai.BadRequestError),
+        (429, openai.RateLimitError),
+        (500, openai.InternalServerError),
+    ],
 )
 def test_upstream_errors_reach_the_openai_sdk_as_they_came(proxy, upstream, status, error):
     body = {"error": {"message": f"upstream says {status}", "type": "x", "code": "upstream_code"}}
-    upstream.script(Answer(status=status, error=body, headers={"retry-after": "7", "x-request-id": "req_1"}))
+    upstream.script(
+        Answer(status=status, error=body, headers={"retry-after": "7", "x-request-id": "req_1"})
+    )
     with pytest.raises(error) as raised:
         proxy.openai().chat.completions.create(model="m", messages=HELLO)
     assert raised.value.status_code == status
@@ -57,9 +63,12 @@ def test_upstream_errors_reach_the_openai_sdk_as_they_came(proxy, upstream, stat
 
 def test_upstream_errors_reach_the_anthropic_sdk_as_they_came(proxy, upstream):
     upstream.script(Answer(status=429, headers={"retry-after": "3"}))
-    with pytest.raises(anthropic.RateLimitError) as raised:
-        with proxy.anthropic().messages.stream(model="c", max_tokens=5, messages=HELLO) as stream:
-            stream.get_final_message()
+    client = proxy.anthropic()
+    with (
+        pytest.raises(anthropic.RateLimitError) as raised,
+        client.messages.stream(model="c", max_tokens=5, messages=HELLO) as stream,
+    ):
+        stream.get_final_message()
     assert raised.value.body["error"]["type"] == "rate_limit_error"
     assert raised.value.response.headers["retry-after"] == "3"
 
@@ -77,9 +86,9 @@ def test_an_unreachable_upstream_is_502_and_a_slow_one_504(proxy, settings, upst
         proxy.openai().chat.completions.create(model="m", messages=HELLO)
     assert (raised.value.status_code, raised.value.code) == (502, "proxy_upstream_unreachable")
     with pytest.raises(anthropic.AuthenticationError):  # the other protocol is unaffected
-        anthropic.Anthropic(base_url=proxy.anthropic_base, api_key="sg_x", max_retries=0).messages.create(
-            model="c", max_tokens=5, messages=HELLO
-        )
+        anthropic.Anthropic(
+            base_url=proxy.anthropic_base, api_key="sg_x", max_retries=0
+        ).messages.create(model="c", max_tokens=5, messages=HELLO)
     settings.STRATAGATE_PROXY_OPENAI_URL = good
     settings.STRATAGATE_PROXY_READ_TIMEOUT_SECONDS = 0.5
     from proxy import upstream as connection
@@ -102,9 +111,12 @@ def test_a_stream_cut_midway_is_an_error_and_stores_nothing(proxy, upstream):
     assert received == ["", "this ", "answer "]  # what arrived was relayed before the error
     assert raised.value.body["code"] == "proxy_upstream_stream_cut"
     upstream.script(Answer("cut too", cut_after=4))
-    with pytest.raises(anthropic.APIStatusError):
-        with proxy.anthropic().messages.stream(model="c", max_tokens=5, messages=HELLO) as stream:
-            stream.get_final_message()
+    client = proxy.anthropic()
+    with (
+        pytest.raises(anthropic.APIStatusError),
+        client.messages.stream(model="c", max_tokens=5, messages=HELLO) as stream,
+    ):
+        stream.get_final_message()
     proxy.settle()
     assert Turn.objects.count() == 0
     assert states() == [ExchangeState.INCOMPLETE, ExchangeState.INCOMPLETE]
@@ -113,16 +125,18 @@ def test_a_stream_cut_midway_is_an_error_and_stores_nothing(proxy, upstream):
 
 def test_a_client_that_leaves_mid_stream_cancels_the_upstream_within_a_second(proxy, upstream):
     upstream.script(Answer("a long answer", hang=20))
-    with httpx2.Client(timeout=10) as http:
-        with http.stream(
+    with (
+        httpx2.Client(timeout=10) as http,
+        http.stream(
             "POST",
             f"{proxy.openai_base}/chat/completions",
             headers={"authorization": f"Bearer {proxy.token}"},
             json={"model": "m", "messages": HELLO, "stream": True},
-        ) as response:
-            first = next(response.iter_bytes())
-            assert first.startswith(b"data: ")
-            left = time.monotonic()
+        ) as response,
+    ):
+        first = next(response.iter_bytes())
+        assert first.startswith(b"data: ")
+        left = time.monotonic()
     assert upstream.client_left.wait(5)
     assert time.monotonic() - left < 1.0
     proxy.settle()
@@ -149,7 +163,9 @@ def test_a_broken_database_fails_open(proxy, upstream, monkeypatch):
     assert counters()["degraded:database_error"] == 1
 
 
-def test_a_failed_capture_is_spooled_and_stored_by_the_retry(proxy, upstream, monkeypatch, settings, tmp_path):
+def test_a_failed_capture_is_spooled_and_stored_by_the_retry(
+    proxy, upstream, monkeypatch, settings, tmp_path
+):
     settings.DATA_DIR = tmp_path
 
     def broken(capture):
@@ -208,7 +224,9 @@ def _every_stored_value() -> str:
     return "\n".join(dump)
 
 
-def test_the_provider_key_is_never_stored_or_logged_and_secrets_leave_redacted(proxy, upstream, caplog):
+def test_the_provider_key_is_never_stored_or_logged_and_secrets_leave_redacted(
+    proxy, upstream, caplog
+):
     caplog.set_level(logging.DEBUG)
     secret = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX1234567890"
     remember(text=f"Billing deploys with the key {secret} on PostgreSQL 16, said Priya.")

@@ -58,7 +58,9 @@ def test_memory_from_another_session_is_one_system_message_after_the_agents_own(
     assert activation.session_id == exchange.session_id
     assert activation.refs == exchange.injected_refs and activation.refs
     # The stored turn is the agent's, without the memory it was shown.
-    assert list(Message.objects.filter(session=exchange.session).values_list("content", flat=True)) == [
+    assert list(
+        Message.objects.filter(session=exchange.session).values_list("content", flat=True)
+    ) == [
         QUESTION,
         "ok",
     ]
@@ -92,7 +94,10 @@ def test_a_sessions_own_turns_are_never_injected_into_it(proxy, upstream):
     client = proxy.openai(default_headers={"X-StrataGate-Session": "mine"})
     history = [{"role": "user", "content": "Our mascot is a purple narwhal named Quill."}]
     client.chat.completions.create(model="m", messages=history)
-    history += [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "What is our mascot, the narwhal?"}]
+    history += [
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "What is our mascot, the narwhal?"},
+    ]
     client.chat.completions.create(model="m", messages=history)
     assert [m["role"] for m in upstream.last.json["messages"]] == ["user", "assistant", "user"]
 
@@ -103,7 +108,10 @@ def test_a_tool_loop_gets_the_same_memory_bytes_at_every_step(proxy, upstream):
     client = proxy.openai()
     messages = [{"role": "user", "content": QUESTION}]
     first = client.chat.completions.create(model="m", messages=messages).choices[0].message
-    messages += [first.model_dump(exclude_none=True), {"role": "tool", "tool_call_id": "c1", "content": "x"}]
+    messages += [
+        first.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": "c1", "content": "x"},
+    ]
     client.chat.completions.create(model="m", messages=messages)
     one, two = upstream.model_requests()
     assert one.json["messages"][0] == two.json["messages"][0]
@@ -118,11 +126,16 @@ def test_a_tool_loop_gets_the_same_memory_bytes_at_every_step(proxy, upstream):
 def test_inject_off_captures_without_injecting(proxy, upstream):
     remember()
     client = proxy.openai(default_headers={"X-StrataGate-Inject": "off"})
-    raw = client.chat.completions.with_raw_response.create(model="m", messages=[{"role": "user", "content": QUESTION}])
+    raw = client.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": QUESTION}]
+    )
     assert raw.headers["x-stratagate-injected-tokens"] == "0"
     assert upstream.last.json["messages"] == [{"role": "user", "content": QUESTION}]
     proxy.settle()
-    assert Message.objects.filter(session__external_id=raw.headers["x-stratagate-session"]).count() == 2
+    assert (
+        Message.objects.filter(session__external_id=raw.headers["x-stratagate-session"]).count()
+        == 2
+    )
 
 
 def _converse(proxy, namespace: str, token: str, turns: int, inject: bool) -> None:
@@ -137,9 +150,15 @@ def _converse(proxy, namespace: str, token: str, turns: int, inject: bool) -> No
     history: list[dict] = []
     for n in range(turns):
         history.append(
-            {"role": "user", "content": f"Step {n}: we decided the billing service keeps its database; plan review {n}."}
+            {
+                "role": "user",
+                "content": f"Step {n}: we decided the billing service keeps its database; "
+                f"plan review {n}.",
+            }
         )
-        answer = client.chat.completions.create(model="m", messages=history).choices[0].message.content
+        answer = (
+            client.chat.completions.create(model="m", messages=history).choices[0].message.content
+        )
         history.append({"role": "assistant", "content": answer})
 
 
@@ -157,7 +176,9 @@ def test_fifty_proxied_turns_store_no_injected_text_and_the_same_events(proxy, u
     proxied = {"session__proxy__isnull": False}
     texts = [
         *Message.objects.filter(**proxied).values_list("content", flat=True),
-        *BlockView.objects.filter(block__session__proxy__isnull=False).values_list("content", flat=True),
+        *BlockView.objects.filter(block__session__proxy__isnull=False).values_list(
+            "content", flat=True
+        ),
         *[
             f"{e.title} {e.summary} {e.quotes}"
             for e in Event.objects.filter(source_block__session__proxy__isnull=False)
@@ -167,9 +188,44 @@ def test_fifty_proxied_turns_store_no_injected_text_and_the_same_events(proxy, u
     assert not [t for t in texts if "ZQXV-7781" in t or "Activated long-term memory" in t]
 
     def events(name: str) -> list[tuple[str, str]]:
-        return sorted(Event.objects.filter(namespace__name=name).values_list("event_type", "summary"))
+        return sorted(
+            Event.objects.filter(namespace__name=name).values_list("event_type", "summary")
+        )
 
     assert events("proj") and events("proj") == events("plain")
-    assert Message.objects.filter(namespace__name="proj").count() == Message.objects.filter(
-        namespace__name="plain"
-    ).count()
+    assert (
+        Message.objects.filter(namespace__name="proj").count()
+        == Message.objects.filter(namespace__name="plain").count()
+    )
+
+
+def test_an_injected_event_counts_as_injected_on_its_usage(proxy, upstream):
+    from django.test import Client
+
+    from tests.conftest import ApiClient
+
+    ns = namespace_get_or_create(name="proj")
+    for n in range(6):  # a block's worth of turns, so the offline processor extracts events
+        turn_ingest(
+            namespace=ns,
+            turn=TurnIn(
+                session_id="planning",
+                receipt_id=f"plan-{n}",
+                messages=[
+                    MessageIn("user", f"We decided to move the billing service to Kubernetes ({n})."),
+                    MessageIn("assistant", "Agreed."),
+                ],
+            ),
+        )
+    jobs_drain()
+    event = Event.objects.filter(summary__icontains="Kubernetes").first()
+    assert event is not None
+    proxy.openai().chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "Where does billing run, Kubernetes?"}]
+    )
+    proxy.settle()
+    assert f"event:{event.pk}" in ProxyExchange.objects.get().injected_refs
+    api = ApiClient(token=proxy.token, client=Client())
+    usage = api.get(f"/ns/proj/events/{event.pk}/usage").json()
+    assert len(usage["injected"]) == 1
+    assert usage["cited"] == [] and usage["retrieved_unused"] == []

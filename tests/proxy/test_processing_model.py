@@ -25,14 +25,24 @@ def structured(seen: Seen) -> Answer:
 
 
 def test_off_by_default_and_why(proxy, upstream, settings):
-    proxy.anthropic().messages.create(model="claude-x", max_tokens=5, messages=[{"role": "user", "content": "hi"}])
+    proxy.anthropic().messages.create(
+        model="claude-x", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
+    )
     proxy.settle()
     ns = namespace()
     assert processing_model(ns.pk).why == "no_model"
     settings.STRATAGATE_LLM_FROM_PROXY = True
     chosen = processing_model(ns.pk)
-    assert (chosen.why, chosen.protocol, chosen.model, chosen.mode) == ("proxy", "anthropic", "claude-x", "model")
-    settings.STRATAGATE_LLM_BASE_URL, settings.STRATAGATE_LLM_MODEL = "http://llm.local/v1", "local-model"
+    assert (chosen.why, chosen.protocol, chosen.model, chosen.mode) == (
+        "proxy",
+        "anthropic",
+        "claude-x",
+        "model",
+    )
+    settings.STRATAGATE_LLM_BASE_URL, settings.STRATAGATE_LLM_MODEL = (
+        "http://llm.local/v1",
+        "local-model",
+    )
     assert processing_model(ns.pk).why == "configured"  # a configured model always wins
 
 
@@ -41,7 +51,10 @@ def test_before_any_proxied_request_memory_stays_offline(transactional_db, setti
 
     settings.STRATAGATE_LLM_FROM_PROXY = True
     ns = namespace_get_or_create(name="quiet")
-    assert (processing_model(ns.pk).why, processing_model(ns.pk).mode) == ("no_proxied_request", "offline")
+    assert (processing_model(ns.pk).why, processing_model(ns.pk).mode) == (
+        "no_proxied_request",
+        "offline",
+    )
 
 
 def test_blocks_are_processed_with_the_namespaces_latest_anthropic_model(proxy, upstream, settings):
@@ -61,4 +74,7 @@ def test_blocks_are_processed_with_the_namespaces_latest_anthropic_model(proxy, 
     assert calls and all(model == "claude-sonnet-x" and ok for _, model, ok in calls)
     processing = [s for s in upstream.model_requests() if s.json.get("tool_choice")]
     headers = processing[0].headers if processing else {}
-    assert "sk-ant-server-key-0000" in (headers.get("x-api-key"), headers.get("authorization", "")[7:])
+    assert "sk-ant-server-key-0000" in (
+        headers.get("x-api-key"),
+        headers.get("authorization", "")[7:],
+    )

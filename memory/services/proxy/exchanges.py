@@ -4,6 +4,7 @@ exchange ended when no turn was stored."""
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from django.utils import timezone
@@ -11,7 +12,7 @@ from django.utils import timezone
 from memory.models import ExchangeState, Namespace, ProxyExchange, Session
 from memory.services.activation import Activated, activation_build, activation_record
 from memory.services.db import write_transaction
-from memory.services.proxy.sessions import Opened
+from memory.services.proxy.sessions import Found, Opened
 
 
 @dataclass(frozen=True)
@@ -23,15 +24,19 @@ class Injection:
     activation_id: int | None = None
 
 
-def injection_build(namespace: Namespace, opened: Opened, query: str) -> Injection:
-    """The memory to inject. A later request of the same turn (a tool loop's next step, a
-    retry) gets exactly what the first one got: same text, same activation."""
-    earlier = opened.earlier
+def injection_build(
+    namespace: Namespace, found: Found | Opened, query: str, pool: Executor | None = None
+) -> Injection:
+    """The memory to inject for the request's session (`found`, a new one when None). A later
+    request of the same turn (a tool loop's next step, a retry) gets exactly what the first
+    one got: same text, same activation. `pool`: threads the activation may spread its
+    searches over (`activation_build`)."""
+    earlier = found.earlier
     if (
         earlier is not None
         and earlier.injected_text
-        and opened.session is not None
-        and earlier.session_id == opened.session.pk
+        and found.session is not None
+        and earlier.session_id == found.session.pk
     ):
         return Injection(
             text=earlier.injected_text,
@@ -41,7 +46,7 @@ def injection_build(namespace: Namespace, opened: Opened, query: str) -> Injecti
             activation_id=earlier.activation_id,
         )
     activated = activation_build(
-        namespace=namespace, session=opened.session, query=query, record=False
+        namespace=namespace, session=found.session, query=query, record=False, pool=pool
     )
     return Injection(
         text=activated.text, tokens=activated.tokens, refs=activated.refs, activated=activated

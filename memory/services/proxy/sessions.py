@@ -194,28 +194,48 @@ def proxy_session_touch(session: Session, data: ExchangeIn, *, named: bool) -> P
     return proxy
 
 
+@dataclass(frozen=True)
+class Found:
+    """Where a request belongs, read without writing (`exchange_find`)."""
+
+    session: Session | None  # None: a new session begins (or none, with capture off)
+    found_by: str
+    earlier: ProxyExchange | None
+
+
+def _find(namespace: Namespace, data: ExchangeIn) -> Found:
+    earlier = _same_turn(namespace, data.key)
+    if data.named_session is not None:
+        named = Session.objects.filter(namespace=namespace, external_id=data.named_session)
+        return Found(named.first(), "named", earlier)
+    if earlier is not None and earlier.session is not None:
+        return Found(earlier.session, "turn", earlier)
+    if (match := _by_history(namespace, data.key)) is not None:
+        return Found(match.session, "history", earlier)
+    return Found(None, "new" if data.capture else "none", earlier)
+
+
+def exchange_find(data: ExchangeIn) -> Found:
+    """The request's session as `exchange_open` would find it now, without claiming it: the
+    proxy builds the memory to inject for it while `exchange_open` records the claim."""
+    return _find(data.namespace, data)
+
+
 def exchange_open(data: ExchangeIn) -> Opened:
     """Find (or begin) the request's session and record the exchange that claims it, in one
     transaction under the namespace lock, so two requests never claim one session."""
     namespace = data.namespace
     with write_transaction():
         namespace_lock(namespace.pk)
-        earlier = _same_turn(namespace, data.key)
-        session: Session | None
-        if data.named_session is not None:
-            session, found_by = _named(namespace, data.named_session, data), "named"
-        elif earlier is not None and earlier.session is not None:
-            session, found_by = earlier.session, "turn"
+        found = _find(namespace, data)
+        session = found.session
+        if found.found_by == "named":
+            session = _named(namespace, str(data.named_session), data)
+        elif session is not None:
             proxy_session_touch(session, data, named=False)
-        elif (match := _by_history(namespace, data.key)) is not None:
-            session, found_by = match.session, "history"
-            proxy_session_touch(session, data, named=False)
-        elif data.capture:
+        elif found.found_by == "new":
             session = Session.objects.create(namespace=namespace, external_id=new_session_id())
             proxy_session_touch(session, data, named=False)
-            found_by = "new"
-        else:
-            session, found_by = None, "none"
         exchange = ProxyExchange.objects.create(
             namespace=namespace,
             session=session,
@@ -226,4 +246,6 @@ def exchange_open(data: ExchangeIn) -> Opened:
             opener_digest=data.key.opener,
             capture=data.capture,
         )
-    return Opened(exchange=exchange, session=session, found_by=found_by, earlier=earlier)
+    return Opened(
+        exchange=exchange, session=session, found_by=found.found_by, earlier=found.earlier
+    )
