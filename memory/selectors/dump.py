@@ -13,8 +13,8 @@ Rules:
   that section's rows of the namespace in id order (`e1`, `e2`, …). Foreign keys, many-to-many
   sets, evidence refs (`event:12` → `event:e3`), `kind`/`object_id` pairs and id lists name
   those keys. A reference to a row that no longer exists becomes `null` (refs: `<kind>:?`).
-- Operational and audit state that is not memory is not dumped: processing jobs, imports and
-  model-call diagnostics. Search index rows are derived (rebuilt from the dumped rows).
+- Operational and audit state that is not memory is not dumped: processing jobs, imports,
+  model-call diagnostics and the model proxy's rows (exchanges, system prompts, counters). Search index rows are derived (rebuilt from the dumped rows).
 """
 
 from __future__ import annotations
