@@ -6,6 +6,7 @@ from django.urls.converters import PathConverter
 
 from graphui.views import (
     audit,
+    connect,
     event_actions,
     events,
     graph,
@@ -37,6 +38,7 @@ urlpatterns = [
     path("settings/preview.json", settings.settings_preview, name="settings_preview"),
     path("settings/test-model/", settings.model_test, name="settings_test_model"),
     path("ns/<str:ns>/", health.health_page, name="health"),
+    path("ns/<str:ns>/connect/", connect.connect_page, name="connect"),
     path("ns/<str:ns>/sessions/", sessions.session_list_page, name="sessions"),
     path("ns/<str:ns>/sessions/<session_id:session_id>", sessions.session_page, name="session"),
     path("ns/<str:ns>/blocks/<int:block_id>/", sessions.block_link, name="block"),

@@ -18,6 +18,7 @@ NAMESPACE_PAGES = (
     "imports",
     "audit",
     "processing",
+    "connect",
 )
 
 

@@ -36,6 +36,7 @@ from memory.selectors.settings_view import (
     SettingsPreview,
     exact_number,
     settings_preview_numbers,
+    settings_processing,
 )
 from memory.services.llm_check import ConnectionReport, llm_connection_test, llm_endpoint
 from memory.services.settings import settings_update_by_user
@@ -192,6 +193,7 @@ def _page(request: HttpRequest, preview: SettingsPreview, *, status: int = 200) 
     context = {
         "preview": preview,
         "endpoint": endpoint,
+        "processing": settings_processing(preview.namespace),
         "namespace_mode": settings.STRATAGATE_NAMESPACE_MODE,
         "can_save": request.user.is_staff,
         "warning_text": _warning_text(),

@@ -20,6 +20,7 @@ from memory.models import (
     Message,
     MessageRole,
     Namespace,
+    ProxySession,
     Session,
     Turn,
 )
@@ -60,6 +61,7 @@ class SessionRow:
     created_at: datetime
     first_message: str  # the first user message, redacted (a label for people)
     imported: bool  # holds an import's synthetic source turn
+    proxied: bool  # came through the model proxy
 
 
 LABEL_CHARS = 120
@@ -79,6 +81,7 @@ def session_list(namespace: Namespace) -> QuerySet[Session]:
             n_failed=Count("blocks", filter=Q(blocks__status=BlockStatus.FAILED)),
             first_message=Subquery(first_user.values("content")[:1]),
             imported=Exists(Turn.objects.filter(session=OuterRef("pk"), synthetic=True)),
+            proxied=Exists(ProxySession.objects.filter(session=OuterRef("pk"))),
         )
         .order_by("-last_activity_at", "-pk")
     )
@@ -98,6 +101,7 @@ def session_row(session: Session) -> SessionRow:
         created_at=session.created_at,
         first_message=redact(text[:LABEL_CHARS]),
         imported=bool(getattr(session, "imported", False)),
+        proxied=bool(getattr(session, "proxied", False)),
     )
 
 

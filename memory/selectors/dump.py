@@ -14,7 +14,8 @@ Rules:
   sets, evidence refs (`event:12` → `event:e3`), `kind`/`object_id` pairs and id lists name
   those keys. A reference to a row that no longer exists becomes `null` (refs: `<kind>:?`).
 - Operational and audit state that is not memory is not dumped: processing jobs, imports,
-  model-call diagnostics and the model proxy's rows (exchanges, system prompts, counters). Search index rows are derived (rebuilt from the dumped rows).
+  model-call diagnostics and the model proxy's rows (exchanges, system prompts, counters).
+  Search index rows are derived (rebuilt from the dumped rows).
 """
 
 from __future__ import annotations

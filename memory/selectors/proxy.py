@@ -62,6 +62,26 @@ class TrafficOut(Out):
     last_request_at: datetime | None
     spool: SpoolOut
 
+    @property
+    def degraded_total(self) -> int:
+        return sum(self.degraded.values())
+
+    @property
+    def upstream_errors_total(self) -> int:
+        return sum(self.upstream_errors.values())
+
+    @property
+    def lost(self) -> int:
+        """Turns that will never be stored. A lost turn is both a file in lost/ and a
+        `capture_lost` count, so the two are never added: the larger one (files may have been
+        cleared since, and counts older than `days` are not read)."""
+        return max(self.spool.lost, self.capture_lost)
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing to show: no request in the period, no proxied session, nothing spooled."""
+        return not (self.requests or self.sessions or self.spool.waiting or self.lost)
+
 
 def _spool_for(namespace_id: int) -> SpoolOut:
     folder = spool_dir()
@@ -203,15 +223,6 @@ def session_proxy(session: Session) -> SessionProxyOut | None:
             )
             for e in reversed(rows)
         ],
-    )
-
-
-def proxied_sessions(namespace: Namespace, session_ids: list[int]) -> set[int]:
-    """Which of these sessions came through the proxy (the session list marks them)."""
-    return set(
-        ProxySession.objects.filter(namespace=namespace, session_id__in=session_ids).values_list(
-            "session_id", flat=True
-        )
     )
 
 

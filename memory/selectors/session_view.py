@@ -6,6 +6,10 @@ The page must stay fast with hundreds of blocks, so the query count is fixed: th
 their views come from `block_display_list` (one query plus one prefetch), and source messages
 are read in one query, only for the blocks whose L5 tab is actually shown. View text is
 redacted here, once, like every other way out of StrataGate (SPEC §15.3).
+
+A session that came through the model proxy also shows the agent's system prompts and, for each
+proxied request, what memory it was given (`session_proxy_panel`): one query more for any
+session, and a fixed handful more for a proxied one, whatever its number of requests.
 """
 
 from __future__ import annotations
@@ -14,13 +18,23 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from django.db.models import OuterRef, Subquery
+
 from memory.engine.decay import MAX_LEVEL, MIN_LEVEL
 from memory.engine.redact import redact
 from memory.errors import NotFound
-from memory.models import Block, BlockStatus, Message, Namespace, Turn
+from memory.models import Block, BlockStatus, Message, Namespace, Session, Turn
+from memory.selectors.audit_view.refs import RefTitleOut, ref_titles, title_of
 from memory.selectors.blocks import BlockDisplay, layered_history, session_get
 from memory.selectors.messages import MessageOut, message_out
 from memory.selectors.out import Out
+from memory.selectors.proxy import (
+    EXCHANGES_SHOWN,
+    ExchangeOut,
+    SessionProxyOut,
+    SystemPromptOut,
+    session_proxy,
+)
 from memory.services.settings import memory_settings_get
 
 RAW_LEVEL = MAX_LEVEL
@@ -67,6 +81,39 @@ class OpenTail(Out):
     messages: list[MessageOut]
 
 
+class TurnAnchor(Out):
+    """Where a turn is on the session page: its number, and its first message, which the
+    message link (graphui:message) opens in its block's L5 view or in the open tail."""
+
+    turn_id: int
+    session_turn: int
+    message_id: int | None
+
+
+class ExchangeRow(Out):
+    exchange: ExchangeOut
+    refs: list[RefTitleOut]  # the injected refs in words, linked where their objects are
+    turn: TurnAnchor | None  # the turn this request completed (captured / stored before)
+
+
+class SystemPromptRow(Out):
+    prompt: SystemPromptOut
+    turn: TurnAnchor | None  # the first turn stored with this prompt
+
+
+class ProxyPanel(Out):
+    """The model proxy's part of the session page."""
+
+    proxy: SessionProxyOut  # how the session came through (named, protocol, captured turns)
+    system_prompts: list[SystemPromptRow]
+    exchanges: list[ExchangeRow]  # the newest `shown_limit` requests, oldest first
+    shown_limit: int
+
+    @property
+    def degraded(self) -> int:
+        return sum(1 for row in self.exchanges if row.exchange.degraded_reason)
+
+
 class SessionPage(Out):
     session_id: str
     turns: int
@@ -83,6 +130,7 @@ class SessionPage(Out):
     raw_tokens: int  # the same history with every block at L5, for comparison
     selected_block: int | None
     highlight: list[int]
+    proxy: ProxyPanel | None  # None when the session did not come through the model proxy
 
 
 def _percent(part: int, whole: int) -> float | None:
@@ -225,6 +273,57 @@ def session_page(
         raw_tokens=raw_blocks_tokens + tail_tokens,
         selected_block=selected_id,
         highlight=list(highlight)[:MAX_HIGHLIGHTS],
+        proxy=session_proxy_panel(namespace, session),
+    )
+
+
+def _turn_anchors(session: Session, turn_ids: set[int]) -> dict[int, TurnAnchor]:
+    """The turns' numbers and first messages, in one query."""
+    if not turn_ids:
+        return {}
+    first = Message.objects.filter(turn=OuterRef("pk")).order_by("position").values("pk")[:1]
+    rows = (
+        Turn.objects.filter(session=session, pk__in=turn_ids)
+        .annotate(first_message=Subquery(first))
+        .values_list("pk", "session_turn", "first_message")
+    )
+    return {
+        pk: TurnAnchor.model_construct(turn_id=pk, session_turn=number, message_id=message)
+        for pk, number, message in rows
+    }
+
+
+def session_proxy_panel(namespace: Namespace, session: Session) -> ProxyPanel | None:
+    """The agent's system prompts and what each proxied request was given, or None when the
+    session did not come through the proxy (one query then). Refs are put in words the way
+    the usage audit does (one query per kind of ref present)."""
+    found = session_proxy(session)
+    if found is None:
+        return None
+    # Refs are a JSON list on the row: read them as text whatever was stored.
+    refs = {e.id: [str(ref) for ref in e.injected_refs] for e in found.exchanges}
+    titles = ref_titles(namespace, [ref for listed in refs.values() for ref in listed])
+    turn_ids = {e.turn_id for e in found.exchanges if e.turn_id is not None}
+    turn_ids |= {p.first_turn_id for p in found.system_prompts if p.first_turn_id is not None}
+    anchors = _turn_anchors(session, turn_ids)
+    return ProxyPanel.model_construct(
+        proxy=found,
+        system_prompts=[
+            SystemPromptRow.model_construct(
+                prompt=p,
+                turn=anchors.get(p.first_turn_id) if p.first_turn_id is not None else None,
+            )
+            for p in found.system_prompts
+        ],
+        exchanges=[
+            ExchangeRow.model_construct(
+                exchange=e,
+                refs=[title_of(titles, ref) for ref in refs[e.id]],
+                turn=anchors.get(e.turn_id) if e.turn_id is not None else None,
+            )
+            for e in found.exchanges
+        ],
+        shown_limit=EXCHANGES_SHOWN,
     )
 
 

@@ -20,7 +20,10 @@ from memory.engine.decay import (
 from memory.engine.redact import redact, redact_actor
 from memory.models import MemorySettings, Namespace, Session
 from memory.selectors.blocks import layered_history
+from memory.selectors.health import ProcessingOut
+from memory.selectors.namespaces import namespace_id_of
 from memory.selectors.out import Out
+from memory.services.llm_runtime import processing_model
 from memory.services.settings import EffectiveSettings, memory_settings_get
 
 SCHEDULE_AGES = 12  # the preview shows ages 0…12 (blocks sealed after a block)
@@ -294,4 +297,30 @@ def settings_preview_numbers(
         sessions=sessions,
         session_id=chosen.external_id if chosen else None,
         tokens=tokens,
+    )
+
+
+class ProcessingBrief(Out):
+    """Which model processes memory, as the settings page explains it. With
+    STRATAGATE_LLM_FROM_PROXY (and no STRATAGATE_LLM_* model) the answer is per namespace:
+    `namespace` names the one the page is looking at, and `processing` is that namespace's."""
+
+    from_proxy: bool  # STRATAGATE_LLM_FROM_PROXY is on (a STRATAGATE_LLM_* model still wins)
+    namespace: str | None
+    processing: ProcessingOut | None  # for `namespace`; None without one
+
+
+def settings_processing(namespace: str | None) -> ProcessingBrief:
+    namespace_id = namespace_id_of(namespace) if namespace else None
+    chosen = processing_model(namespace_id) if namespace_id is not None else None
+    return ProcessingBrief.model_construct(
+        from_proxy=bool(settings.STRATAGATE_LLM_FROM_PROXY),
+        namespace=namespace if namespace_id is not None else None,
+        processing=(
+            ProcessingOut.model_construct(
+                mode=chosen.mode, why=chosen.why, protocol=chosen.protocol, model=chosen.model
+            )
+            if chosen is not None
+            else None
+        ),
     )

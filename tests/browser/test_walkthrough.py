@@ -14,8 +14,9 @@ from django.urls import reverse
 from memory.models import Block, Event, GraphNode, ImportBatch, Session, UsageReceipt
 from memory.services.demo import demo_load
 from tests.browser.conftest import PageWatch, assert_probes_inert, log_in, screenshot
+from tests.browser.hostile import IMG, SCRIPT, hostile_namespace_create
 from tests.browser.hostile import NAMESPACE as HOSTILE
-from tests.browser.hostile import hostile_namespace_create
+from tests.graphui.proxy_support import counters_add, proxied_session_create
 
 pytestmark = pytest.mark.browser
 
@@ -53,6 +54,7 @@ def _stops(ns: str) -> list[Stop]:
         Stop("imports", url("graphui:imports", args=[ns])),
         Stop("audit", url("graphui:audit", args=[ns])),
         Stop("processing", url("graphui:processing", args=[ns])),
+        Stop("connect", url("graphui:connect", args=[ns])),
         Stop("event-usage", url("graphui:event_usage", args=[ns, event.pk])),
         Stop("event-forget", url("graphui:event_action", args=[ns, event.pk, "forget"])),
     ]
@@ -64,15 +66,37 @@ def _stops(ns: str) -> list[Stop]:
     return stops
 
 
+def _proxied(ns: str, text: str) -> None:
+    """The walked session came through the model proxy (its page shows the proxy's part)."""
+    session = Session.objects.filter(namespace__name=ns).order_by("-turn_count").first()
+    assert session is not None
+    namespace = session.namespace
+    proxied_session_create(
+        namespace,
+        session.external_id,
+        system=(f"You are a careful assistant. {text} " * 20, text),
+        exchanges=(
+            {"turn": 1, "injected_text": f"<memory>{text}</memory>", "injected_tokens": 12},
+            {"state": "tool_step", "model": text},
+            {"turn": 2, "degraded_reason": "injection_timeout"},
+        ),
+    )
+    counters_add(namespace, {"requests": 3, "captured": 2, "degraded:injection_timeout": 1})
+
+
 @pytest.fixture
-def demo_stops(staff_user: Any) -> list[Stop]:
+def demo_stops(staff_user: Any, settings: Any, tmp_path: Any) -> list[Stop]:
+    settings.DATA_DIR = tmp_path  # the proxy's spool, read by the health page
     demo_load(name="demo")
+    _proxied("demo", "Keep migrations reversible.")
     return _stops("demo")
 
 
 @pytest.fixture
-def hostile_stops(staff_user: Any) -> list[Stop]:
+def hostile_stops(staff_user: Any, settings: Any, tmp_path: Any) -> list[Stop]:
+    settings.DATA_DIR = tmp_path
     hostile_namespace_create()
+    _proxied(HOSTILE, f"{SCRIPT} {IMG}")
     return [s for s in _stops(HOSTILE) if s.name != "namespaces"]
 
 

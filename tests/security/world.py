@@ -38,6 +38,7 @@ from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
 from memory.services.retrieval import EventSearch, events_search
 from tests.conftest import BASE_TIME
+from tests.graphui.proxy_support import counters_add, proxied_session_create
 
 
 def row_counts() -> dict[str, int]:
@@ -311,6 +312,23 @@ def world_build(name: str, *, secrets: bool = False) -> World:
         namespace=namespace, session=None, query="Orion staging credentials deploy", budget=4000
     )
     job = _failed_job(namespace, block, secrets=secrets)
+    # The session came through the model proxy: the agent's system prompt and the memory
+    # injected into its requests are on the session page.
+    proxied_session_create(
+        namespace,
+        session,
+        system=(f"You deploy Orion. {ALL_SECRETS if secrets else ''}",),
+        exchanges=(
+            {
+                "turn": 1,
+                "model": "gpt-4o-mini",
+                "injected_text": f"<memory>{ALL_SECRETS if secrets else 'Orion'}</memory>",
+                "injected_tokens": 40,
+                "injected_refs": [f"event:{event.pk}"],
+            },
+        ),
+    )
+    counters_add(namespace, {"requests": 1, "captured": 1})
     node = GraphNode.objects.filter(namespace=namespace).order_by("pk").first()
     assert node is not None, "the offline graph projection made nodes"
     message = Message.objects.filter(turn__block=block).order_by("pk").first()

@@ -17,7 +17,7 @@ from memory.selectors.out import Out
 from memory.selectors.paging import Page, paginate
 
 ADMIN_LOG_PER_PAGE: Final = 50
-_TARGET = re.compile(r"^(event|block|job|import):(\d+)$")
+_TARGET = re.compile(r"^(event|block|job|import|token):(\d+)$")
 
 
 class DetailChangeOut(Out):
@@ -35,7 +35,7 @@ class AdminActionOut(Out):
     actor: str
     action: str
     target: str  # as stored ("event:12"), redacted
-    target_kind: str  # event | block | job | import | settings | "" (unknown)
+    target_kind: str  # event | block | job | import | token | settings | "" (unknown)
     target_id: int | None
     installation_wide: bool  # no namespace: settings apply to every namespace
     changes: list[DetailChangeOut]  # details.before → details.after, key by key

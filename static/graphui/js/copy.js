@@ -1,16 +1,24 @@
-/* Processing page: copy a failed job's complete error text to the clipboard. The copy buttons
-   are rendered hidden (they need this script) and shown here, also in regions live.js has just
-   re-fetched. Without this script the error text is still there to select and copy by hand. */
+/* Copy buttons (processing page: a failed job's error; connect page: snippets and a new token).
+   A button names what it copies: <button data-copy="element-id" data-copied="…"
+   data-copy-failed="…" hidden>, with a `.copy-status` element next to it (same parent) for the
+   result. Buttons are rendered hidden (they need this script) and shown here, also in regions
+   live.js has just re-fetched. Without this script the text is still there to select and copy
+   by hand; when the clipboard is refused, the text is selected for Ctrl+C. */
 (function () {
   "use strict";
 
   function reveal(root) {
-    root.querySelectorAll("button.copy-error[hidden]").forEach(function (button) {
+    root.querySelectorAll("button[data-copy][hidden]").forEach(function (button) {
       button.hidden = false;
     });
   }
 
   function select(element) {
+    if (typeof element.select === "function") {
+      element.focus();
+      element.select();
+      return;
+    }
     var range = document.createRange();
     range.selectNodeContents(element);
     var selection = window.getSelection();
@@ -28,11 +36,11 @@
   }
 
   document.addEventListener("click", function (event) {
-    var button = event.target.closest("button.copy-error");
+    var button = event.target.closest("button[data-copy]");
     if (!button) return;
     var source = document.getElementById(button.dataset.copy);
     if (!source) return;
-    var text = source.textContent;
+    var text = typeof source.value === "string" ? source.value : source.textContent;
     var fail = function () {
       var details = source.closest("details");
       if (details) details.open = true;
