@@ -26,7 +26,9 @@ def upstream() -> Iterator[FakeUpstream]:
 
 
 def client(upstream: FakeUpstream) -> AnthropicClient:
-    return AnthropicClient(base_url=upstream.url, api_key="sk-ant-x", model="claude-test", timeout=5)
+    return AnthropicClient(
+        base_url=upstream.url, api_key="sk-ant-x", model="claude-test", timeout=5
+    )
 
 
 def test_the_answer_is_the_forced_tools_input(upstream: FakeUpstream) -> None:
@@ -54,7 +56,9 @@ def test_an_invalid_answer_is_repaired_once(upstream: FakeUpstream) -> None:
         Answer(tool_calls=[Call("t1", "Verdict", {"title": "ok", "score": "many"})]),
         Answer(tool_calls=[Call("t2", "Verdict", {"title": "ok", "score": 2})]),
     )
-    result = client(upstream).complete_structured(kind="k", system="s", user="u", output_model=Verdict)
+    result = client(upstream).complete_structured(
+        kind="k", system="s", user="u", output_model=Verdict
+    )
     assert result.value.score == 2 and result.usage.attempts == 2
     repair = upstream.last.json["messages"]
     assert [m["role"] for m in repair] == ["user", "assistant", "user"]
@@ -69,7 +73,9 @@ def test_twice_invalid_is_an_output_error(upstream: FakeUpstream) -> None:
 
 
 @pytest.mark.parametrize(("status", "permanent"), [(401, True), (429, False), (500, False)])
-def test_transport_errors_are_classified(upstream: FakeUpstream, status: int, permanent: bool) -> None:
+def test_transport_errors_are_classified(
+    upstream: FakeUpstream, status: int, permanent: bool
+) -> None:
     upstream.script(Answer(status=status))
     with pytest.raises(LLMTransportError) as raised:
         client(upstream).complete_structured(kind="k", system="s", user="u", output_model=Verdict)

@@ -212,7 +212,9 @@ def test_an_injected_event_counts_as_injected_on_its_usage(proxy, upstream):
                 session_id="planning",
                 receipt_id=f"plan-{n}",
                 messages=[
-                    MessageIn("user", f"We decided to move the billing service to Kubernetes ({n})."),
+                    MessageIn(
+                        "user", f"We decided to move the billing service to Kubernetes ({n})."
+                    ),
                     MessageIn("assistant", "Agreed."),
                 ],
             ),
