@@ -242,3 +242,27 @@ def fuzz_line(f: Figures) -> str:
         f"operation(s), {f['server_errors']} answered 5xx, {f['foreign_non_404']} foreign-token "
         "answers other than 404"
     )
+
+
+def proxy_headline(r: dict[str, Any]) -> Figures:
+    return {
+        "messages": r["corpus_messages"],
+        "added_off_ms": r["added_off"],
+        "added_memory_ms": r["added_memory"],
+        "first_chunk_ms": r["first_chunk"],
+        "goals_ms": r["goals_ms"],
+        "met": r["met"],
+    }
+
+
+def proxy_line(f: Figures) -> str:
+    def p(key: str) -> str:
+        return "/".join(f"{f[key][q]:.1f}" for q in ("p50_ms", "p95_ms", "p99_ms"))
+
+    met = ", ".join(f"{k} {'met' if ok else 'missed'}" for k, ok in f["met"].items())
+    return (
+        f"{f['messages']:,} messages, added ms p50/p95/p99: memory off {p('added_off_ms')}, "
+        f"with memory {p('added_memory_ms')}; first chunk {p('first_chunk_ms')} "
+        f"(goals p95 ≤ {f['goals_ms']['off']:g} / {f['goals_ms']['memory']:g} / "
+        f"{f['goals_ms']['first_chunk']:g}: {met})"
+    )

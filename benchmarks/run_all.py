@@ -66,6 +66,8 @@ from _headlines import (  # noqa: E402
     locomo_line,
     processing_headline,
     processing_line,
+    proxy_headline,
+    proxy_line,
     scalars,
     search_headline,
     search_line,
@@ -208,6 +210,12 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         missing=need_load_servers,
         headline=load_headline,
         line=load_line,
+    ),
+    Benchmark(
+        "proxy_overhead",
+        quick=("--messages", "5000", "--requests", "60"),
+        headline=proxy_headline,
+        line=proxy_line,
     ),
     Benchmark(
         "fuzz_api",
