@@ -34,7 +34,7 @@ from proxy.http import (
 from proxy.protocols import ADAPTERS, Adapter
 from proxy.stats import FLUSH_SECONDS, MEMORY_OFF, REQUESTS, STATS, degraded
 from proxy.threads import run_sync
-from proxy.upstream import relayable
+from proxy.upstream import request_headers
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def upstream_headers(
     server's key (when it has one)."""
     kept = [
         (k, v)
-        for k, v in relayable(headers)
+        for k, v in request_headers(headers)
         if not (k in adapter.token_headers and _bearer(v).startswith(TOKEN_PREFIX))
     ]
     if not own_key and key:

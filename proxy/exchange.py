@@ -36,7 +36,7 @@ from proxy.protocols import Adapter
 from proxy.sse import EventSplitter
 from proxy.stats import STATS
 from proxy.threads import run_sync
-from proxy.upstream import open_stream, relayable
+from proxy.upstream import answer_headers, open_stream
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ async def relay(call: Call, send: Send, ours: list[tuple[str, str]]) -> None:
         STATS.add(call.namespace_id, stats.upstream_error(response.status_code))
     streaming = response.headers.get("content-type", "").startswith("text/event-stream")
     try:
-        headers = [*relayable(response.headers.multi_items()), *ours]
+        headers = [*answer_headers(response), *ours]
         await send(
             {
                 "type": "http.response.start",
@@ -240,20 +240,12 @@ class ChatExchange:
             self._finish_later(ExchangeState.NOT_CAPTURED, status, reply)
             return
         exchange_id = await self.exchange_id()
+        held = memory.capture_in(
+            self.data, exchange_id, self.understood, reply, self.started_at, status
+        )
         try:
-            captured = await run_sync(
-                memory.capture,
-                self.data,
-                exchange_id,
-                self.understood,
-                reply,
-                occurred_at=self.started_at,
-                upstream_status=status,
-            )
+            captured = await run_sync(memory.capture, held)
         except Exception as exc:
-            held = memory.capture_in(
-                self.data, exchange_id, self.understood, reply, self.started_at, status
-            )
             try:
                 await run_sync(spool.spool_put, held, repr(exc))
             except Exception:
@@ -317,9 +309,7 @@ class ChatExchange:
         self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
     ) -> bytes:
         raw = await response.aread()
-        await respond(
-            send, response.status_code, [*relayable(response.headers.multi_items()), *ours], raw
-        )
+        await respond(send, response.status_code, [*answer_headers(response), *ours], raw)
         return raw
 
     async def _relay_answer(
@@ -331,15 +321,13 @@ class ChatExchange:
             self._finish_later(ExchangeState.NOT_CAPTURED, response.status_code)
         else:
             await self.capture(reply, response.status_code)
-        await respond(
-            send, response.status_code, [*relayable(response.headers.multi_items()), *ours], raw
-        )
+        await respond(send, response.status_code, [*answer_headers(response), *ours], raw)
 
     async def _relay_stream(
         self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
     ) -> None:
         headers = [
-            *relayable(response.headers.multi_items()),
+            *answer_headers(response),
             *ours,
             ("x-accel-buffering", "no"),
         ]

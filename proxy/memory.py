@@ -193,19 +193,9 @@ def record(data: ExchangeIn, prepared: Prepared) -> None:
         )
 
 
-def capture(
-    data: ExchangeIn,
-    exchange_id: int | None,
-    understood: Understood,
-    reply: Reply,
-    *,
-    occurred_at: datetime,
-    upstream_status: int,
-) -> Captured:
+def capture(held: CaptureIn) -> Captured:
     """Store the completed turn (memory.services.proxy.capture)."""
-    return proxy_turn_capture(
-        capture_in(data, exchange_id, understood, reply, occurred_at, upstream_status)
-    )
+    return proxy_turn_capture(held)
 
 
 def capture_in(

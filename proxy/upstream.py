@@ -27,12 +27,13 @@ HOP_BY_HOP = frozenset(
         "expect",
         "host",
         "content-length",
-        # The client's accepted encodings: the proxy reads the answer, so it lets its own HTTP
-        # client negotiate and relays the decoded bytes (without the upstream's encoding).
-        "accept-encoding",
-        "content-encoding",
     }
 )
+# The proxy reads the answer, so it lets its own HTTP client negotiate the encoding (the
+# client's accepted encodings are not passed on) and relays the decoded bytes (without the
+# upstream's content-encoding).
+NOT_REQUESTED = HOP_BY_HOP | {"accept-encoding"}
+NOT_ANSWERED = HOP_BY_HOP | {"content-encoding"}
 KEEPALIVE_SECONDS = 60.0
 
 _clients: dict[asyncio.AbstractEventLoop, httpx2.AsyncClient] = {}
@@ -69,14 +70,24 @@ async def close_clients() -> None:
             del _clients[loop]
 
 
-def relayable(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Headers that cross the proxy in either direction (hop-by-hop and StrataGate's own
-    `x-stratagate-*` removed)."""
+def _relayable(
+    headers: Iterable[tuple[str, str]], dropped: frozenset[str]
+) -> list[tuple[str, str]]:
     return [
         (name, value)
         for name, value in headers
-        if name.lower() not in HOP_BY_HOP and not name.lower().startswith("x-stratagate-")
+        if name.lower() not in dropped and not name.lower().startswith("x-stratagate-")
     ]
+
+
+def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The client's headers that go upstream (StrataGate's own `x-stratagate-*` removed)."""
+    return _relayable(headers, NOT_REQUESTED)
+
+
+def answer_headers(response: httpx2.Response) -> list[tuple[str, str]]:
+    """The upstream's headers that go back to the client."""
+    return _relayable(response.headers.multi_items(), NOT_ANSWERED)
 
 
 async def open_stream(

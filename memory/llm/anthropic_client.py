@@ -17,39 +17,18 @@ import anthropic
 from pydantic import BaseModel
 
 from memory.llm.client import LLMResult, LLMUsage
-from memory.llm.errors import LLMOutputError, LLMTransportError
+from memory.llm.errors import LLMOutputError
 from memory.llm.openai_client import (
     MAX_ATTEMPTS,
     NO_API_KEY,
-    TRANSIENT_STATUSES,
     InvalidAnswerError,
     parse_structured,
     repair_instruction,
     schema_name,
+    transport_error,
 )
 
 MAX_OUTPUT_TOKENS = 8192
-
-
-def _transport_error(exc: anthropic.AnthropicError) -> LLMTransportError:
-    if isinstance(exc, anthropic.APITimeoutError):
-        return LLMTransportError(
-            f"model request timed out: {exc}", permanent=False, code="llm_timeout"
-        )
-    if isinstance(exc, anthropic.APIConnectionError):
-        return LLMTransportError(
-            f"model endpoint unreachable: {exc}", permanent=False, code="llm_unreachable"
-        )
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        permanent = 400 <= status < 500 and status not in TRANSIENT_STATUSES
-        return LLMTransportError(
-            f"model endpoint returned HTTP {status}: {exc.message}",
-            permanent=permanent,
-            status_code=status,
-            code=f"llm_http_{status}",
-        )
-    return LLMTransportError(f"model call failed: {exc}", permanent=False)
 
 
 def _answer_text(response: Any, tool: str) -> str:
@@ -111,7 +90,7 @@ class AnthropicClient:
                     tool_choice={"type": "tool", "name": tool},
                 )
             except anthropic.AnthropicError as exc:
-                raise _transport_error(exc) from exc
+                raise transport_error(exc, anthropic) from exc
             attempts += 1
             usage = getattr(response, "usage", None)
             prompt += int(getattr(usage, "input_tokens", 0) or 0)

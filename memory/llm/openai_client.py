@@ -12,6 +12,7 @@ import json
 import re
 import time
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import openai
@@ -102,16 +103,17 @@ def schema_name(output_model: type[BaseModel]) -> str:
     return _SCHEMA_NAME_RE.sub("_", output_model.__name__)[:64] or "output"
 
 
-def _transport_error(exc: openai.OpenAIError) -> LLMTransportError:
-    if isinstance(exc, openai.APITimeoutError):
+def transport_error(exc: Exception, sdk: ModuleType = openai) -> LLMTransportError:
+    """An SDK's failure classified (the OpenAI and Anthropic SDKs name their errors alike)."""
+    if isinstance(exc, sdk.APITimeoutError):
         return LLMTransportError(
             f"model request timed out: {exc}", permanent=False, code="llm_timeout"
         )
-    if isinstance(exc, openai.APIConnectionError):
+    if isinstance(exc, sdk.APIConnectionError):
         return LLMTransportError(
             f"model endpoint unreachable: {exc}", permanent=False, code="llm_unreachable"
         )
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
         permanent = 400 <= status < 500 and status not in TRANSIENT_STATUSES
         return LLMTransportError(
@@ -223,7 +225,7 @@ class OpenAICompatibleClient:
                     response_format=response_format,
                 )
             except openai.OpenAIError as exc:
-                raise _transport_error(exc) from exc
+                raise transport_error(exc) from exc
             except ValueError as exc:
                 # The SDK lets a body that is not JSON (cut off by a proxy or a crashing
                 # server) escape as a bare JSONDecodeError; it is the endpoint's failure and

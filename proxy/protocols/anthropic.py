@@ -13,7 +13,15 @@ import json
 from typing import Any
 
 from proxy.conversation import FILE, IMAGE, Message, Reply, Request, ToolCall
-from proxy.protocols.base import Headers, NotUnderstood, mapping, status_type, text_of
+from proxy.protocols.base import (
+    Headers,
+    NotUnderstood,
+    integer,
+    json_object,
+    mapping,
+    status_type,
+    text_of,
+)
 from proxy.splice import Body, encode, insert
 from proxy.sse import Event
 
@@ -78,13 +86,9 @@ def _system_text(system: Any) -> str:
     return text_of(system, placeholders={}) if system is not None else ""
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _prompt_tokens(usage: dict[str, Any]) -> int | None:
     parts = [
-        _int(usage.get(k))
+        integer(usage.get(k))
         for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     ]
     known = [p for p in parts if p is not None]
@@ -101,16 +105,8 @@ def _reply(message: dict[str, Any]) -> Reply | None:
         final=stop not in CONTINUES,
         model=str(message.get("model") or ""),
         prompt_tokens=_prompt_tokens(usage),
-        completion_tokens=_int(usage.get("output_tokens")),
+        completion_tokens=integer(usage.get("output_tokens")),
     )
-
-
-def _json(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 class AnthropicStream:
@@ -128,9 +124,9 @@ class AnthropicStream:
         return event.name == "error"
 
     def feed(self, event: Event) -> None:
-        data = _json(event.data) if event.data else {}
+        data = json_object(event.data) if event.data else {}
         kind = data.get("type") or event.name
-        index = _int(data.get("index"))
+        index = integer(data.get("index"))
         if kind == "message_start" and isinstance(data.get("message"), dict):
             self.message = dict(data["message"])
         elif kind == "content_block_start" and index is not None:
@@ -209,7 +205,7 @@ class AnthropicAdapter:
         raise NotUnderstood("system is neither a string nor a list of blocks")
 
     def read_reply(self, raw: bytes) -> Reply | None:
-        message = _json(raw.decode("utf-8", errors="replace"))
+        message = json_object(raw)
         return _reply(message) if message.get("type") == "message" else None
 
     def stream_reader(self) -> AnthropicStream:

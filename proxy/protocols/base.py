@@ -5,6 +5,7 @@ exception classes)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 from proxy.conversation import Reply, Request
@@ -86,6 +87,20 @@ def text_of(value: object, *, placeholders: dict[str, str]) -> str:
         elif kind in placeholders:
             pieces.append(placeholders[kind])
     return "\n\n".join(piece for piece in pieces if piece)
+
+
+def json_object(text: str | bytes) -> dict[str, Any]:
+    """`text` parsed when it is a JSON object, else an empty one (answers are read leniently:
+    what cannot be read is relayed all the same, just not captured)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def mapping(value: Any) -> dict[str, Any]:

@@ -13,7 +13,15 @@ import json
 from typing import Any
 
 from proxy.conversation import AUDIO, FILE, IMAGE, Message, Reply, Request, ToolCall
-from proxy.protocols.base import Headers, NotUnderstood, mapping, status_type, text_of
+from proxy.protocols.base import (
+    Headers,
+    NotUnderstood,
+    integer,
+    json_object,
+    mapping,
+    status_type,
+    text_of,
+)
 from proxy.splice import Body, array_items, encode, insert
 from proxy.sse import Event
 
@@ -98,11 +106,11 @@ class OpenAIStream:
         return (
             event.data.lstrip().startswith("{")
             and '"error"' in event.data
-            and bool(_json(event.data).get("error"))
+            and bool(json_object(event.data).get("error"))
         )
 
     def feed(self, event: Event) -> None:
-        chunk = _json(event.data)
+        chunk = json_object(event.data)
         if not chunk:
             return
         self.model = str(chunk.get("model") or self.model)
@@ -146,21 +154,9 @@ class OpenAIStream:
             messages=(Message("assistant", content, tool_calls=calls),),
             final=self.finish not in TOOL_FINISH and not calls,
             model=self.model,
-            prompt_tokens=_int(self.usage.get("prompt_tokens")),
-            completion_tokens=_int(self.usage.get("completion_tokens")),
+            prompt_tokens=integer(self.usage.get("prompt_tokens")),
+            completion_tokens=integer(self.usage.get("completion_tokens")),
         )
-
-
-def _json(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class OpenAIAdapter:
@@ -199,7 +195,7 @@ class OpenAIAdapter:
         return insert(body.text, part.start + 1, message + ("," if items else ""))
 
     def read_reply(self, raw: bytes) -> Reply | None:
-        answer = _json(raw.decode("utf-8", errors="replace"))
+        answer = json_object(raw)
         choices = answer.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return None
@@ -212,8 +208,8 @@ class OpenAIAdapter:
             messages=(message,),
             final=finish not in TOOL_FINISH and not message.tool_calls,
             model=str(answer.get("model") or ""),
-            prompt_tokens=_int(usage.get("prompt_tokens")),
-            completion_tokens=_int(usage.get("completion_tokens")),
+            prompt_tokens=integer(usage.get("prompt_tokens")),
+            completion_tokens=integer(usage.get("completion_tokens")),
         )
 
     def stream_reader(self) -> OpenAIStream:
