@@ -202,3 +202,23 @@ def test_models_are_relayed(proxy, upstream):
     assert [m.id for m in models.data] == ["fake-model"]
     assert upstream.seen[-1].path == "/v1/models"
     assert Turn.objects.count() == 0
+
+
+def test_stratagates_own_memory_tools_are_not_stored(proxy, upstream):
+    """An agent that also uses StrataGate's memory tools: their calls and results never become
+    evidence again (SPEC §1.5); its other tools are kept."""
+    calls = [Call("m1", "memory_search_events", {"query": "db"}), Call("t1", "ls", {"p": "."})]
+    upstream.script(Answer("Looking.", tool_calls=calls), Answer("Done."))
+    client = proxy.openai()
+    messages = [{"role": "user", "content": "Check memory and list files."}]
+    first = client.chat.completions.create(model="m", messages=messages).choices[0].message
+    messages += [
+        first.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": "m1", "content": '{"results": ["event:1 recalled"]}'},
+        {"role": "tool", "tool_call_id": "t1", "content": "a.txt"},
+    ]
+    client.chat.completions.create(model="m", messages=messages)
+    proxy.settle()
+    rows = list(Message.objects.order_by("position").values_list("role", "content", "tool_calls"))
+    assert rows[1][2] == [{"id": "t1", "name": "ls", "arguments": {"p": "."}, "result": "a.txt"}]
+    assert "recalled" not in json.dumps(rows)

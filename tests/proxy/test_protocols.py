@@ -264,3 +264,15 @@ def test_errors_are_written_in_each_protocols_shape():
         "type": "error",
         "error": {"type": "authentication_error", "message": "who", "code": "unauthorized"},
     }
+
+
+def test_errors_inside_a_stream_are_recognised():
+    from proxy.sse import parse_event
+
+    anthropic_error = parse_event(
+        b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error"}}\n\n'
+    )
+    assert ANTHROPIC.stream_reader().is_error(anthropic_error)
+    openai_error = parse_event(b'data: {"error": {"message": "boom"}}\n\n')
+    assert OPENAI.stream_reader().is_error(openai_error)
+    assert not OPENAI.stream_reader().is_error(parse_event(b'data: {"choices": []}\n\n'))
