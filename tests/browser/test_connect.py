@@ -88,12 +88,19 @@ def test_staff_creates_a_token_and_copies_it(
     watch.assert_clean()
 
 
-def test_without_staff_there_is_no_button(
-    proj: str, django_user_model: Any, browser_page: Any, live_server: Any, watch: Any
-) -> None:
+@pytest.fixture
+def bob(django_user_model: Any) -> str:
+    """A user without staff, made before the browser starts (tests/browser/conftest.py: no ORM
+    call once it runs)."""
     django_user_model.objects.create_user(username="bob", password=PASSWORD)
+    return "bob"
+
+
+def test_without_staff_there_is_no_button(
+    proj: str, bob: str, browser_page: Any, live_server: Any, watch: Any
+) -> None:
     page, base = browser_page, live_server.url
-    log_in(page, base, "bob")
+    log_in(page, base, bob)
     page.goto(f"{base}/ns/{proj}/connect/")
     assert page.locator("#create-token").count() == 0
     assert "create_agent_token --namespace proj --scope read-write" in page.content()
