@@ -230,8 +230,11 @@ class ChatExchange:
 
     async def capture(self, reply: Reply, status: int) -> None:
         """Store the completed turn now (before the answer's last byte). Never raises: a
-        failure keeps the turn in the spool for a retry."""
+        failure keeps the turn in the spool for a retry. Whatever the answer, the injection is
+        recorded before its last byte: the tool loop's next request, sent as soon as the agent
+        has it, must find this request's memory to reuse."""
         namespace_id = self.call.namespace_id
+        exchange_id = await self.exchange_id()
         if not reply.final:
             STATS.add(namespace_id, stats.TOOL_STEPS)
             self._finish_later(ExchangeState.TOOL_STEP, status, reply)
@@ -239,7 +242,6 @@ class ChatExchange:
         if not self.call.options.capture or not self.understood.conversation.current:
             self._finish_later(ExchangeState.NOT_CAPTURED, status, reply)
             return
-        exchange_id = await self.exchange_id()
         held = memory.capture_in(
             self.data, exchange_id, self.understood, reply, self.started_at, status
         )
@@ -309,6 +311,7 @@ class ChatExchange:
         self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
     ) -> bytes:
         raw = await response.aread()
+        await self.exchange_id()  # the injection recorded before the answer ends (`capture`)
         await respond(send, response.status_code, [*answer_headers(response), *ours], raw)
         return raw
 
@@ -318,6 +321,7 @@ class ChatExchange:
         raw = await response.aread()
         reply = self.adapter.read_reply(raw)
         if reply is None:
+            await self.exchange_id()
             self._finish_later(ExchangeState.NOT_CAPTURED, response.status_code)
         else:
             await self.capture(reply, response.status_code)
@@ -358,6 +362,7 @@ class ChatExchange:
             failure = exc
         reply = reader.reply()
         if not terminal_seen:
+            await self.exchange_id()
             if errored:
                 STATS.add(self.call.namespace_id, stats.upstream_error(response.status_code))
                 self._finish_later(ExchangeState.UPSTREAM_ERROR, response.status_code)
