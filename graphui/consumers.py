@@ -1,6 +1,7 @@
 """Live updates: a logged-in user's page joins its namespace's group and receives what services
-publish after their transactions commit (memory.services.live). The consumer only joins groups
-and pushes; it never writes, and anything a browser sends is ignored."""
+publish after their transactions commit (memory.services.live), for a namespace the user may
+see (graphui.access: one without a grant is refused as if it did not exist). The consumer only
+joins groups and pushes; it never writes, and anything a browser sends is ignored."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from graphui.access import ui_namespace
 from memory.errors import NotFound
-from memory.selectors.namespaces import namespace_get
 from memory.services.live import namespace_group
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -18,9 +19,9 @@ CLOSE_NOT_FOUND = 4404
 
 
 @database_sync_to_async
-def _namespace_id(name: str) -> int | None:
+def _namespace_id(user: Any, name: str) -> int | None:
     try:
-        return namespace_get(name).pk
+        return ui_namespace(user, name).pk
     except NotFound:
         return None
 
@@ -33,7 +34,7 @@ class NamespaceConsumer(AsyncJsonWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self._refuse(CLOSE_UNAUTHENTICATED)
             return
-        namespace_id = await _namespace_id(self.scope["url_route"]["kwargs"]["ns"])
+        namespace_id = await _namespace_id(user, self.scope["url_route"]["kwargs"]["ns"])
         if namespace_id is None:
             await self._refuse(CLOSE_NOT_FOUND)
             return

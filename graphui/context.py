@@ -1,5 +1,6 @@
-"""What every Memory UI page's layout needs: the namespace switcher, the page in view, the time
-zone and the model mode. One query (the namespace names), made only when the layout renders."""
+"""What every Memory UI page's layout needs: the namespace switcher (the namespaces this person
+may see), the page in view, what they may do in its namespace, the time zone and the model
+mode. Each is read only when the layout renders it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from memory.selectors.namespaces import namespace_names
+from graphui.access import may, visible_namespaces
+from memory.models import Role
 from memory.services.llm_runtime import namespace_model_mode
 from stratagate_site.http_bridge import SERVED_WITH_WEBSOCKETS
 
@@ -20,8 +22,14 @@ def layout(request: HttpRequest) -> dict[str, Any]:
         return {}
     match = request.resolver_match
     ns = match.kwargs.get("ns") if match else None
+    user = request.user
     return {
-        "ui_namespaces": SimpleLazyObject(namespace_names),
+        "ui_namespaces": SimpleLazyObject(
+            lambda: list(visible_namespaces(user).values_list("name", flat=True))
+        ),
+        # Whether to offer the editor's and the admin's actions (the views check again).
+        "ui_can_edit": SimpleLazyObject(lambda: bool(ns) and may(user, str(ns), Role.EDITOR)),
+        "ui_can_admin": SimpleLazyObject(lambda: bool(ns) and may(user, str(ns), Role.ADMIN)),
         "ui_ns": ns,
         "ui_page": match.url_name if match else None,
         "ui_time_zone": settings.TIME_ZONE,

@@ -17,6 +17,7 @@ from graphui.views import (
     search,
     sessions,
     settings,
+    tokens,
 )
 
 
@@ -37,6 +38,8 @@ urlpatterns = [
     path("settings/", settings.settings_page, name="settings"),
     path("settings/preview.json", settings.settings_preview, name="settings_preview"),
     path("settings/test-model/", settings.model_test, name="settings_test_model"),
+    path("tokens/", tokens.tokens_page, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", tokens.token_revoke_page, name="token_revoke"),
     path("ns/<str:ns>/", health.health_page, name="health"),
     path("ns/<str:ns>/connect/", connect.connect_page, name="connect"),
     path("ns/<str:ns>/sessions/", sessions.session_list_page, name="sessions"),

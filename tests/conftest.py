@@ -53,8 +53,13 @@ class ApiClient:
         )
 
 
-def make_api(scope: str = "read-write", namespaces: tuple[str, ...] = ("proj",)) -> ApiClient:
-    _, raw = token_create(namespaces=list(namespaces), scope=scope)
+def make_api(
+    scope: str = "read-write",
+    namespaces: tuple[str, ...] = ("proj",),
+    *,
+    installation: bool = False,
+) -> ApiClient:
+    _, raw = token_create(namespaces=list(namespaces), scope=scope, installation=installation)
     return ApiClient(token=raw, client=Client())
 
 
@@ -66,6 +71,13 @@ def owner(db: None) -> ApiClient:
 
 @pytest.fixture
 def admin(db: None) -> ApiClient:
+    """An installation token bound to `proj`: admin there, and may change λ and block size."""
+    return make_api("admin", installation=True)
+
+
+@pytest.fixture
+def namespace_admin(db: None) -> ApiClient:
+    """An admin token of `proj` that is not an installation token."""
     return make_api("admin")
 
 

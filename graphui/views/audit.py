@@ -90,7 +90,7 @@ def _chips(form: ReceiptFilterForm, query: QueryDict) -> list[Chip]:
 
 @require_GET
 def receipt_list_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     form = ReceiptFilterForm(request.GET, sessions=audit_view.receipt_sessions(namespace))
     filters = form.receipt_filter()
     return render(
@@ -110,7 +110,7 @@ def receipt_list_page(request: HttpRequest, ns: str) -> HttpResponse:
 
 @require_GET
 def receipt_page(request: HttpRequest, ns: str, receipt_pk: int) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     detail = audit_view.receipt_page_detail(namespace=namespace, receipt_pk=receipt_pk)
     return render(
         request,
@@ -121,7 +121,7 @@ def receipt_page(request: HttpRequest, ns: str, receipt_pk: int) -> HttpResponse
 
 @require_GET
 def event_usage_page(request: HttpRequest, ns: str, event_id: int) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     usage = audit_view.event_usage_detail(namespace=namespace, event_id=event_id)
     return render(
         request,

@@ -1,10 +1,10 @@
 """The "Connect an agent" page: the model proxy's base URLs for this namespace (built from the
 host the person reached this page by), whether each upstream is configured, snippets to copy,
-and for staff a button that creates a read-write agent token for the namespace.
+and for the namespace's admins a button that creates a read-write agent token for it.
 
 The token is shown once, in the answer to that POST: it is never put in the session, a message,
-a URL or a log, and the answer is not cached. Reading the page is open to every logged-in user;
-creating a token needs staff, as `manage.py create_agent_token` needs the server."""
+a URL or a log, and the answer is not cached. Reading the page needs the viewer role; creating a
+token the admin role (graphui.access)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from graphui.access import actor, staff_required, ui_namespace
+from graphui.access import actor, may, ui_namespace
 from graphui.snippets import TOKEN_PLACEHOLDER, connect_snippets
-from memory.models import Namespace
+from memory.models import Namespace, Role
 from memory.selectors.connect_view import connect_info
-from memory.services.connect import token_create_by_user
+from memory.services.connect import connect_token_create
 
 
 def _page(request: HttpRequest, namespace: Namespace, *, token: str = "") -> HttpResponse:
@@ -29,7 +29,7 @@ def _page(request: HttpRequest, namespace: Namespace, *, token: str = "") -> Htt
         "snippets": connect_snippets(
             openai_url=info.openai.base_url, anthropic_url=info.anthropic.base_url, token=token
         ),
-        "can_create": request.user.is_staff,
+        "can_create": may(request.user, namespace, Role.ADMIN),
     }
     return render(request, "graphui/connect.html", context)
 
@@ -40,11 +40,10 @@ def connect_page(request: HttpRequest, ns: str) -> HttpResponse:
     """GET shows the page; POST (staff) creates a token and shows the page with it, once."""
     if request.method == "POST":
         return _token_create(request, ns)
-    return _page(request, ui_namespace(request, ns))
+    return _page(request, ui_namespace(request.user, ns))
 
 
-@staff_required
 def _token_create(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
-    _, raw = token_create_by_user(namespace=namespace, actor=actor(request))
+    namespace = ui_namespace(request.user, ns, Role.ADMIN)
+    _, raw = connect_token_create(namespace=namespace, actor=actor(request))
     return _page(request, namespace, token=raw)

@@ -14,9 +14,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
-from graphui.access import actor, staff_required, ui_namespace
+from graphui.access import actor, ui_namespace
 from graphui.templatetags.events import LIFECYCLE
 from memory.errors import Conflict
+from memory.models import Role
 from memory.selectors.events import event_get
 from memory.selectors.processing_view import EventActionOut, event_action_preview
 from memory.services.events import event_lifecycle
@@ -68,10 +69,10 @@ def _done_message(before: EventActionOut, status_after: str) -> str:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-@staff_required
 def event_action_page(request: HttpRequest, ns: str, event_id: int, action: str) -> HttpResponse:
-    """`action` ∈ pin, unpin, forget, restore (anything else → 404 `action_not_found`)."""
-    namespace = ui_namespace(request, ns)
+    """`action` ∈ pin, unpin, forget, restore (anything else → 404 `action_not_found`); the
+    namespace's admin role."""
+    namespace = ui_namespace(request.user, ns, Role.ADMIN)
     preview = event_action_preview(namespace, event_id, action)
     if request.method != "POST":
         return render(

@@ -89,7 +89,7 @@ def _chips(form: TimelineFilterForm, query: QueryDict) -> list[Chip]:
 
 @require_GET
 def timeline_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     form = TimelineFilterForm(_with_default_statuses(request.GET))
     filters = form.timeline_filter()
     page = timeline.timeline_page(
@@ -111,7 +111,7 @@ def timeline_page(request: HttpRequest, ns: str) -> HttpResponse:
 
 @require_GET
 def event_page(request: HttpRequest, ns: str, event_id: int) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     detail = timeline.event_page_detail(namespace=namespace, event_id=event_id)
     return render(
         request,

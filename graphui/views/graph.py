@@ -78,7 +78,7 @@ def _js_strings() -> dict[str, str]:
 
 @require_safe
 def graph_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     as_of_text = request.GET.get("as_of", "").strip()
     context: dict[str, Any] = {
         "namespace": namespace,
@@ -115,7 +115,7 @@ def graph_data(request: HttpRequest, ns: str) -> JsonResponse:
     """The canvas' data: `{nodes, edges, options, total_nodes, shown_nodes, as_of, history, …}`.
     Errors come back as the API's JSON envelope with their status (422 `invalid_as_of`)."""
     try:
-        namespace = ui_namespace(request, ns)
+        namespace = ui_namespace(request.user, ns)
         query = graph_query(request.GET)
         view = graph_view(namespace, query)
     except StrataGateError as exc:
@@ -149,7 +149,7 @@ def _payload(view: GraphViewOut, query: GraphQuery, as_of_text: str) -> dict[str
 def node_page(request: HttpRequest, ns: str, node_id: int) -> HttpResponse:
     """One node: current and historical facts and edges, provenance events and their source
     messages, neighbours. `?partial=1` returns only the fragment the graph page's panel shows."""
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     as_of_text = request.GET.get("as_of", "").strip()
     detail = node_detail(namespace, node_id, as_of=as_of_from_text(as_of_text))
     partial = request.GET.get("partial") == "1"

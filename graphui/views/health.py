@@ -104,7 +104,7 @@ PARTIALS: dict[str, tuple[bool, bool]] = {  # name → (needs health, needs char
 
 
 def health_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     partial = request.GET.get("partial")
     if partial is not None and partial not in PARTIALS:
         raise NotFound(f"the health page has no part {partial!r}", code="partial_not_found")

@@ -21,10 +21,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from graphui.access import actor, ui_namespace
+from graphui.access import actor, may, ui_namespace
 from memory.engine.import_similarity import AUTO_APPLY_CONFIDENCE
 from memory.errors import Invalid, StrataGateError, TooLarge
-from memory.models import ImportAction, ImportBatch, Namespace
+from memory.models import ImportAction, ImportBatch, Namespace, Role
 from memory.selectors.import_view import (
     DecisionRowOut,
     ImportPageOut,
@@ -32,13 +32,13 @@ from memory.selectors.import_view import (
     import_page_list,
     import_progress,
     import_undo_preview,
-    targeted,
 )
 from memory.selectors.imports import import_get
 from memory.services.imports import Choice, import_create, import_prompt
+from memory.services.imports.commit import choice_targets, import_commit
 from memory.services.imports.parser import MAX_IMPORT_BYTES
 from memory.services.imports.preview import DEFAULT_TOP_K
-from memory.services.imports.ui import import_commit_by_user, import_undo_by_user
+from memory.services.imports.undo import import_undo
 
 FORMAT_CHOICES: list[tuple[str, Promise]] = [
     ("auto", gettext_lazy("Detect automatically")),
@@ -177,6 +177,7 @@ def _create(request: HttpRequest, namespace: Namespace, form: ImportForm) -> Imp
         fmt=form.cleaned_data["format"] or "auto",
         top_k=form.cleaned_data["top_k"] or DEFAULT_TOP_K,
         created_by=actor(request),
+        may_restore_dump=may(request.user, namespace, Role.ADMIN),
     )
 
 
@@ -191,12 +192,14 @@ def _again(request: HttpRequest, namespace: Namespace, import_id: str) -> Import
         top_k=earlier.top_k,
         created_by=actor(request),
         check_limits=False,  # it was accepted (or restored by an operator) once already
+        may_restore_dump=may(request.user, namespace, Role.ADMIN),
     )
 
 
 @require_http_methods(["GET", "POST"])
 def import_list_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    need = Role.EDITOR if request.method == "POST" else Role.VIEWER
+    namespace = ui_namespace(request.user, ns, need)
     form = ImportForm(initial={"format": "auto"})
     error: ShownError | None = None
     status = 200
@@ -265,21 +268,27 @@ def _selection(detail: ImportPageOut, post: QueryDict | None = None) -> Selectio
             action = post.get(f"action-{row.index}", action)
             ticked = post.getlist(f"targets-{row.index}")
             targets = {int(t) for t in ticked if t.isdigit()}
-            allowed = {e.id for e in row.matches}
-            if action not in row.choices:
-                error = _("Choose one of the actions offered.")
-            elif not targets <= allowed:
-                error = _("Targets must be among this row's matched memories.")
-            elif targeted(action) and not targets:
-                error = _("Tick the matched memory this row should %(action)s.") % {
-                    "action": action
-                }
+            # The ticked boxes, none ticked included, checked by the commit's own rule.
+            choice = Choice(row.index, action, sorted(targets))
+            try:
+                chosen = choice_targets(
+                    detail.imp.kind, [e.id for e in row.matches], row.target_ids, choice
+                )
+            except Invalid as exc:
+                error = _choice_error(exc, action)
             else:
-                chosen = sorted(targets) if targeted(action) else None
-                selection.choices.append(Choice(row.index, action, chosen))
+                selection.choices.append(Choice(row.index, action, chosen or None))
         selection.errors += bool(error)
         selection.rows.append(RowForm(row, action, targets, error))
     return selection
+
+
+def _choice_error(exc: Invalid, action: str) -> str:
+    if exc.code == "choice_target_required":
+        return _("Tick the matched memory this row should %(action)s.") % {"action": action}
+    if exc.code == "invalid_choice_target":
+        return _("Targets must be among this row's matched memories.")
+    return _("Choose one of the actions offered.")
 
 
 def _page_context(
@@ -297,7 +306,7 @@ PARTIALS = {
 @require_GET
 def import_page(request: HttpRequest, ns: str, import_id: int) -> HttpResponse:
     """The preview; `?partial=progress|rows` answers the live refresh with just that part."""
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     detail = import_page_detail(namespace, import_get(namespace, import_id))
     template = PARTIALS.get(request.GET.get("partial", ""), "graphui/import.html")
     return render(request, template, _page_context(detail, _selection(detail)))
@@ -306,7 +315,7 @@ def import_page(request: HttpRequest, ns: str, import_id: int) -> HttpResponse:
 @require_GET
 def import_status_json(request: HttpRequest, ns: str, import_id: int) -> JsonResponse:
     """What imports.js polls while the live socket is down."""
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     progress = import_progress(import_get(namespace, import_id))
     return JsonResponse(progress.model_dump(mode="json"))
 
@@ -327,7 +336,7 @@ def _refused(exc: StrataGateError) -> ShownError:
 def import_commit_action(request: HttpRequest, ns: str, import_id: int) -> HttpResponse:
     """Commit with the person's choices; a refusal (stale, already committed, a bad choice)
     re-renders the page with the reason and the choices kept, having written nothing."""
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns, Role.EDITOR)
     batch = import_get(namespace, import_id)
     detail = import_page_detail(namespace, batch)
     selection = _selection(detail, request.POST)
@@ -335,7 +344,7 @@ def import_commit_action(request: HttpRequest, ns: str, import_id: int) -> HttpR
         context = _page_context(detail, selection)
         return render(request, "graphui/import.html", context, status=422)
     try:
-        result = import_commit_by_user(batch=batch, choices=selection.choices, actor=actor(request))
+        result = import_commit(batch=batch, choices=selection.choices, actor=actor(request))
     except StrataGateError as exc:
         if exc.http_status == 404:
             raise
@@ -361,13 +370,13 @@ def import_commit_action(request: HttpRequest, ns: str, import_id: int) -> HttpR
 @require_http_methods(["GET", "POST"])
 def import_undo_page(request: HttpRequest, ns: str, import_id: int) -> HttpResponse:
     """GET: what undo will remove and restore, named; POST: undo it (409 when it cannot)."""
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns, Role.EDITOR)
     batch = import_get(namespace, import_id)
     refusal: ShownError | None = None
     status = 200
     if request.method == "POST":
         try:
-            result = import_undo_by_user(batch=batch, actor=actor(request))
+            result = import_undo(batch=batch, actor=actor(request))
         except StrataGateError as exc:
             if exc.http_status == 404:
                 raise

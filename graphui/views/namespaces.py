@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from graphui.access import ui_namespace
+from graphui.access import ui_namespace, visible_namespaces
 from memory.selectors.overview import namespace_overview_page
 
 # Pages that exist for every namespace and take only the namespace: the switcher keeps the page.
@@ -23,8 +23,10 @@ NAMESPACE_PAGES = (
 
 
 def namespace_list(request: HttpRequest) -> HttpResponse:
-    """Every namespace with its counts, 50 a page, in a fixed number of queries."""
-    overview = namespace_overview_page(page=request.GET.get("page", 1))
+    """Every namespace this person may see with its counts, 50 a page, in a fixed number of
+    queries."""
+    shown = visible_namespaces(request.user)
+    overview = namespace_overview_page(shown, page=request.GET.get("page", 1))
     return render(request, "graphui/namespaces.html", {"overview": overview})
 
 
@@ -33,6 +35,6 @@ def namespace_switch(request: HttpRequest) -> HttpResponse:
     name = request.GET.get("ns", "")
     if not name:
         return redirect("graphui:namespaces")
-    namespace = ui_namespace(request, name)
+    namespace = ui_namespace(request.user, name)
     page = request.GET.get("page", "")
     return redirect(f"graphui:{page if page in NAMESPACE_PAGES else 'health'}", ns=namespace.name)

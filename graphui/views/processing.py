@@ -18,12 +18,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from graphui.access import actor, staff_required, ui_namespace
+from graphui.access import actor, may, ui_namespace
 from memory.errors import Conflict, NotFound
-from memory.models import Namespace
+from memory.models import Namespace, Role
 from memory.selectors import processing_view as view
 from memory.selectors.jobs import job_get
-from memory.services.jobs import job_retry_by_user, jobs_retry_failed_by_user
+from memory.services.jobs import job_retry, jobs_retry_failed
 
 # What each job kind does, in words a person understands (templates: _processing_kind.html).
 KIND_LABELS = {
@@ -67,8 +67,8 @@ def _section(request: HttpRequest, namespace: Namespace, name: str) -> dict[str,
 
 @require_GET
 def processing_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
-    common = {"ns": namespace.name, "can_retry": request.user.is_staff}
+    namespace = ui_namespace(request.user, ns)
+    common = {"ns": namespace.name, "can_retry": may(request.user, namespace, Role.ADMIN)}
     partial = request.GET.get("partial")
     if partial is not None:
         if partial not in PARTIALS:
@@ -94,13 +94,13 @@ def processing_page(request: HttpRequest, ns: str) -> HttpResponse:
 
 
 @require_POST
-@staff_required
 def job_retry_action(request: HttpRequest, ns: str, job_id: int) -> HttpResponse:
-    """Retry one failed job (three fresh attempts); any other job → 409 `job_not_failed`."""
-    namespace = ui_namespace(request, ns)
+    """Retry one failed job (three fresh attempts); any other job → 409 `job_not_failed`.
+    The namespace's admin role."""
+    namespace = ui_namespace(request.user, ns, Role.ADMIN)
     job = job_get(namespace, job_id)
     try:
-        retried = job_retry_by_user(job=job, actor=actor(request))
+        retried = job_retry(job=job, actor=actor(request))
     except Conflict as exc:
         raise Conflict(
             _("Job #%(id)s is %(status)s: only failed jobs can be retried.")
@@ -120,18 +120,17 @@ def _kinds_text(by_kind: list[tuple[str, int]]) -> str:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-@staff_required
 def jobs_retry_failed_action(request: HttpRequest, ns: str) -> HttpResponse:
     """GET: a confirmation naming how many failed jobs of which kinds would be retried. POST:
-    retry those (the ones up to the highest id the confirmation showed)."""
-    namespace = ui_namespace(request, ns)
+    retry those (the ones up to the highest id the confirmation showed). The admin role."""
+    namespace = ui_namespace(request.user, ns, Role.ADMIN)
     if request.method != "POST":
         preview = view.retry_all_preview(namespace)
         return render(
             request, "graphui/jobs_retry_failed.html", {"ns": namespace.name, "preview": preview}
         )
     up_to = request.POST.get("up_to", "")
-    retried = jobs_retry_failed_by_user(
+    retried = jobs_retry_failed(
         namespace_id=namespace.pk,
         actor=actor(request),
         up_to_id=int(up_to) if up_to.isdigit() else None,

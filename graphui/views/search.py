@@ -17,7 +17,7 @@ TEMPLATE = "graphui/search.html"
 
 
 def search_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     query = request.GET.get("q", "")
     kind = request.GET.get("kind", ALL)
     context: dict[str, Any] = {

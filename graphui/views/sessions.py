@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from graphui.access import actor, ui_namespace
 from memory.engine.decay import MAX_LEVEL, MIN_LEVEL
 from memory.errors import NotFound
+from memory.models import Role
 from memory.selectors import session_view
 from memory.selectors.blocks import block_get, session_list, session_row
 from memory.selectors.paging import paginate
@@ -88,7 +89,7 @@ def live_partial(request: HttpRequest, template: str, names: tuple[str, ...]) ->
 
 @require_GET
 def session_list_page(request: HttpRequest, ns: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     template = live_partial(request, "graphui/sessions.html", ("list",))
     page = paginate(
         session_list(namespace),
@@ -101,7 +102,7 @@ def session_list_page(request: HttpRequest, ns: str) -> HttpResponse:
 
 @require_GET
 def session_page(request: HttpRequest, ns: str, session_id: str) -> HttpResponse:
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     template = live_partial(request, "graphui/session.html", ("session",))
     shown = session_view.session_page(
         namespace,
@@ -120,8 +121,9 @@ def session_page(request: HttpRequest, ns: str, session_id: str) -> HttpResponse
 @require_POST
 def block_expand_action(request: HttpRequest, ns: str, block_id: int) -> HttpResponse:
     """Lift a block to the chosen level through the same service as the agent API, minus the
-    retrieval batch; 409 `block_not_ready` / 422 `invalid_target` pages write nothing."""
-    namespace = ui_namespace(request, ns)
+    retrieval batch; 409 `block_not_ready` / 422 `invalid_target` pages write nothing. The
+    namespace's editor role."""
+    namespace = ui_namespace(request.user, ns, Role.EDITOR)
     block = block_get(namespace, block_id)
     expanded = block_expand_by_user(
         block=block, target=request.POST.get("target"), actor=actor(request)
@@ -149,7 +151,7 @@ def block_expand_action(request: HttpRequest, ns: str, block_id: int) -> HttpRes
 def block_link(request: HttpRequest, ns: str, block_id: int) -> HttpResponse:
     """`/blocks/<id>/?level=5&hl=1,2` → the block's card on its session page, that view open,
     those messages highlighted, scrolled to the first of them (or to the card)."""
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     found = session_view.block_locate(namespace, block_id)
     highlight = _ids(request.GET.get("hl"))
     view = _level(request.GET.get("level"))
@@ -173,7 +175,7 @@ def block_link(request: HttpRequest, ns: str, block_id: int) -> HttpResponse:
 def message_link(request: HttpRequest, ns: str, message_id: int) -> HttpResponse:
     """A source message: its block's L5 with the message highlighted, or the open tail while
     its turn is not sealed yet."""
-    namespace = ui_namespace(request, ns)
+    namespace = ui_namespace(request.user, ns)
     found = session_view.message_get(namespace, message_id)
     if found.block_id is None:
         url = session_url(

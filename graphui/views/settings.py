@@ -20,7 +20,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from graphui.access import actor, staff_required
+from graphui.access import actor, staff_required, visible_namespaces
 from memory.engine.decay import (
     BLOCK_TURNS_MAX,
     BLOCK_TURNS_MIN,
@@ -39,17 +39,19 @@ from memory.selectors.settings_view import (
     settings_processing,
 )
 from memory.services.llm_check import ConnectionReport, llm_connection_test, llm_endpoint
-from memory.services.settings import settings_update_by_user
+from memory.services.settings import settings_update
 
 FIELDS_BY_CODE = {"invalid_block_lambda": "block_lambda", "invalid_block_turns": "block_turns"}
 
 
-def _preview(data: QueryDict) -> SettingsPreview:
+def _preview(request: HttpRequest, data: QueryDict) -> SettingsPreview:
+    """The preview's namespace and session are picked among those the person may see."""
     return settings_preview_numbers(
         block_lambda=data.get("block_lambda"),
         block_turns=data.get("block_turns"),
         ns=data.get("ns", ""),
         session=data.get("session", ""),
+        namespaces=list(visible_namespaces(request.user).values_list("name", flat=True)),
     )
 
 
@@ -219,17 +221,17 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     """GET shows the current values, or a preview of `?block_lambda=&block_turns=`; POST saves."""
     if request.method == "POST":
         return _settings_save(request)
-    return _page(request, _preview(request.GET))
+    return _page(request, _preview(request, request.GET))
 
 
 @staff_required
 def _settings_save(request: HttpRequest) -> HttpResponse:
     data = request.POST
-    preview = _preview(data)
+    preview = _preview(request, data)
     if not preview.valid:
         return _page(request, preview, status=422)
     try:
-        saved = settings_update_by_user(
+        saved = settings_update(
             block_lambda=exact_number(data.get("block_lambda", "")),
             block_turns=exact_number(data.get("block_turns", "")),
             actor=actor(request),
@@ -250,7 +252,7 @@ def _settings_save(request: HttpRequest) -> HttpResponse:
 @require_GET
 def settings_preview(request: HttpRequest) -> JsonResponse:
     """JSON twin of the preview: 200, or 422 when a value would be refused on save."""
-    preview = _preview(request.GET)
+    preview = _preview(request, request.GET)
     return JsonResponse(_preview_json(preview), status=200 if preview.valid else 422)
 
 

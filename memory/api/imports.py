@@ -11,6 +11,7 @@ from ninja import Field, Router, Schema, Status
 
 from memory.api.auth import READ_WRITE, request_namespace, request_token
 from memory.errors import Invalid
+from memory.models import TokenScope
 from memory.selectors.imports import (
     ImportOut,
     ImportSummaryOut,
@@ -95,6 +96,7 @@ def create(request: HttpRequest, ns: str, payload: ImportIn) -> Status:
         fmt=payload.format,
         top_k=payload.top_k,
         created_by=f"token:{request_token(request).prefix}",
+        may_restore_dump=request_token(request).allows(TokenScope.ADMIN),
     )
     return Status(202, {"import_id": batch.pk, "status": import_status(batch)})
 
@@ -129,7 +131,8 @@ def commit(
         Choice(index=c.index, action=c.action.strip().lower(), target_event_ids=c.target_event_ids)
         for c in (payload.choices if payload and payload.choices else [])
     ]
-    result = import_commit(batch=import_get(namespace, import_id), choices=choices)
+    actor = f"token:{request_token(request).prefix}"
+    result = import_commit(batch=import_get(namespace, import_id), choices=choices, actor=actor)
     return {
         "import_id": result.batch.pk,
         "status": result.batch.status,
@@ -148,7 +151,8 @@ def commit(
 )
 def undo(request: HttpRequest, ns: str, import_id: int) -> dict[str, Any]:
     namespace = request_namespace(request)
-    result = import_undo(batch=import_get(namespace, import_id))
+    actor = f"token:{request_token(request).prefix}"
+    result = import_undo(batch=import_get(namespace, import_id), actor=actor)
     return {
         "import_id": result.batch.pk,
         "status": result.batch.status,

@@ -8,10 +8,11 @@ from ninja import Router
 from memory.api.auth import ADMIN, READ_WRITE, request_namespace, request_token
 from memory.api.schemas import JobOut, JobsOut, SettingsIn, SettingsOut
 from memory.engine.decay import level_schedule
+from memory.errors import Forbidden
 from memory.selectors.health import HealthOut, namespace_health
-from memory.selectors.jobs import JOBS_LISTED, job_get, job_list, job_out, jobs_failed
-from memory.services.jobs import job_retry
-from memory.services.settings import EffectiveSettings, memory_settings_get, memory_settings_update
+from memory.selectors.jobs import JOBS_LISTED, job_get, job_list, job_out
+from memory.services import jobs
+from memory.services.settings import EffectiveSettings, memory_settings_get, settings_update
 
 router = Router(tags=["status"])
 
@@ -37,11 +38,19 @@ def settings_get(request: HttpRequest) -> SettingsOut:
 
 @router.put("/settings", response=SettingsOut, auth=ADMIN, operation_id="settings_update")
 def settings_put(request: HttpRequest, payload: SettingsIn) -> SettingsOut:
+    """λ and block size apply to every namespace: only an installation token may change them
+    (a namespace's admin token gets 403 `installation_scope_required`)."""
     token = request_token(request)
-    updated = memory_settings_update(
+    if not token.installation:
+        raise Forbidden(
+            "λ and block size apply to every namespace: changing them needs an installation "
+            "token (manage.py create_agent_token --installation)",
+            code="installation_scope_required",
+        )
+    updated = settings_update(
         block_lambda=payload.block_lambda,
         block_turns=payload.block_turns,
-        updated_by=f"token:{token.prefix}",
+        actor=f"token:{token.prefix}",
     )
     return _settings_out(updated)
 
@@ -57,7 +66,8 @@ def jobs_list(request: HttpRequest, ns: str, status: str | None = None) -> JobsO
 )
 def jobs_retry(request: HttpRequest, ns: str, job_id: int) -> JobOut:
     namespace = request_namespace(request)
-    return job_out(job_retry(job_get(namespace, job_id)))
+    actor = f"token:{request_token(request).prefix}"
+    return job_out(jobs.job_retry(job=job_get(namespace, job_id), actor=actor))
 
 
 @router.post(
@@ -68,4 +78,7 @@ def jobs_retry(request: HttpRequest, ns: str, job_id: int) -> JobOut:
 )
 def jobs_retry_failed(request: HttpRequest, ns: str) -> JobsOut:
     namespace = request_namespace(request)
-    return JobsOut(jobs=[job_out(job_retry(job)) for job in jobs_failed(namespace)])
+    actor = f"token:{request_token(request).prefix}"
+    return JobsOut(
+        jobs=[job_out(j) for j in jobs.jobs_retry_failed(namespace_id=namespace.pk, actor=actor)]
+    )

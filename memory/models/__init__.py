@@ -15,7 +15,14 @@ from memory.models.events import (
 from memory.models.graph import GraphEdge, GraphFact, GraphItemStatus, GraphNode, NodeType
 from memory.models.imports import ImportAction, ImportBatch, ImportCandidate, ImportStatus
 from memory.models.jobs import JobKind, JobStatus, ProcessingJob
-from memory.models.namespaces import AgentToken, Namespace, TokenScope
+from memory.models.namespaces import (
+    ROLE_RANK,
+    AgentToken,
+    Namespace,
+    NamespaceGrant,
+    Role,
+    TokenScope,
+)
 from memory.models.proxy import (
     ExchangeState,
     ProxyCounter,
@@ -37,6 +44,7 @@ from memory.models.retrieval import (
 from memory.models.settings import MemorySettings
 
 __all__ = [
+    "ROLE_RANK",
     "Activation",
     "AdminAction",
     "AgentToken",
@@ -68,6 +76,7 @@ __all__ = [
     "MessageRole",
     "ModelCall",
     "Namespace",
+    "NamespaceGrant",
     "NodeType",
     "ProcessingJob",
     "ProxyCounter",
@@ -78,6 +87,7 @@ __all__ = [
     "RefKind",
     "RelationKind",
     "RetrievalBatch",
+    "Role",
     "Session",
     "TemporalStatus",
     "TokenScope",

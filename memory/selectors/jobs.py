@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from memory.engine.redact import redact
 from memory.errors import NotFound
-from memory.models import JobStatus, Namespace, ProcessingJob
+from memory.models import Namespace, ProcessingJob
 from memory.selectors.out import Out
 
 JOBS_LISTED = 200
@@ -55,9 +55,3 @@ def job_list(namespace: Namespace, *, status: str | None = None) -> QuerySet[Pro
     """Newest first; slice it."""
     jobs = ProcessingJob.objects.filter(namespace=namespace).order_by("-id")
     return jobs if status is None else jobs.filter(status=status)
-
-
-def jobs_failed(namespace: Namespace) -> list[ProcessingJob]:
-    return list(
-        ProcessingJob.objects.filter(namespace=namespace, status=JobStatus.FAILED).order_by("id")
-    )

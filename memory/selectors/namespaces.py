@@ -33,10 +33,6 @@ def namespace_turn(namespace: Namespace) -> int:
     return int(rows[0][0])
 
 
-def namespace_names() -> list[str]:
-    return list(Namespace.objects.order_by("name").values_list("name", flat=True))
-
-
 def namespace_id_of(name: str) -> int | None:
     """The id of the namespace of that name, or None."""
     if not _NAME.fullmatch(name):

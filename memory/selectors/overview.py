@@ -145,19 +145,22 @@ def _overviews(namespaces: Sequence[dict[str, Any]]) -> list[NamespaceOverview]:
     ]
 
 
-def _namespace_rows() -> QuerySet[Namespace, Any]:
-    return Namespace.objects.order_by("name").values(
-        "id", "name", "current_turn", "last_activity_at"
-    )
+def _namespace_rows(namespaces: QuerySet[Namespace] | None = None) -> QuerySet[Namespace, Any]:
+    chosen = Namespace.objects.all() if namespaces is None else namespaces
+    return chosen.order_by("name").values("id", "name", "current_turn", "last_activity_at")
 
 
-def namespace_overview() -> list[NamespaceOverview]:
-    """Every namespace, by name, with its counts (9 queries)."""
-    return _overviews(list(_namespace_rows()))
+def namespace_overview(namespaces: QuerySet[Namespace] | None = None) -> list[NamespaceOverview]:
+    """These namespaces (every one when None), by name, with their counts (9 queries)."""
+    return _overviews(list(_namespace_rows(namespaces)))
 
 
 def namespace_overview_page(
-    *, page: int | str | None = 1, per_page: int = NAMESPACES_PER_PAGE
+    namespaces: QuerySet[Namespace] | None = None,
+    *,
+    page: int | str | None = 1,
+    per_page: int = NAMESPACES_PER_PAGE,
 ) -> Page[NamespaceOverview]:
     """One page of `namespace_overview`, paginated in SQL (10 queries with the count)."""
-    return paginate(_namespace_rows(), page=page, per_page=per_page, convert=_overviews)
+    rows = _namespace_rows(namespaces)
+    return paginate(rows, page=page, per_page=per_page, convert=_overviews)

@@ -253,18 +253,28 @@ def _pick_namespace(names: list[str], wanted: str) -> Namespace | None:
 
 
 def settings_preview_numbers(
-    *, block_lambda: str | None, block_turns: str | None, ns: str = "", session: str = ""
+    *,
+    block_lambda: str | None,
+    block_turns: str | None,
+    ns: str = "",
+    session: str = "",
+    namespaces: list[str] | None = None,
 ) -> SettingsPreview:
     """The preview for proposed values given as form text (None = keep the current value).
     An unknown namespace or session falls back to the default choice rather than failing: the
-    picker is a convenience, and a stale link should still show a useful preview."""
+    picker is a convenience, and a stale link should still show a useful preview. The picker
+    offers `namespaces` (the ones the person may see; every one when None)."""
     source = settings_source()
     current = EffectiveSettings(source.block_lambda, source.block_turns, source.saved)
     lam_text = f"{current.block_lambda:.2f}" if block_lambda is None else block_lambda
     turns_text = str(current.block_turns) if block_turns is None else block_turns
     lam, turns, errors = settings_input_errors(lam_text, turns_text)
 
-    names = list(Namespace.objects.order_by("name").values_list("name", flat=True))
+    names = (
+        sorted(namespaces)
+        if namespaces is not None
+        else list(Namespace.objects.order_by("name").values_list("name", flat=True))
+    )
     namespace = _pick_namespace(names, ns)
     rows, chosen = _pick_session(namespace, session)
     sessions = [_session_choice(row) for row in rows]

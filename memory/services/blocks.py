@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from memory.engine.decay import display_level, resolve_expand_target
 from memory.errors import Conflict, Invalid
-from memory.models import AdminAction, Block, BlockStatus, LiftedBy, Session
+from memory.models import Block, BlockStatus, LiftedBy, Session
+from memory.services.audit import admin_action
 from memory.services.live import publish
 from memory.services.settings import memory_settings_get
 
@@ -94,10 +95,10 @@ def block_expand_by_user(*, block: Block, target: str | int | None, actor: str) 
         Session.objects.select_for_update().filter(pk=block.session_id).first()
         before = _level_now(block.pk)
         expanded = block_expand(block=block, target=target, lifted_by=LiftedBy.USER)
-        AdminAction.objects.create(
+        admin_action(
+            "expand_block",
             namespace_id=expanded.namespace_id,
-            actor=actor[:200],
-            action="expand_block",
+            actor=actor,
             target=f"block:{expanded.pk}",
             # Right after a lift the block shows its anchor level (nothing has decayed yet).
             details={"before": {"level": before}, "after": {"level": expanded.anchor_level}},

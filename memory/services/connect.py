@@ -4,31 +4,19 @@ looking at, so an agent can use the model proxy without anyone opening a shell o
 
 from __future__ import annotations
 
-from django.db import transaction
-
-from memory.models import AdminAction, AgentToken, Namespace, TokenScope
-from memory.services.tokens import token_create
+from memory.models import AgentToken, Namespace, TokenScope
+from memory.services.tokens import token_issue
 
 CONNECT_TOKEN_LABEL = "connect page"
 
 
-def token_create_by_user(*, namespace: Namespace, actor: str) -> tuple[AgentToken, str]:
-    """A read-write token bound to `namespace` alone, and the admin audit row naming who created
-    it, in one transaction. Returns (row, raw token): the raw token exists only in this return
-    value (the row keeps its SHA-256), so the caller shows it once and keeps it nowhere."""
-    with transaction.atomic():
-        token, raw = token_create(
-            namespaces=[namespace.name],
-            scope=TokenScope.READ_WRITE.value,
-            label=CONNECT_TOKEN_LABEL,
-        )
-        AdminAction.objects.create(
-            namespace=namespace,
-            actor=actor[:200],
-            action="token_create",
-            target=f"token:{token.pk}",
-            # The prefix is the token's public part (what a person recognises it by); the
-            # secret part is never written anywhere.
-            details={"scope": str(token.scope), "label": token.label, "prefix": token.prefix},
-        )
-    return token, raw
+def connect_token_create(*, namespace: Namespace, actor: str) -> tuple[AgentToken, str]:
+    """A read-write token bound to `namespace` alone, audited (`token_issue`). Returns (row,
+    raw token): the raw token exists only in this return value (the row keeps its SHA-256),
+    so the caller shows it once and keeps it nowhere."""
+    return token_issue(
+        namespaces=[namespace.name],
+        scope=TokenScope.READ_WRITE.value,
+        label=CONNECT_TOKEN_LABEL,
+        actor=actor,
+    )

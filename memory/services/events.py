@@ -14,7 +14,6 @@ from memory.engine.lifecycle import HIDDEN_STATUSES, VISIBLE_STATUSES
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.errors import Conflict, Invalid
 from memory.models import (
-    AdminAction,
     Block,
     Event,
     EventOrigin,
@@ -26,6 +25,7 @@ from memory.models import (
 from memory.models.rows import insert_rows, insert_values
 from memory.search import index_events
 from memory.search.index import index_nodes_of_events
+from memory.services.audit import admin_action
 from memory.services.live import publish
 
 
@@ -146,10 +146,10 @@ def event_lifecycle(*, event: Event, action: str, actor: str) -> Event:
         locked.save(update_fields=["status", "pinned"])
         if locked.status != before["status"]:
             index_nodes_of_events([locked.pk])  # graph current/historical follows status
-        AdminAction.objects.create(
+        admin_action(
+            action,
             namespace_id=locked.namespace_id,
-            actor=actor[:200],
-            action=action,
+            actor=actor,
             target=f"event:{locked.pk}",
             details={"before": before, "after": {"status": locked.status, "pinned": locked.pinned}},
         )

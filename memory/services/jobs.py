@@ -20,6 +20,7 @@ from django.utils import timezone
 from memory.engine.redact import redact
 from memory.models import Block, BlockStatus, JobKind, JobStatus, Namespace, ProcessingJob
 from memory.models.rows import insert_rows, read_joined, read_rows
+from memory.services.audit import admin_action
 from memory.services.live import publish
 
 log = logging.getLogger(__name__)
@@ -227,27 +228,27 @@ def _record_failure(job: ProcessingJob, exc: BaseException) -> str:
     return "retry"
 
 
-def job_retry(job: ProcessingJob) -> ProcessingJob:
-    """Give a failed job three fresh attempts; its block shows as pending again."""
+def _requeue(job: ProcessingJob) -> ProcessingJob:
+    """A failed job gets three fresh attempts and its block shows as pending again; 409
+    `job_not_failed` for any other job. Must run inside the caller's transaction."""
     from memory.errors import Conflict
 
-    with transaction.atomic():
-        updated = ProcessingJob.objects.filter(pk=job.pk, status=JobStatus.FAILED).update(
-            status=JobStatus.QUEUED,
-            attempts=0,
-            run_after=None,
-            finished_at=None,
-            updated_at=timezone.now(),
+    updated = ProcessingJob.objects.filter(pk=job.pk, status=JobStatus.FAILED).update(
+        status=JobStatus.QUEUED,
+        attempts=0,
+        run_after=None,
+        finished_at=None,
+        updated_at=timezone.now(),
+    )
+    if updated != 1:
+        raise Conflict("only failed jobs can be retried", code="job_not_failed")
+    if job.block_id and job.kind in BLOCK_JOB_KINDS:
+        Block.objects.filter(pk=job.block_id, status=BlockStatus.FAILED).update(
+            status=BlockStatus.PENDING
         )
-        if updated != 1:
-            raise Conflict("only failed jobs can be retried", code="job_not_failed")
-        if job.block_id and job.kind in BLOCK_JOB_KINDS:
-            Block.objects.filter(pk=job.block_id, status=BlockStatus.FAILED).update(
-                status=BlockStatus.PENDING
-            )
-        transaction.on_commit(lambda: job_trigger(job.pk))
-        job.refresh_from_db()
-        job_announce(job, JobStatus.QUEUED)
+    transaction.on_commit(lambda: job_trigger(job.pk))
+    job.refresh_from_db()
+    job_announce(job, JobStatus.QUEUED)
     return job
 
 
@@ -305,19 +306,17 @@ def jobs_drain(*, honour_backoff: bool = False, max_runs: int = 100_000) -> int:
     return runs
 
 
-# --- retries from the Memory UI (SPEC §13: each UI write is in the admin audit log) ------------
+# --- retries (SPEC §12.2): the API and the Memory UI alike, each in the admin audit log -------
 
 
 def _retry_logged(job: ProcessingJob, *, actor: str) -> ProcessingJob:
-    """`job_retry` plus its `job_retry` admin row; must run inside the caller's transaction."""
-    from memory.models import AdminAction
-
+    """`_requeue` plus its `job_retry` admin row; must run inside the caller's transaction."""
     before = {"status": job.status, "attempts": job.attempts}
-    retried = job_retry(job)
-    AdminAction.objects.create(
+    retried = _requeue(job)
+    admin_action(
+        "job_retry",
         namespace_id=retried.namespace_id,
-        actor=actor[:200],
-        action="job_retry",
+        actor=actor,
         target=f"job:{retried.pk}",
         details={
             "kind": retried.kind,
@@ -328,21 +327,21 @@ def _retry_logged(job: ProcessingJob, *, actor: str) -> ProcessingJob:
     return retried
 
 
-def job_retry_by_user(*, job: ProcessingJob, actor: str) -> ProcessingJob:
-    """A person retries one failed job from the Memory UI: the same `job_retry` as the API and
-    a `job_retry` admin action, in one transaction, so a refused retry (409 `job_not_failed`)
+def job_retry(*, job: ProcessingJob, actor: str) -> ProcessingJob:
+    """Retry one failed job (`actor`: `user:<name>` or `token:<prefix>`) and write the
+    `job_retry` admin action, in one transaction, so a refused retry (409 `job_not_failed`)
     writes nothing at all."""
     with transaction.atomic():
         locked = ProcessingJob.objects.select_for_update().get(pk=job.pk)
         return _retry_logged(locked, actor=actor)
 
 
-def jobs_retry_failed_by_user(
+def jobs_retry_failed(
     *, namespace_id: int, actor: str, up_to_id: int | None = None
 ) -> list[ProcessingJob]:
     """Retry every failed job of a namespace (those with id ≤ `up_to_id` when given: the ones
     the person saw on the confirmation page), each with its own `job_retry` admin action, all
-    in one transaction. Returns the retried jobs, oldest first."""
+    in one transaction, the jobs locked. Returns the retried jobs, oldest first."""
     with transaction.atomic():
         failed = ProcessingJob.objects.select_for_update().filter(
             namespace_id=namespace_id, status=JobStatus.FAILED

@@ -10,7 +10,8 @@ from django.db import connection, transaction
 
 from memory.engine.decay import validate_block_turns, validate_lambda
 from memory.errors import Invalid
-from memory.models import AdminAction, MemorySettings
+from memory.models import MemorySettings
+from memory.services.audit import admin_action
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,9 @@ def memory_settings_update(
     block_turns: object = None,
     updated_by: str = "",
 ) -> EffectiveSettings:
-    """Validate and persist. λ applies at once everywhere: levels are derived, never stored."""
+    """Validate and persist. λ applies at once everywhere: levels are derived, never stored.
+    The raw write: people and agents change settings through `settings_update`, which is
+    audited; test fixtures and the demo set-up call this one."""
     current = memory_settings_get()
     try:
         lam = current.block_lambda if block_lambda is None else validate_lambda(block_lambda)
@@ -76,21 +79,22 @@ def _settings_state(current: EffectiveSettings) -> dict[str, object]:
     }
 
 
-def settings_update_by_user(
-    *, block_lambda: object, block_turns: object, actor: str
+def settings_update(
+    *, block_lambda: object = None, block_turns: object = None, actor: str
 ) -> EffectiveSettings:
-    """Save λ and block size from the Memory UI and log who did it, in one transaction: an
-    invalid value raises `Invalid` (codes `invalid_block_lambda` / `invalid_block_turns`) and
-    leaves neither the settings row nor an AdminAction row behind."""
+    """Save λ and block size (None keeps a value) and log who did it (`user:<name>` from the
+    Memory UI, `token:<prefix>` from the API), in one transaction: an invalid value raises
+    `Invalid` (codes `invalid_block_lambda` / `invalid_block_turns`) and leaves neither the
+    settings row nor an AdminAction row behind."""
     with transaction.atomic():
         before = memory_settings_get()
         after = memory_settings_update(
             block_lambda=block_lambda, block_turns=block_turns, updated_by=actor
         )
-        AdminAction.objects.create(
-            namespace=None,  # installation-wide: applies to every namespace at once
-            actor=actor[:200],
-            action="settings",
+        admin_action(
+            "settings",
+            namespace_id=None,  # installation-wide: applies to every namespace at once
+            actor=actor,
             target="settings",
             details={"before": _settings_state(before), "after": _settings_state(after)},
         )

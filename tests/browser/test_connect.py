@@ -1,5 +1,5 @@
 """The "Connect an agent" page in a real browser: a staff member creates a token and copies it
-and a snippet with the copy buttons (copy.js), a person without staff sees no button, and the
+and a snippet with the copy buttons (copy.js), a viewer of the namespace sees no button, and the
 page fits a narrow window; the proxy's part of a session page with hostile text stays text."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from memory.models import Namespace, NamespaceGrant, Role
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.namespaces import namespace_get_or_create
 from tests.browser.conftest import PASSWORD, assert_probes_inert, log_in, screenshot
@@ -89,14 +90,16 @@ def test_staff_creates_a_token_and_copies_it(
 
 
 @pytest.fixture
-def bob(django_user_model: Any) -> str:
-    """A user without staff, made before the browser starts (tests/browser/conftest.py: no ORM
-    call once it runs)."""
-    django_user_model.objects.create_user(username="bob", password=PASSWORD)
+def bob(proj: str, django_user_model: Any) -> str:
+    """A viewer of proj who is not staff, made before the browser starts
+    (tests/browser/conftest.py: no ORM call once it runs)."""
+    user = django_user_model.objects.create_user(username="bob", password=PASSWORD)
+    namespace = Namespace.objects.get(name=proj)
+    NamespaceGrant.objects.create(user=user, namespace=namespace, role=Role.VIEWER)
     return "bob"
 
 
-def test_without_staff_there_is_no_button(
+def test_a_viewer_sees_no_button(
     proj: str, bob: str, browser_page: Any, live_server: Any, watch: Any
 ) -> None:
     page, base = browser_page, live_server.url

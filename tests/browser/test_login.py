@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from memory.models import NamespaceGrant, Role
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.namespaces import namespace_get_or_create
 
@@ -23,9 +24,11 @@ def user(django_user_model: Any) -> Any:
 
 
 @pytest.fixture
-def project_namespace(drain: Callable[[], int]) -> str:
-    """Namespace `browser-proj`: one session, 13 turns, two ready blocks after processing."""
+def project_namespace(user: Any, drain: Callable[[], int]) -> str:
+    """Namespace `browser-proj`: one session, 13 turns, two ready blocks after processing; ada
+    (not staff) is its viewer, so it is on her Namespaces page."""
     namespace = namespace_get_or_create(name="browser-proj")
+    NamespaceGrant.objects.create(user=user, namespace=namespace, role=Role.VIEWER)
     for n in range(1, 14):
         turn_ingest(
             namespace=namespace,

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.django_db
 
 SAMPLE_ARGS = {"ns": "proj", "session_id": "s1", "block_id": 1, "event_id": 1, "node_id": 1}
 SAMPLE_ARGS |= {"message_id": 1, "import_id": 1, "receipt_pk": 1, "job_id": 1, "action": "pin"}
+SAMPLE_ARGS |= {"token_id": 1}
 
 
 def _ui_urls() -> list[str]:

@@ -1,7 +1,8 @@
 """The "Connect an agent" page: the proxy's two base URLs from the request's host, each
 upstream's configuration (URL, never the key), snippets with the placeholder or a token just
-created, and token creation (staff, CSRF, one read-write token bound to the namespace, shown
-once, one admin audit row; refused and nothing written for everyone else)."""
+created, and token creation (the namespace's admins, staff included; CSRF, one read-write token
+bound to the namespace, shown once, one admin audit row; refused and nothing written for
+everyone else: 404 without a grant, 403 `role_required` for a viewer or an editor)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from graphui.snippets import TOKEN_PLACEHOLDER
-from memory.models import AdminAction, AgentToken, Namespace
+from memory.models import AdminAction, AgentToken, Namespace, NamespaceGrant, Role
 from memory.selectors.connect_view import PROXY_BASES, proxy_base_url
 from memory.services.namespaces import namespace_get_or_create
 from memory.services.tokens import token_authenticate, token_namespace
@@ -47,10 +48,20 @@ def staff(client: Client, django_user_model: Any) -> Client:
     return client
 
 
+def member(django_user_model: Any, proj: Namespace, role: Role | None, name: str = "bob") -> Client:
+    """A logged-in user who is not staff, with `role` in `proj` (None: no grant)."""
+    user = django_user_model.objects.create_user(name)
+    if role is not None:
+        NamespaceGrant.objects.create(user=user, namespace=proj, role=role)
+    other = Client()
+    other.force_login(user)
+    return other
+
+
 @pytest.fixture
-def reader(client: Client, django_user_model: Any) -> Client:
-    client.force_login(django_user_model.objects.create_user("bob"))
-    return client
+def reader(django_user_model: Any, proj: Namespace) -> Client:
+    """A viewer of `proj`: reads the page, creates nothing."""
+    return member(django_user_model, proj, Role.VIEWER)
 
 
 def tokens_in(html: str) -> set[str]:
@@ -137,13 +148,28 @@ def test_credentials_in_an_upstream_url_are_redacted(
     assert "hunter2secret" not in body and "llm.internal" in body
 
 
-def test_a_person_without_staff_sees_how_to_get_a_token_and_no_button(
-    reader: Client, proj: Namespace
+@pytest.mark.parametrize("role", [Role.VIEWER, Role.EDITOR])
+def test_someone_below_admin_sees_how_to_get_a_token_and_no_button(
+    django_user_model: Any, proj: Namespace, role: Role
 ) -> None:
-    body = reader.get(URL).content.decode()
+    body = member(django_user_model, proj, role).get(URL).content.decode()
     assert 'id="create-token"' not in body
-    assert "A staff account can create a token" in body
+    assert "An admin of this namespace can create a token" in body
     assert "manage.py create_agent_token --namespace proj --scope read-write" in body
+
+
+def test_a_namespace_admin_and_staff_see_the_button(
+    django_user_model: Any, staff: Client, proj: Namespace
+) -> None:
+    for client in (member(django_user_model, proj, Role.ADMIN), staff):
+        body = client.get(URL).content.decode()
+        assert 'id="create-token"' in body
+        assert "An admin of this namespace can create a token" not in body
+
+
+def test_without_a_grant_the_page_does_not_exist(django_user_model: Any, proj: Namespace) -> None:
+    response = member(django_user_model, proj, None).get(URL)
+    assert response.status_code == 404 and b"namespace_not_found" in response.content
 
 
 def test_an_unknown_namespace_is_a_404_page_and_anonymous_visitors_log_in(
@@ -203,6 +229,9 @@ def test_staff_creates_one_read_write_token_for_this_namespace_shown_once(
         "scope": "read-write",
         "label": "connect page",
         "prefix": token.prefix,
+        "installation": False,
+        "namespaces": ["proj"],
+        "expires_at": None,
     }
     assert raw not in str(action.details)
 
@@ -227,10 +256,42 @@ def test_each_post_creates_another_token(staff: Client, proj: Namespace) -> None
     assert AgentToken.objects.count() == 2 == AdminAction.objects.count()
 
 
-def test_a_person_without_staff_cannot_create_a_token(reader: Client, proj: Namespace) -> None:
+def test_a_namespace_admin_creates_a_token_for_this_namespace(
+    django_user_model: Any, proj: Namespace
+) -> None:
+    namespace_get_or_create(name="other")
+    admin = member(django_user_model, proj, Role.ADMIN)
+    response = admin.post(URL)
+    assert response.status_code == 200
+    raw = tokens_in(response.content.decode()).pop()
+    token = AgentToken.objects.get()
+    assert (token.scope, token.label, token.installation) == ("read-write", "connect page", False)
+    assert [n.name for n in token.namespaces.all()] == ["proj"]
+    found = token_authenticate(raw)
+    assert found is not None and token_namespace(found, "other") is None
+    action = AdminAction.objects.get()
+    assert (action.namespace_id, action.actor, action.action) == (
+        proj.pk,
+        "user:bob",
+        "token_create",
+    )
+
+
+@pytest.mark.parametrize(
+    ("role", "status", "code"),
+    [
+        (None, 404, b"namespace_not_found"),
+        (Role.VIEWER, 403, b"role_required"),
+        (Role.EDITOR, 403, b"role_required"),
+    ],
+)
+def test_someone_below_admin_cannot_create_a_token(
+    django_user_model: Any, proj: Namespace, role: Role | None, status: int, code: bytes
+) -> None:
+    client = member(django_user_model, proj, role)
     before = row_counts()
-    response = reader.post(URL)
-    assert response.status_code == 403 and b"staff_required" in response.content
+    response = client.post(URL)
+    assert response.status_code == status and code in response.content
     assert tokens_in(response.content.decode()) == set()
     assert row_counts() == before
 

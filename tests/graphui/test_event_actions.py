@@ -1,6 +1,8 @@
 """Admin actions on an event from the Memory UI (SPEC §5.4, §6.4, §13): a confirmation page that
-says what will happen, staff-only POSTs through `event_lifecycle` with an admin audit row, and
-graph state and the timeline following the event's status at once."""
+says what will happen, POSTs by the namespace's admins (staff included) through
+`event_lifecycle` with an admin audit row, and graph state and the timeline following the
+event's status at once. Without a grant the pages are 404; a viewer or an editor gets 403
+`role_required`."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from memory.models import AdminAction, Event, GraphNode, Namespace
+from memory.models import AdminAction, Event, GraphNode, Namespace, NamespaceGrant, Role
 from memory.selectors.graph import node_state
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
@@ -39,11 +41,21 @@ def staff(client: Client, django_user_model: Any) -> Client:
     return client
 
 
-@pytest.fixture
-def member(django_user_model: Any) -> Client:
+def member_with(django_user_model: Any, role: Role | None, name: str = "bob") -> Client:
+    """A logged-in user who is not staff, with `role` in namespace proj (None: no grant)."""
+    user = django_user_model.objects.create_user(name)
+    if role is not None:
+        namespace = Namespace.objects.get(name="proj")
+        NamespaceGrant.objects.create(user=user, namespace=namespace, role=role)
     other = Client()
-    other.force_login(django_user_model.objects.create_user("bob"))
+    other.force_login(user)
     return other
+
+
+@pytest.fixture
+def member(django_user_model: Any, proj: Namespace) -> Client:
+    """A viewer of proj: reads every page, may not pin, forget or restore."""
+    return member_with(django_user_model, Role.VIEWER)
 
 
 @pytest.fixture
@@ -234,15 +246,37 @@ def test_restoring_a_visible_event_is_a_409_that_writes_nothing(staff: Client, p
     assert pnpm.status == "active" and AdminAction.objects.count() == 0
 
 
-def test_member_who_is_not_staff_gets_403_and_nothing_changes(member: Client, pnpm: Event) -> None:
+@pytest.mark.parametrize(
+    ("role", "status", "code"),
+    [
+        (None, 404, "namespace_not_found"),
+        (Role.VIEWER, 403, "role_required"),
+        (Role.EDITOR, 403, "role_required"),
+    ],
+)
+def test_anyone_below_admin_is_refused_and_nothing_changes(
+    django_user_model: Any, pnpm: Event, role: Role | None, status: int, code: str
+) -> None:
+    client = member_with(django_user_model, role)
     for action in ("pin", "forget"):
-        assert member.get(url(pnpm, action)).status_code == 403
-        response = member.post(url(pnpm, action))
-        assert response.status_code == 403
-        assert "staff_required" in response.content.decode()
+        assert client.get(url(pnpm, action)).status_code == status
+        response = client.post(url(pnpm, action))
+        assert response.status_code == status
+        assert code in response.content.decode()
     pnpm.refresh_from_db()
     assert (pnpm.status, pnpm.pinned) == ("active", False)
     assert AdminAction.objects.count() == 0
+
+
+def test_a_namespace_admin_pins_and_forgets(django_user_model: Any, pnpm: Event) -> None:
+    admin = member_with(django_user_model, Role.ADMIN)
+    assert admin.get(url(pnpm, "forget")).status_code == 200
+    assert admin.post(url(pnpm, "pin")).status_code == 302
+    assert admin.post(url(pnpm, "forget")).status_code == 302
+    pnpm.refresh_from_db()
+    assert (pnpm.status, pnpm.pinned) == ("forgotten", True)
+    rows = list(AdminAction.objects.order_by("pk").values_list("action", "actor"))
+    assert rows == [("pin", "user:bob"), ("forget", "user:bob")]
 
 
 def test_actions_need_a_csrf_token(django_user_model: Any, pnpm: Event) -> None:
@@ -256,7 +290,7 @@ def test_actions_need_a_csrf_token(django_user_model: Any, pnpm: Event) -> None:
 # --- where the buttons are ----------------------------------------------------------------------
 
 
-def test_event_page_and_timeline_cards_offer_actions_to_staff_only(
+def test_event_page_and_timeline_cards_offer_actions_to_admins_only(
     staff: Client, member: Client, pnpm: Event, npm: Event
 ) -> None:
     event_url = reverse("graphui:event", args=["proj", pnpm.pk])
@@ -268,11 +302,14 @@ def test_event_page_and_timeline_cards_offer_actions_to_staff_only(
     card = timeline[timeline.index(f'id="event-{npm.pk}"') :].split("</article>")[0]
     assert 'class="event-actions compact"' in card and url(npm, "forget") in card
 
-    assert "event-actions" not in member.get(event_url).content.decode()
-    assert (
-        "event-actions"
-        not in member.get(reverse("graphui:timeline", args=["proj"])).content.decode()
-    )
+    # A viewer reads both pages, without the actions.
+    event_page = member.get(event_url)
+    timeline_page = member.get(reverse("graphui:timeline", args=["proj"]))
+    assert event_page.status_code == timeline_page.status_code == 200
+    assert pnpm.title in event_page.content.decode()
+    assert f'id="event-{npm.pk}"' in timeline_page.content.decode()
+    assert "event-actions" not in event_page.content.decode()
+    assert "event-actions" not in timeline_page.content.decode()
 
 
 def test_a_forgotten_card_offers_restore(staff: Client, pnpm: Event) -> None:

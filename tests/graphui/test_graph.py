@@ -101,7 +101,9 @@ def node_id(namespace: Namespace, key: str) -> int:
 @pytest.fixture
 def ui(django_user_model: Any) -> Client:
     client = Client()
-    client.force_login(django_user_model.objects.create_user(username="ada", password="x"))
+    client.force_login(
+        django_user_model.objects.create_user(username="ada", password="x", is_staff=True)
+    )
     return client
 
 

@@ -112,7 +112,7 @@ def one_turn_blocks(db: None) -> None:
 
 @pytest.fixture
 def user(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="ada")
+    return django_user_model.objects.create_user(username="ada", is_staff=True)
 
 
 @pytest.fixture

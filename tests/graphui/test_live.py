@@ -1,5 +1,6 @@
-"""The live-update websocket: logged-in users join a namespace's group and hear what services
-publish; anonymous sockets and unknown namespaces are refused; browsers cannot write."""
+"""The live-update websocket: logged-in users join the group of a namespace they may see and
+hear what services publish; anonymous sockets, unknown namespaces and namespaces without a grant
+are refused; browsers cannot write."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
 from graphui.routing import websocket_urlpatterns
+from memory.models import NamespaceGrant, Role
 from memory.services.live import _send
 from memory.services.namespaces import namespace_get_or_create
 from stratagate_site.asgi import application
@@ -43,6 +45,7 @@ def test_a_logged_in_page_hears_its_namespace_and_only_its_namespace(django_user
     user = django_user_model.objects.create_user("ada")
     mine = namespace_get_or_create(name="proj")
     other = namespace_get_or_create(name="other")
+    NamespaceGrant.objects.create(user=user, namespace=mine, role=Role.VIEWER)
 
     async def scenario() -> tuple[Any, bool]:
         communicator = _communicator("/ws/ns/proj/", user)
@@ -65,13 +68,21 @@ def test_a_logged_in_page_hears_its_namespace_and_only_its_namespace(django_user
 
 @pytest.mark.parametrize(
     ("path", "anonymous", "code"),
-    [("/ws/ns/proj/", True, 4401), ("/ws/ns/nowhere/", False, 4404)],
+    [
+        ("/ws/ns/proj/", True, 4401),
+        ("/ws/ns/nowhere/", False, 4404),
+        ("/ws/ns/other/", False, 4404),  # exists, but ada holds no grant there
+    ],
 )
-def test_anonymous_sockets_and_unknown_namespaces_are_refused(
+def test_anonymous_sockets_unknown_namespaces_and_ungranted_ones_are_refused(
     django_user_model, path, anonymous, code
 ):
-    namespace_get_or_create(name="proj")
-    user = AnonymousUser() if anonymous else django_user_model.objects.create_user("ada")
+    proj = namespace_get_or_create(name="proj")
+    namespace_get_or_create(name="other")
+    user = AnonymousUser()
+    if not anonymous:
+        user = django_user_model.objects.create_user("ada")
+        NamespaceGrant.objects.create(user=user, namespace=proj, role=Role.ADMIN)
 
     async def scenario() -> dict[str, Any]:
         communicator = _communicator(path, user)

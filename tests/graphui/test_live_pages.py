@@ -30,7 +30,7 @@ HOSTILE_ID = "a \"quoted\" <b>bold</b> & 'single' id with spaces"
 
 @pytest.fixture
 def user(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user("ada")
+    return django_user_model.objects.create_user("ada", is_staff=True)
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The Processing page (SPEC §12, §13.9): jobs by kind and state, failed jobs with their complete
-redacted error, retrying one or all failed jobs (staff, CSRF, admin audit row, nothing written
-on GET or on a refusal), the last model responses, and the admin audit log paged in SQL."""
+redacted error, retrying one or all failed jobs (the namespace's admins, staff included; CSRF,
+admin audit row, nothing written on GET or on a refusal: 404 without a grant, 403
+`role_required` below admin), the last model responses, and the admin audit log paged in SQL."""
 
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ from memory.models import (
     JobStatus,
     ModelCall,
     Namespace,
+    NamespaceGrant,
     ProcessingJob,
+    Role,
 )
 from memory.services.blocks import block_expand_by_user
 from memory.services.events import event_lifecycle
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.settings import settings_update_by_user
+from memory.services.settings import settings_update
 from tests.browser.hostile import PROBES, SCRIPT, hostile_namespace_create
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
@@ -59,11 +62,32 @@ def staff(client: Client, django_user_model: Any) -> Client:
     return client
 
 
-@pytest.fixture
-def member(django_user_model: Any) -> Client:
+def member_with(django_user_model: Any, role: Role | None, name: str = "bob") -> Client:
+    """A logged-in user who is not staff, with `role` in namespace proj (None: no grant)."""
+    user = django_user_model.objects.create_user(name)
+    if role is not None:
+        namespace = Namespace.objects.get(name="proj")
+        NamespaceGrant.objects.create(user=user, namespace=namespace, role=role)
     other = Client()
-    other.force_login(django_user_model.objects.create_user("bob"))
+    other.force_login(user)
     return other
+
+
+@pytest.fixture
+def member(django_user_model: Any, proj: Namespace) -> Client:
+    """An editor of proj: reads the errors, may not retry (that needs the admin role)."""
+    return member_with(django_user_model, Role.EDITOR)
+
+
+# Who is refused an admin action in proj, and how.
+BELOW_ADMIN = pytest.mark.parametrize(
+    ("role", "status", "code"),
+    [
+        (None, 404, "namespace_not_found"),
+        (Role.VIEWER, 403, "role_required"),
+        (Role.EDITOR, 403, "role_required"),
+    ],
+)
 
 
 @pytest.fixture
@@ -179,17 +203,24 @@ def test_failed_job_shows_its_complete_error_redacted_with_block_attempts_and_ti
     assert "Event extraction" not in card and "Block views (L0–L2)" in card
 
 
-def test_staff_sees_retry_buttons_and_others_only_the_errors(
-    staff: Client, member: Client, failed_job: ProcessingJob
+def test_admins_see_retry_buttons_and_others_only_the_errors(
+    staff: Client, member: Client, django_user_model: Any, failed_job: ProcessingJob
 ) -> None:
     retry_url = reverse("graphui:job_retry", args=["proj", failed_job.pk])
-    staff_html = page(staff).content.decode()
-    assert f'action="{retry_url}"' in staff_html
-    assert reverse("graphui:jobs_retry_failed", args=["proj"]) in staff_html
-    member_html = page(member).content.decode()
-    assert retry_url not in member_html
-    assert "Retrying needs a staff account." in member_html
-    assert f'id="job-{failed_job.pk}-error"' in member_html
+    admin = member_with(django_user_model, Role.ADMIN, "grace")
+    for client in (staff, admin):
+        admin_html = page(client).content.decode()
+        assert f'action="{retry_url}"' in admin_html
+        assert reverse("graphui:jobs_retry_failed", args=["proj"]) in admin_html
+    viewer = member_with(django_user_model, Role.VIEWER, "carol")
+    for client in (member, viewer):
+        response = page(client)
+        assert response.status_code == 200
+        member_html = response.content.decode()
+        assert retry_url not in member_html
+        assert reverse("graphui:jobs_retry_failed", args=["proj"]) not in member_html
+        assert "Retrying needs the admin role in this namespace." in member_html
+        assert f'id="job-{failed_job.pk}-error"' in member_html
 
 
 # --- retry one ----------------------------------------------------------------------------------
@@ -231,14 +262,28 @@ def test_a_retried_job_succeeds_when_the_model_answers_again(
     assert job_count_cell(html, "block_views", "succeeded") == "1"
 
 
-def test_member_who_is_not_staff_gets_403_and_nothing_changes(
-    member: Client, failed_job: ProcessingJob
+@BELOW_ADMIN
+def test_anyone_below_admin_is_refused_and_nothing_changes(
+    django_user_model: Any, failed_job: ProcessingJob, role: Role | None, status: int, code: str
 ) -> None:
-    response = member.post(reverse("graphui:job_retry", args=["proj", failed_job.pk]))
-    assert response.status_code == 403
-    assert "staff_required" in response.content.decode()
+    client = member_with(django_user_model, role)
+    response = client.post(reverse("graphui:job_retry", args=["proj", failed_job.pk]))
+    assert response.status_code == status
+    assert code in response.content.decode()
     failed_job.refresh_from_db()
     assert failed_job.status == JobStatus.FAILED and AdminAction.objects.count() == 0
+
+
+def test_a_namespace_admin_retries_a_failed_job(
+    django_user_model: Any, failed_job: ProcessingJob
+) -> None:
+    admin = member_with(django_user_model, Role.ADMIN)
+    response = admin.post(reverse("graphui:job_retry", args=["proj", failed_job.pk]))
+    assert response.status_code == 302
+    failed_job.refresh_from_db()
+    assert (failed_job.status, failed_job.attempts) == (JobStatus.QUEUED, 0)
+    action = AdminAction.objects.get()
+    assert (action.actor, action.action) == ("user:bob", "job_retry")
 
 
 def test_retry_needs_a_csrf_token(django_user_model: Any, failed_job: ProcessingJob) -> None:
@@ -339,12 +384,35 @@ def test_retry_all_with_nothing_failed_says_so(staff: Client, proj: Namespace) -
     assert AdminAction.objects.count() == 0
 
 
-def test_retry_all_needs_staff_and_csrf(
-    member: Client, django_user_model: Any, three_failed: list[ProcessingJob]
+@BELOW_ADMIN
+def test_retry_all_needs_the_admin_role(
+    django_user_model: Any,
+    three_failed: list[ProcessingJob],
+    role: Role | None,
+    status: int,
+    code: str,
 ) -> None:
+    client = member_with(django_user_model, role)
     url = reverse("graphui:jobs_retry_failed", args=["proj"])
-    assert member.get(url).status_code == 403
-    assert member.post(url).status_code == 403
+    for response in (client.get(url), client.post(url)):
+        assert response.status_code == status and code in response.content.decode()
+    assert ProcessingJob.objects.filter(status=JobStatus.FAILED).count() == 3
+    assert AdminAction.objects.count() == 0
+
+
+def test_a_namespace_admin_retries_all(
+    django_user_model: Any, three_failed: list[ProcessingJob]
+) -> None:
+    admin = member_with(django_user_model, Role.ADMIN)
+    url = reverse("graphui:jobs_retry_failed", args=["proj"])
+    assert admin.get(url).status_code == 200
+    assert admin.post(url, {"up_to": three_failed[-1].pk}).status_code == 302
+    assert not ProcessingJob.objects.filter(status=JobStatus.FAILED).exists()
+    assert set(AdminAction.objects.values_list("action", "actor")) == {("job_retry", "user:bob")}
+
+
+def test_retry_all_needs_csrf(django_user_model: Any, three_failed: list[ProcessingJob]) -> None:
+    url = reverse("graphui:jobs_retry_failed", args=["proj"])
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(django_user_model.objects.create_user("ada", is_staff=True))
     assert strict.post(url).status_code == 403
@@ -430,7 +498,7 @@ def test_admin_log_lists_expand_settings_pin_and_retry_with_links(
     jobs_drain()
     block = Block.objects.get(namespace=proj)
     block_expand_by_user(block=block, target="L5", actor="user:ada")
-    settings_update_by_user(block_lambda=Decimal("0.35"), block_turns=6, actor="user:grace")
+    settings_update(block_lambda=Decimal("0.35"), block_turns=6, actor="user:grace")
     event = _event(proj, block)
     event_lifecycle(event=event, action="pin", actor="user:ada")
     other = namespace_get_or_create(name="other")

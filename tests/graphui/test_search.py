@@ -53,7 +53,7 @@ def say(namespace: Namespace, session: str, n: int, user: str, assistant: str) -
 
 @pytest.fixture
 def user(client: Any, django_user_model: Any) -> Any:
-    person = django_user_model.objects.create_user(username="ada")
+    person = django_user_model.objects.create_user(username="ada", is_staff=True)
     client.force_login(person)
     return person
 

@@ -35,7 +35,7 @@ SECRET = "api_key=sk-abcdefghijklmnop1234"
 
 @pytest.fixture
 def ada(client: Client, django_user_model: Any) -> Client:
-    client.force_login(django_user_model.objects.create_user("ada"))
+    client.force_login(django_user_model.objects.create_user("ada", is_staff=True))
     return client
 
 
@@ -363,7 +363,7 @@ def test_expanding_needs_a_csrf_token(django_user_model: Any, proj: Namespace) -
     ingest(proj, 12)
     block = blocks_of()[0]
     strict = Client(enforce_csrf_checks=True)
-    strict.force_login(django_user_model.objects.create_user("ada"))
+    strict.force_login(django_user_model.objects.create_user("ada", is_staff=True))
     response = strict.post(reverse("graphui:expand", args=["proj", block.pk]), {"target": "L5"})
     assert response.status_code == 403
     block.refresh_from_db()

@@ -21,7 +21,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.selectors.dump import namespace_dump
+from memory.selectors.dump import memory_dump
 from tests.imports.conftest import candidate, run_import, sample, v2
 
 pytestmark = pytest.mark.django_db
@@ -257,10 +257,10 @@ def test_commit_is_refused_when_the_matched_memory_changed_since_the_preview(
     coffee = Event.objects.get()
     preview = run_import(owner, drain, v2(candidate("Prefers tea", "I prefer tea in the morning.")))
     assert admin.post(f"/ns/proj/events/{coffee.pk}/pin").status_code == 200
-    before = namespace_dump(Namespace.objects.get(name="proj"))
+    before = memory_dump(Namespace.objects.get(name="proj"))
     response = _commit(owner, preview["import_id"], [{"index": 0, "action": "supersede"}])
     assert response.status_code == 409 and response.json()["error"]["code"] == "import_stale"
-    assert namespace_dump(Namespace.objects.get(name="proj")) == before
+    assert memory_dump(Namespace.objects.get(name="proj")) == before
     assert ImportBatch.objects.get().status == "awaiting_confirmation"
 
 
@@ -350,7 +350,7 @@ def test_v2_export_carries_lifecycle_and_reimports_only_active_events(
 def test_graph_projection_of_imported_events_is_undone(owner, drain, one_turn_blocks, say):
     say("Use npm for the Atlas project.")
     drain()
-    before = namespace_dump(Namespace.objects.get(name="proj"))
+    before = memory_dump(Namespace.objects.get(name="proj"))
     text = v2(
         candidate(
             "Atlas uses pnpm",
@@ -369,5 +369,5 @@ def test_graph_projection_of_imported_events_is_undone(owner, drain, one_turn_bl
     owner.post(f"/ns/proj/imports/{preview['import_id']}/undo")
     project = next(n for n in owner.get("/ns/proj/graph").json()["nodes"] if n["type"] == "project")
     assert project["current_state"]["package_manager"] == "npm"
-    assert namespace_dump(Namespace.objects.get(name="proj")) == before
+    assert memory_dump(Namespace.objects.get(name="proj")) == before
     assert EventStatus.SUPERSEDED not in set(Event.objects.values_list("status", flat=True))

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memory.models import Event, ImportBatch, Namespace
-from memory.selectors.dump import namespace_dump
+from memory.selectors.dump import memory_dump
 from tests.imports.conftest import SAMPLES, candidate, v2
 
 # The preview runs in a worker thread with its own connection: it must see committed rows.
@@ -66,12 +66,12 @@ def test_low_confidence_rows_are_applied_only_with_accept_proposed(tmp_path: Pat
 
 
 def test_undo_by_id_and_a_bad_file_is_a_command_error(tmp_path: Path):
-    before = namespace_dump(Namespace.objects.create(name="cli"))
+    before = memory_dump(Namespace.objects.create(name="cli"))
     _run("import_memory", "--namespace", "cli", str(SAMPLES / "v2_export.json"), "--yes")
     import_id = str(ImportBatch.objects.get().pk)
     out, _ = _run("import_memory", "--namespace", "cli", "--undo", import_id)
     assert f"undone import {import_id}: 7 events removed" in out
-    assert namespace_dump(Namespace.objects.get(name="cli")) == before
+    assert memory_dump(Namespace.objects.get(name="cli")) == before
     bad = tmp_path / "bad.json"
     bad.write_text('{"candidates": [}')
     with pytest.raises(CommandError, match="invalid_import_json"):
@@ -88,7 +88,7 @@ def test_export_memory_writes_v2_and_a_jsonl_that_restores(tmp_path: Path):
     _, err = _run("export_memory", "--namespace", "cli", "--format", "jsonl", "--output", str(dump))
     assert "lines to" in err
     _run("import_memory", "--namespace", "restored", str(dump), "--yes")
-    assert namespace_dump(Namespace.objects.get(name="restored")) == namespace_dump(
+    assert memory_dump(Namespace.objects.get(name="restored")) == memory_dump(
         Namespace.objects.get(name="cli")
     )
     with pytest.raises(CommandError, match="does not exist"):

@@ -17,7 +17,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.selectors.dump import namespace_dump
+from memory.selectors.dump import memory_dump
 from tests.imports.conftest import run_import, sample
 
 pytestmark = pytest.mark.django_db
@@ -73,7 +73,7 @@ def test_conversation_import_is_processed_and_undone_exactly(owner, drain, one_t
     say("I prefer coffee in the morning.")
     drain()
     namespace = Namespace.objects.get(name="proj")
-    before = namespace_dump(namespace)
+    before = memory_dump(namespace)
     preview = run_import(owner, drain, sample("chatgpt_conversations.json"))
     _commit(owner, preview)
     drain()  # the imported turns are sealed, processed and extracted like any conversation
@@ -86,7 +86,7 @@ def test_conversation_import_is_processed_and_undone_exactly(owner, drain, one_t
     assert undone.json()["removed_event_ids"]
     assert not Session.objects.filter(external_id__startswith="chatgpt:").exists()
     assert not ProcessingJob.objects.filter(block__in=imported_blocks).exists()
-    assert namespace_dump(namespace) == before
+    assert memory_dump(namespace) == before
 
 
 def test_a_conversation_already_imported_is_ignored(owner, drain):

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from memory.models import (
+    AdminAction,
     Event,
     ImportBatch,
     IngestReceipt,
@@ -17,7 +18,7 @@ from memory.models import (
     UsageReceipt,
 )
 from memory.search import search_events
-from memory.selectors.dump import namespace_dump
+from memory.selectors.dump import memory_dump
 from memory.services.events import event_lifecycle
 from tests.conftest import make_api, turn_body
 from tests.imports.conftest import candidate, run_import, v2
@@ -81,7 +82,7 @@ def _rich_namespace(owner, admin, drain) -> None:
 def test_jsonl_export_restored_into_an_empty_namespace_gives_the_same_dump(owner, admin, drain):
     _rich_namespace(owner, admin, drain)
     source = Namespace.objects.get(name="proj")
-    expected = namespace_dump(source)
+    expected = memory_dump(source)
     assert expected["usage_receipts"] and expected["graph_facts"] and expected["assessments"]
 
     exported = owner.get("/ns/proj/export", format="jsonl")
@@ -91,7 +92,7 @@ def test_jsonl_export_restored_into_an_empty_namespace_gives_the_same_dump(owner
     header = json.loads(text.splitlines()[0])
     assert header["format"] == "stratagate.namespace-dump.v1"
 
-    copy = make_api("read-write", namespaces=("copy",))
+    copy = make_api("admin", namespaces=("copy",))
     created = copy.post("/ns/copy/imports", {"text": text})
     assert created.status_code == 202, created.content
     drain()
@@ -99,7 +100,17 @@ def test_jsonl_export_restored_into_an_empty_namespace_gives_the_same_dump(owner
     assert (preview["format"], preview["kind"], preview["status"]) == ("jsonl", "dump", "ready")
     assert copy.post(f"/ns/copy/imports/{preview['import_id']}/commit", {}).status_code == 200
     restored = Namespace.objects.get(name="copy")
-    assert namespace_dump(restored) == expected
+    assert memory_dump(restored) == expected
+    # The dump's admin log comes back as the restoring token's `restored:` entries: a file
+    # cannot put words in anyone's mouth.
+    logged = list(
+        AdminAction.objects.filter(namespace=restored).values_list("actor", "action", "details")
+    )
+    copy_actor = f"token:{copy.token.split('_')[1]}"
+    restored_rows = [row for row in logged if row[1].startswith("restored:")]
+    assert restored_rows and {a for a, _, _ in logged} == {copy_actor}
+    originals = {row[2]["restored"]["actor"] for row in restored_rows}
+    assert originals and copy_actor not in originals
     assert set(Event.objects.filter(namespace=restored).values_list("pk", flat=True)).isdisjoint(
         Event.objects.filter(namespace=source).values_list("pk", flat=True)
     )
@@ -108,13 +119,13 @@ def test_jsonl_export_restored_into_an_empty_namespace_gives_the_same_dump(owner
     undone = copy.post(f"/ns/copy/imports/{preview['import_id']}/undo")
     assert undone.status_code == 200
     assert not Event.objects.filter(namespace=restored).exists()
-    assert namespace_dump(restored) == namespace_dump(Namespace.objects.create(name="empty"))
+    assert memory_dump(restored) == memory_dump(Namespace.objects.create(name="empty"))
 
 
 def test_undo_of_a_restore_is_refused_once_the_namespace_has_new_memory(owner, drain):
     assert owner.post("/ns/proj/turns", turn_body(1)).status_code == 201
     text = b"".join(owner.get("/ns/proj/export", format="jsonl").streaming_content).decode()
-    copy = make_api("read-write", namespaces=("copy",))
+    copy = make_api("admin", namespaces=("copy",))
     import_id = copy.post("/ns/copy/imports", {"text": text}).json()["import_id"]
     drain()
     assert copy.post(f"/ns/copy/imports/{import_id}/commit", {}).status_code == 200
@@ -123,6 +134,17 @@ def test_undo_of_a_restore_is_refused_once_the_namespace_has_new_memory(owner, d
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "namespace_changed"
     assert Namespace.objects.get(name="copy").current_turn == 2
+
+
+def test_restoring_a_dump_needs_an_admin_token(owner, drain):
+    assert owner.post("/ns/proj/turns", turn_body(1)).status_code == 201
+    text = b"".join(owner.get("/ns/proj/export", format="jsonl").streaming_content).decode()
+    writer = make_api("read-write", namespaces=("copy",))
+    for fmt in ("jsonl", "auto"):
+        response = writer.post("/ns/copy/imports", {"text": text, "format": fmt})
+        assert response.status_code == 403, fmt
+        assert response.json()["error"]["code"] == "restore_needs_admin"
+    assert not ImportBatch.objects.exists()
 
 
 def test_a_dump_is_refused_by_a_namespace_that_has_memory(owner, drain):
@@ -160,7 +182,7 @@ def test_jsonl_export_redacts_identifiers_and_actors_and_still_restores(
     ids = {r["receipt_id"] for r in records if r["type"] == "ingest_receipts"}
     assert len(ids) == 2 and all(i.startswith("redacted-") for i in ids)
 
-    copy = make_api("read-write", namespaces=("copy",))
+    copy = make_api("admin", namespaces=("copy",))
     created = copy.post("/ns/copy/imports", {"text": text})
     assert created.status_code == 202, created.content
     drain()

@@ -46,7 +46,7 @@ def test_our_own_v2_export_satisfies_the_schema():
     batch = import_create(namespace=namespace, text=sample("v2_export.json"))
     jobs_drain()
     batch.refresh_from_db()
-    import_commit(batch=batch)
+    import_commit(batch=batch, actor="test")
     document = export_v2(namespace=namespace)
     assert len(document["candidates"]) == 7
     assert _errors(document) == []

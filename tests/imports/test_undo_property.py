@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from memory.models import Event, ImportBatch, Namespace
-from memory.selectors.dump import namespace_dump
+from memory.selectors.dump import memory_dump
 from memory.services.events import event_lifecycle
 from memory.services.imports import Choice, import_commit, import_create, import_undo
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
@@ -104,6 +104,8 @@ def _choices(batch: ImportBatch, picks: list[tuple[str | None, int]]) -> list[Ch
         if action is None:
             continue  # leave it to the proposal (auto-applied or ignored)
         matches = list(candidate.match_event_ids)
+        if action in ("merge", "supersede", "conflict") and not matches:
+            action = "ignore"  # a targeted choice needs a match (422 choice_target_required)
         targets = [matches[target_pick % len(matches)]] if matches else None
         chosen.append(Choice(candidate.index, action, targets))
     return chosen
@@ -126,7 +128,7 @@ def test_import_then_undo_restores_the_namespace_exactly(db: None, case: dict[st
     candidates = list(case["candidates"])
     if case["copy_existing"] and events:
         candidates.append({"title": events[0].title, "summary": events[0].summary})
-    before = namespace_dump(namespace)
+    before = memory_dump(namespace)
 
     batch = import_create(
         namespace=namespace,
@@ -135,16 +137,16 @@ def test_import_then_undo_restores_the_namespace_exactly(db: None, case: dict[st
     jobs_drain()
     batch.refresh_from_db()
     assert batch.processed == batch.total == len(candidates)
-    assert namespace_dump(namespace) == before  # the preview writes no memory
-    result = import_commit(batch=batch, choices=_choices(batch, case["choices"]))
+    assert memory_dump(namespace) == before  # the preview writes no memory
+    result = import_commit(batch=batch, choices=_choices(batch, case["choices"]), actor="test")
     for action in batch.candidates.values_list("chosen_action", flat=True):
         event(f"applied {action}")  # shown by --hypothesis-show-statistics
     event(f"{len(result.changed_event_ids)} existing events changed")
     if case["project_before_undo"]:
         jobs_drain()
-    import_undo(batch=batch)
+    import_undo(batch=batch, actor="test")
     jobs_drain()
 
-    assert namespace_dump(namespace) == before
+    assert memory_dump(namespace) == before
     batch.refresh_from_db()
     assert batch.status == "undone"

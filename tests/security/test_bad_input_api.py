@@ -36,7 +36,17 @@ def world() -> World:
 def send(db: None) -> Callable[..., Any]:
     """send(method, path, body | raw=bytes/str, content_type=…, query=…) with an admin token
     of `proj` (an empty namespace: any row a refused request wrote would show in the counts)."""
-    _, raw = token_create(namespaces=[NS], scope="admin")
+    return _sender(installation=False)
+
+
+@pytest.fixture
+def send_installation(db: None) -> Callable[..., Any]:
+    """`send` with an installation token (admin of `proj`), which may change the settings."""
+    return _sender(installation=True)
+
+
+def _sender(*, installation: bool) -> Callable[..., Any]:
+    _, raw = token_create(namespaces=[NS], scope="admin", installation=installation)
     client = Client()
 
     def call(
@@ -355,8 +365,9 @@ SETTINGS: list[tuple[dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("body", "code"), SETTINGS, ids=[json.dumps(b) for b, _ in SETTINGS])
 def test_invalid_settings_are_refused_and_change_nothing(
-    send: Callable[..., Any], body: dict[str, Any], code: str
+    send_installation: Callable[..., Any], body: dict[str, Any], code: str
 ) -> None:
+    send = send_installation  # PUT /settings needs an installation token; these values do not
     current = send("GET", "/settings").json()
     before = row_counts()
     response = send("PUT", "/settings", body)

@@ -6,10 +6,11 @@ with real ids of a foreign namespace's objects, so a route that forgot its names
 find the object and answer 200. A new route fails here until it is protected, or added to a
 public allow-list below with its reason.
 
-What the Memory UI does for a logged-in user and someone else's namespace: there are no per-user
-namespaces yet (docs/ARCHITECTURE.md, "Who may do what"), so every logged-in user reads every
-namespace; `test_the_ui_has_no_per_user_namespaces` pins that down, so adding per-user access
-will show up here as the place to assert 404 instead.
+What the Memory UI does for a logged-in user and a namespace they hold no grant for
+(graphui.access): it does not exist for them. Every page, partial, JSON endpoint and action that
+takes a namespace answers exactly as for a name that exists nowhere (404 `namespace_not_found`),
+the namespace list and the switcher leave it out, and the live-update socket closes with 4404.
+What each role may do once granted is tests/graphui/test_roles.py.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from django.urls import URLPattern, URLResolver
 from django.utils import timezone
 
 from graphui.routing import websocket_urlpatterns
-from memory.models import AgentToken
+from memory.models import AgentToken, NamespaceGrant, Role
 from memory.services.namespaces import namespace_get_or_create
 from memory.services.tokens import token_create
 from tests.security.routes import (
@@ -184,8 +185,9 @@ def test_too_small_a_scope_is_403_on_every_operation_that_needs_more(foreign: Wo
 
 def test_the_right_token_gets_past_access_on_every_operation(foreign: World) -> None:
     """The ids above are real: with a token of the namespace, no operation refuses access (so
-    the 404s above come from the namespace check, not from made-up ids)."""
-    _, raw = token_create(namespaces=[FOREIGN], scope="admin")
+    the 404s above come from the namespace check, not from made-up ids). An installation token,
+    so that PUT /settings (installation-wide) is let through too."""
+    _, raw = token_create(namespaces=[FOREIGN], scope="admin", installation=True)
     for op in _ops(foreign):
         response = api_send(Client(), op, foreign.path_values(), headers=bearer(raw))
         code = response.json().get("error", {}).get("code") if _is_json(response) else None
@@ -228,38 +230,46 @@ def test_the_public_allow_lists_name_only_routes_that_exist() -> None:
     assert set(PUBLIC_API) | set(PUBLIC_SITE) <= routes
 
 
-def test_the_ui_has_no_per_user_namespaces(foreign: World, django_user_model: Any) -> None:
-    """Documented behaviour: any logged-in user reads any namespace (pages answer, none is a
-    404 for a namespace that exists), an unknown namespace is a 404 `namespace_not_found` page,
-    and what needs staff (settings, retry, pin/forget) is a 403 for everyone else."""
+def _answer(response: Any) -> tuple[int, bool]:
+    return response.status_code, b"namespace_not_found" in response.content
+
+
+def test_a_namespace_without_a_grant_is_a_404_on_every_ui_url(
+    foreign: World, django_user_model: Any
+) -> None:
+    """Mallory, who is not staff, is a viewer of her own namespace and holds no grant for
+    `foreign`: every UI URL that takes a namespace, by GET and by POST, answers exactly as it
+    does for a namespace that exists nowhere (404 `namespace_not_found`, or 405 where the
+    method is refused before anything is looked up), and nothing is written."""
+    own = namespace_get_or_create(name="proj")
+    mallory = django_user_model.objects.create_user("mallory")
+    NamespaceGrant.objects.create(user=mallory, namespace=own, role=Role.VIEWER)
     client = Client()
-    client.force_login(django_user_model.objects.create_user("mallory"))
+    client.force_login(mallory)
     before = row_counts()
     namespaced = [(r, u) for r, u in _site(foreign) if "<str:ns>" in r.route]
-    assert len(namespaced) >= 20
+    assert len(namespaced) >= 25
+    not_found = 0
     for route, url in namespaced:
-        response = client.get(url)
-        # 405: a POST-only action; 302: a link that redirects to its page; 403: staff only.
-        assert response.status_code in (200, 302, 403, 405), (str(route), response.status_code)
-        if response.status_code == 403:
-            assert b"staff_required" in response.content, str(route)
-        method = client.post if response.status_code == 405 else client.get
-        unknown = method(url.replace(f"/ns/{FOREIGN}/", "/ns/nowhere/", 1))
-        # Staff-only views refuse non-staff before they look anything up.
-        expected = (403, b"staff_required") if unknown.status_code == 403 else (404, b"")
-        assert unknown.status_code == expected[0], str(route)
-        assert expected[1] in unknown.content, str(route)
-        if unknown.status_code == 404:
-            assert b"namespace_not_found" in unknown.content, str(route)
-    staff_only = [
-        f"/ns/{FOREIGN}/jobs/{foreign.job_id}/retry/",
-        f"/ns/{FOREIGN}/jobs/retry-failed/",
-        f"/ns/{FOREIGN}/events/{foreign.event_id}/forget/",
-    ]
-    for url in [*staff_only, "/settings/"]:
-        data = {"block_lambda": "0.30", "block_turns": "6"} if url == "/settings/" else {}
-        response = client.post(url, data)
-        assert response.status_code == 403 and b"staff_required" in response.content, url
+        unknown_url = url.replace(f"/ns/{FOREIGN}/", "/ns/nowhere/", 1)
+        statuses = set()
+        for method in (client.get, client.post):
+            answer, unknown = _answer(method(url)), _answer(method(unknown_url))
+            assert answer == unknown, (str(route), method.__name__, answer, unknown)
+            assert answer in ((404, True), (405, False)), (str(route), method.__name__, answer)
+            statuses.add(answer[0])
+        assert 404 in statuses, str(route)  # one of GET and POST reaches the namespace check
+        not_found += 1
+    assert not_found == len(namespaced)
+    # The switcher and the namespace list do not know it either; her own namespace is there.
+    switch = client.get("/switch/", {"ns": FOREIGN, "page": "timeline"})
+    assert _answer(switch) == (404, True)
+    assert client.get("/switch/", {"ns": "proj", "page": "timeline"}).status_code == 302
+    listing = client.get("/").content.decode()
+    assert f'href="/ns/{FOREIGN}/"' not in listing and 'href="/ns/proj/"' in listing
+    # Installation-wide actions stay staff-only.
+    response = client.post("/settings/", {"block_lambda": "0.30", "block_turns": "6"})
+    assert response.status_code == 403 and b"staff_required" in response.content
     assert row_counts() == before
 
 
@@ -303,19 +313,25 @@ def test_anonymous_websockets_are_refused_on_every_route(settings: Any) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_logged_in_socket_hears_any_namespace_as_its_pages_do(
+def test_a_logged_in_socket_follows_the_same_grants_as_its_pages(
     settings: Any, django_user_model: Any
 ) -> None:
-    """Documented: like the pages, the socket has no per-user namespaces (accepted, stays open);
-    an unknown namespace is closed with 4404."""
+    """Like the pages: without a grant the namespace does not exist (closed with 4404, as an
+    unknown one is); a viewer's socket is accepted and stays open."""
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    namespace_get_or_create(name=FOREIGN)
+    foreign = namespace_get_or_create(name=FOREIGN)
+    mallory = django_user_model.objects.create_user("mallory")
     client = Client()
-    client.force_login(django_user_model.objects.create_user("mallory"))
+    client.force_login(mallory)
     cookie = f"sessionid={client.cookies['sessionid'].value}"
+    refused = {"type": "websocket.close", "code": 4404}
+    for path in _socket_paths():
+        _, closed = async_to_sync(_connect)(path, cookie)
+        assert closed == refused, (path, closed)
+        unknown = path.replace(f"/{FOREIGN}/", "/nowhere/")
+        _, closed = async_to_sync(_connect)(unknown, cookie)
+        assert closed == refused, unknown
+    NamespaceGrant.objects.create(user=mallory, namespace=foreign, role=Role.VIEWER)
     for path in _socket_paths():
         connected, output = async_to_sync(_connect)(path, cookie)
         assert connected and output is None, (path, output)
-        unknown = path.replace(f"/{FOREIGN}/", "/nowhere/")
-        _, closed = async_to_sync(_connect)(unknown, cookie)
-        assert closed == {"type": "websocket.close", "code": 4404}, unknown

@@ -26,6 +26,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from memory.models import (
+    AgentToken,
     Block,
     Event,
     GraphNode,
@@ -241,6 +242,7 @@ def _ui_values(world: World, route_parameters: tuple[str, ...]) -> Iterator[dict
             Session.objects.filter(namespace=world.namespace).values_list("external_id", flat=True)
         ),
         "action": ["pin", "unpin", "forget", "restore"],
+        "token_id": list(AgentToken.objects.values_list("pk", flat=True)),
     }
     varied = [p for p in route_parameters if p in kinds]
     if not varied:
@@ -268,6 +270,7 @@ def test_no_ui_page_shows_a_secret(
 ) -> None:
     client = Client()
     client.force_login(django_user_model.objects.create_user("ada", is_staff=True))
+    token_create(namespaces=[NS], scope="read", label="for the tokens pages")
     shown = redacted = 0
     found = []
     for what, response in ui_pages(world, client):

@@ -279,7 +279,7 @@ def world_build(name: str, *, secrets: bool = False) -> World:
         namespace=namespace, text=_import_text(secrets=secrets), created_by="token:test"
     )
     jobs_drain()
-    import_commit(batch=ImportBatch.objects.get(pk=batch.pk))
+    import_commit(batch=ImportBatch.objects.get(pk=batch.pk), actor="user:ada")
     jobs_drain()
 
     found = events_search(

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
 from memory.errors import StrataGateError
+from memory.management.actor import command_actor
 from memory.models import ImportBatch, ImportStatus, JobStatus, ProcessingJob
 from memory.selectors.imports import ImportOut, import_out
 from memory.services.imports import Choice, import_commit, import_create, import_undo
@@ -61,7 +62,7 @@ class Command(BaseCommand):
                 text=text,
                 fmt=options["format"],
                 top_k=options["top_k"],
-                created_by="cli",
+                created_by=command_actor(),
                 check_limits=not options["allow_large"],
             )
             self.stdout.write(f"import {batch.pk}: {batch.total} candidates ({batch.format})")
@@ -80,7 +81,7 @@ class Command(BaseCommand):
                     for d in view.decisions
                     if d.requires_confirmation and d.action
                 ]
-            result = import_commit(batch=batch, choices=choices)
+            result = import_commit(batch=batch, choices=choices, actor=command_actor())
         except StrataGateError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from exc
         if options["drain"]:
@@ -165,7 +166,7 @@ class Command(BaseCommand):
         batch = ImportBatch.objects.filter(namespace_id=namespace_id, pk=import_id).first()
         if batch is None:
             raise CommandError(f"import {import_id} not found in this namespace")
-        result = import_undo(batch=batch)
+        result = import_undo(batch=batch, actor=command_actor())
         self.stdout.write(
             f"undone import {import_id}: {len(result.removed_event_ids)} events removed, "
             f"{len(result.restored_event_ids)} restored"

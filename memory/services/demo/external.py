@@ -108,6 +108,6 @@ def demo_import(namespace: Namespace) -> bool:
     jobs_settle(namespace)  # the preview job decides each candidate
     batch.refresh_from_db()
     choices = [Choice(index=index, action=action) for index, action in CHOICES.items()]
-    import_commit(batch=batch, choices=choices)
+    import_commit(batch=batch, choices=choices, actor=CREATED_BY)
     jobs_settle(namespace)  # graph projection of the imported events
     return True

@@ -14,6 +14,8 @@ its decisions looked at changed since (`import_stale`). What each action writes:
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +39,7 @@ from memory.models import (
 )
 from memory.search import index_events
 from memory.search.index import index_nodes_of_events
+from memory.services.audit import admin_action
 from memory.services.events import EventContext, event_conflict, event_create, event_supersede
 from memory.services.imports import formats
 from memory.services.imports.candidates import candidate_event, mention_time
@@ -75,48 +78,75 @@ class CommitResult:
     session_ids: list[str]
 
 
+def choice_targets(
+    kind: str, matches: Iterable[int], proposed: Sequence[int], choice: Choice, number: int = 0
+) -> list[int]:
+    """The events a person's or an agent's choice for one candidate applies to, or `Invalid`:
+    the one rule for the API and the Memory UI. `matches`: the candidate's matched events (and
+    its proposal's targets); `proposed`: the proposal's targets.
+
+    - an unknown action, or one other than add/ignore in a conversations or dump import:
+      `invalid_choice`;
+    - merge, supersede and conflict need targets among the matches: given ones
+      (`invalid_choice_target` when any is not a match), else the proposal's when the choice
+      names none (`target_event_ids` omitted), else `choice_target_required`;
+    - add and ignore take no target (given ones must still be matches, then are dropped)."""
+    where = {"choice": number, "index": choice.index, "action": choice.action}
+    if choice.action not in ImportAction.values:
+        raise Invalid(
+            f"choice {number}: unknown action {choice.action!r}",
+            code="invalid_choice",
+            details=where,
+        )
+    if kind != "memories" and choice.action not in (ImportAction.ADD, ImportAction.IGNORE):
+        raise Invalid(
+            f"choice {number}: a {kind} import only adds or ignores",
+            code="invalid_choice",
+            details=where,
+        )
+    allowed = {*matches, *proposed}
+    targets = list(choice.target_event_ids) if choice.target_event_ids is not None else []
+    if choice.target_event_ids is None and choice.action in TARGETED:
+        targets = [t for t in proposed if t in allowed]
+    if not set(targets) <= allowed:
+        raise Invalid(
+            f"choice {number}: targets must be among the candidate's matched events",
+            code="invalid_choice_target",
+            details={**where, "allowed": sorted(allowed)},
+        )
+    if choice.action not in TARGETED:
+        return []
+    if not targets:
+        raise Invalid(
+            f"choice {number}: {choice.action} needs a target among the candidate's matched events",
+            code="choice_target_required",
+            details={**where, "allowed": sorted(allowed)},
+        )
+    return targets
+
+
 def _plan(batch: ImportBatch, choices: list[Choice]) -> list[Planned]:
-    """Each candidate's effective action: the caller's choice, else the proposal when its
-    confidence is ≥ 0.85, else ignore. Choices are validated against the preview."""
+    """Each candidate's effective action: the caller's choice (`choice_targets`), else the
+    proposal when its confidence is ≥ 0.85, else ignore."""
     candidates = {c.index: c for c in batch.candidates.order_by("index")}
     kind = batch.meta.get("kind", "memories")
-    chosen: dict[int, Choice] = {}
+    chosen: dict[int, tuple[Choice, list[int]]] = {}
     for number, choice in enumerate(choices):
-        where = {"choice": number, "index": choice.index}
-        if choice.index not in candidates or choice.index in chosen:
+        candidate = candidates.get(choice.index)
+        if candidate is None or choice.index in chosen:
             raise Invalid(
                 f"choice {number}: no such candidate or a repeated index",
                 code="invalid_choice",
-                details=where,
+                details={"choice": number, "index": choice.index},
             )
-        if choice.action not in ImportAction.values:
-            raise Invalid(
-                f"choice {number}: unknown action {choice.action!r}",
-                code="invalid_choice",
-                details=where,
-            )
-        if kind != "memories" and choice.action not in (ImportAction.ADD, ImportAction.IGNORE):
-            raise Invalid(
-                f"choice {number}: a {kind} import only adds or ignores",
-                code="invalid_choice",
-                details=where,
-            )
-        allowed = {
-            *candidates[choice.index].match_event_ids,
-            *candidates[choice.index].target_event_ids,
-        }
-        if choice.target_event_ids and not set(choice.target_event_ids) <= allowed:
-            raise Invalid(
-                f"choice {number}: targets must be among the candidate's matched events",
-                code="invalid_choice_target",
-                details={**where, "allowed": sorted(allowed)},
-            )
-        chosen[choice.index] = choice
+        targets = choice_targets(
+            kind, candidate.match_event_ids, candidate.target_event_ids, choice, number
+        )
+        chosen[choice.index] = (choice, targets)
     plan: list[Planned] = []
     for index, candidate in candidates.items():
         if index in chosen:
-            choice = chosen[index]
-            targets = list(choice.target_event_ids or candidate.target_event_ids)
+            choice, targets = chosen[index]
             action, reason = choice.action, f"chosen: {choice.action}"
         elif (candidate.confidence or 0.0) >= AUTO_APPLY_CONFIDENCE:
             action, targets, reason = (
@@ -124,17 +154,22 @@ def _plan(batch: ImportBatch, choices: list[Choice]) -> list[Planned]:
                 list(candidate.target_event_ids),
                 "auto-applied",
             )
+            if action in TARGETED and not targets:  # a proposal the decider left without one
+                action, reason = ImportAction.IGNORE, f"{action} had no target; ignored"
         else:
             action, targets, reason = ImportAction.IGNORE, [], "not confirmed; ignored"
-        if action in TARGETED and not targets:
-            action, reason = ImportAction.IGNORE, f"{action} had no target; ignored"
-        if action == ImportAction.ADD:
+        if action not in TARGETED:
             targets = []
         plan.append(Planned(candidate, action, targets, reason))
     return plan
 
 
-def import_commit(*, batch: ImportBatch, choices: list[Choice] | None = None) -> CommitResult:
+def import_commit(
+    *, batch: ImportBatch, choices: list[Choice] | None = None, actor: str
+) -> CommitResult:
+    """Apply the preview (see the module's docstring) and write the `import_commit` admin action
+    naming `actor` (`user:<name>`, `token:<prefix>`, `command:<user>`), in one transaction: a
+    refused commit (409, 422) writes neither memory nor an audit row."""
     with transaction.atomic():
         locked = ImportBatch.objects.select_for_update().get(pk=batch.pk)
         if locked.status not in COMMITTABLE:
@@ -161,7 +196,7 @@ def import_commit(*, batch: ImportBatch, choices: list[Choice] | None = None) ->
             record, sessions = _commit_conversations(locked, namespace, plan)
             created, changed = [], []
         else:
-            record = _commit_dump(locked, namespace, plan)
+            record = _commit_dump(locked, namespace, plan, actor)
             created, changed, sessions = [], [], []
         for row in plan:
             ImportCandidate.objects.filter(pk=row.candidate.pk).update(
@@ -174,6 +209,18 @@ def import_commit(*, batch: ImportBatch, choices: list[Choice] | None = None) ->
         locked.commit_record = {**record, "kind": kind, "job_watermark": watermark}
         locked.source_block_id = record.get("block_id")
         locked.save(update_fields=["status", "committed_at", "commit_record", "source_block"])
+        admin_action(
+            "import_commit",
+            namespace_id=locked.namespace_id,
+            actor=actor,
+            target=f"import:{locked.pk}",
+            details={
+                "created": len(created),
+                "changed": len(changed),
+                "sessions": len(sessions),
+                "choices": dict(sorted(Counter(c.action for c in choices or []).items())),
+            },
+        )
         publish(locked.namespace_id, "import.progress", import_id=locked.pk, status=locked.status)
         if created or changed:
             publish(
@@ -290,7 +337,9 @@ def _commit_conversations(
     return record, done
 
 
-def _commit_dump(batch: ImportBatch, namespace: Namespace, plan: list[Planned]) -> dict[str, Any]:
+def _commit_dump(
+    batch: ImportBatch, namespace: Namespace, plan: list[Planned], actor: str
+) -> dict[str, Any]:
     if not any(row.action == ImportAction.ADD for row in plan):
         return {"created": {}}
     namespace.refresh_from_db()
@@ -300,5 +349,5 @@ def _commit_dump(batch: ImportBatch, namespace: Namespace, plan: list[Planned]) 
         if namespace.last_activity_at
         else None,
     }
-    created = dump_restore(namespace=namespace, document=parse_dump(batch.source_text))
+    created = dump_restore(namespace=namespace, document=parse_dump(batch.source_text), actor=actor)
     return {"created": created, "before": before}

@@ -31,7 +31,7 @@ from memory.engine.prompts.import_decision import (
     PromptMatch,
     build_user_prompt,
 )
-from memory.errors import Invalid
+from memory.errors import Forbidden, Invalid
 from memory.llm.client import LLMClient
 from memory.llm.errors import LLMError
 from memory.models import (
@@ -120,8 +120,11 @@ def import_create(
     top_k: int = DEFAULT_TOP_K,
     created_by: str = "",
     check_limits: bool = True,
+    may_restore_dump: bool = True,
 ) -> ImportBatch:
-    """Parse and store an import, queue its preview job. Nothing is written on a parse error."""
+    """Parse and store an import, queue its preview job. Nothing is written on a parse error.
+    A StrataGate dump (JSONL) restores pins and the admin log's history, so the API and the UI
+    pass `may_restore_dump` only for a namespace admin (403 `restore_needs_admin`)."""
     if not text or not text.strip():
         raise Invalid("the import text is empty", code="empty_import")
     if check_limits:
@@ -129,6 +132,12 @@ def import_create(
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 20:
         raise Invalid("top_k must be an integer from 1 to 20", code="invalid_top_k")
     parsed = import_parse(text=text, fmt=fmt, namespace=namespace)
+    if parsed.kind == KIND_DUMP and not may_restore_dump:
+        raise Forbidden(
+            "a StrataGate dump restores pinned events and the admin log: restoring one needs "
+            "an admin token (API) or the namespace's admin role (Memory UI)",
+            code="restore_needs_admin",
+        )
     with transaction.atomic():
         batch = ImportBatch.objects.create(
             namespace=namespace,

@@ -2,7 +2,11 @@
 
 Rows are created section by section in the dump's order, keys mapped to new ids; timestamps
 (including auto_now_add ones) are written back as dumped, so the restored namespace's canonical
-dump equals the exported one. Must run inside the caller's transaction.
+dump equals the exported one — except the admin log: a dump is a file anyone can write, so its
+rows never speak for the people they name. Each comes back as a `restored:<action>` entry of
+the person (or token) restoring it, with what it claimed in `details.restored`; "empty" and
+"changed since" ignore the admin log (it is not memory). Must run inside the caller's
+transaction.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from django.db import models
 from django.utils.dateparse import parse_datetime
 
 from memory.errors import Conflict, Invalid
-from memory.models import Event, Message, Namespace, RetrievalBatch
+from memory.models import AdminAction, Event, Message, Namespace, RetrievalBatch
 from memory.search import index_events, index_messages, index_nodes
 from memory.selectors.dump import (
     ID_LIST_FIELDS,
@@ -37,11 +41,36 @@ from memory.services.imports.dumpfile import DumpDocument
 BATCH = 500
 
 
+MEMORY_SECTIONS = [s for s in SECTIONS if s.model is not AdminAction]
+ACTION_CHARS = AdminAction._meta.get_field("action").max_length or 32
+
+
 def namespace_is_empty(namespace: Namespace) -> bool:
     namespace.refresh_from_db()
     if namespace.current_turn:
         return False
-    return not any(rows(section, namespace).exists() for section in SECTIONS)
+    return not any(rows(section, namespace).exists() for section in MEMORY_SECTIONS)
+
+
+def _as_restored(records: list[dict[str, Any]], actor: str) -> list[dict[str, Any]]:
+    """The dump's admin log as the restoring actor's `restored:` entries (see the module)."""
+    return [
+        {
+            **record,
+            "actor": actor[:200],
+            "action": f"restored:{record.get('action', '')}"[:ACTION_CHARS],
+            "details": {
+                "restored": {
+                    "action": record.get("action"),
+                    "actor": record.get("actor"),
+                    "at": record.get("created_at"),
+                    "details": record.get("details"),
+                }
+            },
+            "created_at": None,  # now: the entry is written now
+        }
+        for record in records
+    ]
 
 
 def require_empty(namespace: Namespace) -> None:
@@ -169,13 +198,18 @@ def _restore_section(
     return list(objs)
 
 
-def dump_restore(*, namespace: Namespace, document: DumpDocument) -> dict[str, list[int]]:
-    """Create every dumped row in `namespace` (which must be empty); the new ids per section."""
+def dump_restore(
+    *, namespace: Namespace, document: DumpDocument, actor: str
+) -> dict[str, list[int]]:
+    """Create every dumped row in `namespace` (which must be empty); the new ids per section.
+    `actor` restores it: the dump's admin log becomes their `restored:` entries."""
     require_empty(namespace)
     maps: KeyMaps = {}
     created: dict[str, list[int]] = {}
     for section in SECTIONS:
         records = sorted(document.records.get(section.name, []), key=lambda r: _rank(r[KEY]))
+        if section.model is AdminAction:
+            records = _as_restored(records, actor)
         objs = _restore_section(section, records, maps, namespace)
         created[section.name] = [o.pk for o in objs]
     state = document.header.get("namespace_state") or {}
@@ -192,8 +226,9 @@ def dump_restore(*, namespace: Namespace, document: DumpDocument) -> dict[str, l
 def dump_unrestore(
     *, namespace: Namespace, created: dict[str, list[int]], before: dict[str, Any]
 ) -> None:
-    """Remove what a restore created; refused when anything else was added since."""
-    for section in SECTIONS:
+    """Remove what a restore created; refused when memory was added since (the admin log's
+    later entries, e.g. the commit's own, stay)."""
+    for section in MEMORY_SECTIONS:
         mine = set(created.get(section.name, []))
         if rows(section, namespace).exclude(pk__in=mine).exists():
             raise Conflict(
@@ -205,6 +240,9 @@ def dump_unrestore(
     for section in reversed(SECTIONS):
         if section.model is Event:
             Event.objects.filter(namespace=namespace).update(superseded_by=None)
+        if section.model is AdminAction:
+            rows(section, namespace).filter(pk__in=created.get(section.name, [])).delete()
+            continue
         rows(section, namespace).delete()
     last = before.get("last_activity_at")
     namespace.current_turn = int(before.get("current_turn") or 0)

@@ -42,6 +42,7 @@ from memory.models import (
 )
 from memory.search import index_nodes, unindex_events, unindex_messages
 from memory.search.index import index_nodes_of_events
+from memory.services.audit import admin_action
 from memory.services.imports.graph_rollback import graph_detach_events
 from memory.services.imports.restore import dump_unrestore
 from memory.services.live import publish
@@ -167,7 +168,9 @@ def _sources_remove(session_pks: list[int]) -> tuple[set[int], set[int]]:
     return messages, blocks
 
 
-def import_undo(*, batch: ImportBatch) -> UndoResult:
+def import_undo(*, batch: ImportBatch, actor: str) -> UndoResult:
+    """Take a committed import back out (SPEC §11.5) and write the `import_undo` admin action
+    naming `actor`, in one transaction: a refused undo (409) writes nothing."""
     with transaction.atomic():
         locked = ImportBatch.objects.select_for_update().get(pk=batch.pk)
         if locked.status != ImportStatus.COMMITTED:
@@ -241,6 +244,13 @@ def import_undo(*, batch: ImportBatch) -> UndoResult:
             "undo": {"removed_event_ids": sorted(removed), "restored_event_ids": restored},
         }
         locked.save(update_fields=["status", "undone_at", "commit_record"])
+        admin_action(
+            "import_undo",
+            namespace_id=locked.namespace_id,
+            actor=actor,
+            target=f"import:{locked.pk}",
+            details={"removed": len(removed), "restored": len(restored)},
+        )
         publish(locked.namespace_id, "import.progress", import_id=locked.pk, status=locked.status)
         publish(
             locked.namespace_id,

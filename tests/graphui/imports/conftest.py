@@ -16,7 +16,7 @@ from memory.services.namespaces import namespace_get_or_create
 
 @pytest.fixture
 def ada(client: Client, django_user_model: Any) -> Client:
-    client.force_login(django_user_model.objects.create_user("ada"))
+    client.force_login(django_user_model.objects.create_user("ada", is_staff=True))
     return client
 
 

@@ -17,6 +17,8 @@ from memory.models import (
     ImportBatch,
     ImportCandidate,
     Namespace,
+    NamespaceGrant,
+    Role,
     Session,
 )
 from memory.services.events import event_lifecycle
@@ -90,8 +92,9 @@ def test_a_targeted_choice_without_a_target_is_refused_with_choices_kept(
     html = html_of(response)
     assert "Tick the matched memory this row should merge" in html
     assert '<option value="merge" selected>' in html
-    response = ada.post(url("import_commit", batch.pk), {"action-0": "add", "targets-0": "999"})
+    response = ada.post(url("import_commit", batch.pk), {"action-0": "merge", "targets-0": "999"})
     assert response.status_code == 422 and "among this row" in html_of(response)
+    assert counts() == before
     response = ada.post(url("import_commit", batch.pk), {"action-0": "explode"})
     assert response.status_code == 422 and counts() == before
 
@@ -212,14 +215,16 @@ def test_undo_of_an_uncommitted_import_says_so(ada: Client, proj: Namespace) -> 
 def test_csrf_is_enforced_on_every_write(django_user_model: Any, proj: Namespace) -> None:
     batch = previewed(proj, v2(CAT))
     strict = Client(enforce_csrf_checks=True)
-    strict.force_login(django_user_model.objects.create_user("eve"))
+    eve = django_user_model.objects.create_user("eve")
+    NamespaceGrant.objects.create(user=eve, namespace=proj, role=Role.EDITOR)  # may write here
+    strict.force_login(eve)
     before = counts()
     assert strict.post(url("imports"), {"text": v2(TEA)}).status_code == 403
     assert strict.post(url("import_commit", batch.pk)).status_code == 403
     assert counts() == before
     ada = Client()
-    ada.force_login(django_user_model.objects.get(username="eve"))
-    ada.post(url("import_commit", batch.pk))
+    ada.force_login(eve)
+    assert ada.post(url("import_commit", batch.pk)).status_code == 302
     before = counts()
     assert strict.post(url("import_undo", batch.pk)).status_code == 403
     assert counts() == before
