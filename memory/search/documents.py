@@ -1,6 +1,10 @@
 """What gets indexed: the weighted fields of each source kind (SPEC §8.2) and the documents
 built from the database rows, as analyzed terms per field.
 
+Every text is indexed as the reader is shown it, redacted (SPEC §15.3): an index holding a
+secret's words would let a search for part of a secret confirm that it exists, though every
+hit shows [REDACTED]. The rows keep the text as sent.
+
 Backends only store and rank these documents; they never look at the models themselves.
 """
 
@@ -9,12 +13,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.db.models import Prefetch, Q
 
 from memory.engine.graph_state import CURRENT, HISTORICAL, Validity, item_state
+from memory.engine.redact import redact
 from memory.models import Event, EventStatus, GraphEdge, GraphFact, GraphNode, Message
-from memory.search.text import analyze, date_terms
+from memory.search.text import CACHED_TEXT_CHARS, CACHED_TEXTS, analyze, date_terms
 
 CHUNK = 500
 
@@ -120,7 +126,20 @@ class Document:
 
 
 def _terms(*texts: str) -> tuple[str, ...]:
-    return tuple(term for text in texts for term in analyze(text))
+    """The terms every document field is made of: each text redacted, then analyzed. The one
+    place index text is read from a row (migration 0012 re-indexed what was there before)."""
+    return tuple(term for text in texts for term in analyze(_redacted(text)))
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _redacted_cached(text: str) -> str:
+    return redact(text)
+
+
+def _redacted(text: str) -> str:
+    """`redact`, remembered like `analyze` is: a message's text is in five documents (its own
+    and its neighbours'), built one after another."""
+    return _redacted_cached(text) if len(text) <= CACHED_TEXT_CHARS else redact(text)
 
 
 def message_document(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from memory import search
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import rrf
+from memory.engine.redact import redact
 from memory.models import Event, Message
 from memory.models.rows import marks, read_rows
 from memory.search.backend import backend
@@ -91,7 +92,10 @@ def _feedback_terms(namespace_id: int, texts: list[str], terms: set[str]) -> lis
     for text in texts:
         # Each word once per document, in the order said: ties keep the first-seen word (a
         # set's order here made the ranking differ between processes, by string hashing).
-        counts.update(dict.fromkeys(t for t in analyze(text) if t not in terms).keys())
+        # Redacted as the index has it: a secret's words are in no document, so they would
+        # look like the rarest words and waste a slot.
+        words = analyze(redact(text))
+        counts.update(dict.fromkeys(t for t in words if t not in terms).keys())
     candidates = [t for t, _ in counts.most_common(FEEDBACK_CANDIDATES)]
     if not candidates:
         return []

@@ -424,7 +424,7 @@ def test_model_endpoint_is_shown_without_its_key_and_with_url_credentials_redact
     settings.STRATAGATE_LLM_API_KEY = "sk-abcdefghijklmnop1234"
     html = staff_client.get(URL).content.decode()
     assert "gpt-test" in html
-    assert "https://[REDACTED]@llm.example.com/v1" in html
+    assert "https://bob:[REDACTED]@llm.example.com/v1" in html
     assert "hunter2secret" not in html
     assert "sk-abcdefghijklmnop1234" not in html
     assert "set (never shown)" in html
