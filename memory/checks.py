@@ -47,8 +47,15 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
                 id="stratagate.E004",
             )
         )
-    if not settings.DEBUG and settings.SECRET_KEY.startswith("insecure-"):
-        messages.append(Warning("DJANGO_SECRET_KEY is a fallback value.", id="stratagate.W001"))
+    if settings.SECURE_HSTS_SECONDS and not settings.SECURE_PROXY_SSL_HEADER:
+        messages.append(
+            Warning(
+                "STRATAGATE_HSTS_SECONDS is set but STRATAGATE_BEHIND_TLS_PROXY is not: "
+                "Strict-Transport-Security is sent only on requests Django sees as https, "
+                "which without the proxy's X-Forwarded-Proto is none.",
+                id="stratagate.W040",
+            )
+        )
     return messages
 
 

@@ -16,11 +16,18 @@ answer. A streaming response is produced by that same thread, in chunks of about
 The thread runs under asgiref's `sync_to_async`, so `async_to_sync` inside a view (live
 updates through the channel layer) runs on the server's event loop, as under the ASGI handler.
 Websockets stay with channels (stratagate_site.asgi).
+
+The body is read before anything else looks at the request, authentication included, so it is
+capped here: a body over DATA_UPLOAD_MAX_MEMORY_SIZE (the largest any view accepts) is refused
+with 413 as soon as that is known, from Content-Length before any of it is read, otherwise
+(chunked) as the count passes the limit; a refused body is never written to disk.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import logging
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -36,7 +43,10 @@ Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+log = logging.getLogger(__name__)
+
 STREAM_CHUNK: Final = 64 * 1024
+API_PREFIX: Final = "/api/"
 # Set in every environ made here: the server next to this handler also answers websockets, so a
 # page may open its live-updates socket (graphui.context).
 SERVED_WITH_WEBSOCKETS: Final = "stratagate.websockets"
@@ -72,7 +82,19 @@ class WsgiOverAsgi:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             raise ValueError(f"WsgiOverAsgi serves HTTP only, not {scope['type']!r}")
-        body = await _read_body(receive)
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        try:
+            body = await _read_body(receive, limit=limit, declared=_declared_length(scope))
+        except BodyTooLarge as refused:
+            assert limit is not None  # raised only under a limit
+            log.info(
+                "refused a request body over %s bytes for %s after reading %s bytes",
+                limit,
+                scope["path"],
+                refused.read,
+            )
+            await _send_too_large(scope, send, limit)
+            return
         if body is None:  # the client went away before it finished sending
             return
         try:
@@ -125,24 +147,92 @@ def _batched(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield b"".join(pending)
 
 
-async def _read_body(receive: Receive) -> IO[bytes] | None:
+class BodyTooLarge(Exception):
+    """The request body is over the limit; `read` bytes of it had been received."""
+
+    def __init__(self, read: int) -> None:
+        super().__init__(read)
+        self.read = read
+
+
+def _declared_length(scope: Scope) -> int | None:
+    """The Content-Length the client announced, or None (chunked, or not a number: the
+    server's parser refuses those before the application sees them)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+async def _read_body(
+    receive: Receive, *, limit: int | None = None, declared: int | None = None
+) -> IO[bytes] | None:
     """The whole request body, spooled to disk beyond FILE_UPLOAD_MAX_MEMORY_SIZE as Django's
-    ASGI handler does; None when the client disconnects first."""
+    ASGI handler does; None when the client disconnects first. Raises BodyTooLarge for a body
+    over `limit` bytes (None: no limit): before reading any of it when `declared` (its
+    Content-Length) says so, otherwise once the bytes received pass the limit. Nothing beyond
+    the limit is ever written, and a body of unannounced length is kept in memory until it is
+    known to be within the limit, so a refused body never reaches the disk."""
+    if limit is not None and declared is not None and declared > limit:
+        raise BodyTooLarge(read=0)
+    in_memory = settings.FILE_UPLOAD_MAX_MEMORY_SIZE
+    if limit is not None and declared is None:
+        in_memory = max(in_memory, limit)
     # Returned open: the caller closes it once the request is answered.
-    body = tempfile.SpooledTemporaryFile(  # noqa: SIM115
-        max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b"
-    )
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            body.close()
-            return None
-        if message.get("body"):
-            body.write(message["body"])
-        if not message.get("more_body", False):
-            break
+    body = _spool(in_memory)
+    size = 0
+    try:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                body.close()
+                return None
+            chunk = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                if limit is not None and size > limit:
+                    raise BodyTooLarge(read=size)
+                body.write(chunk)
+            if not message.get("more_body", False):
+                break
+    except BaseException:
+        body.close()
+        raise
     body.seek(0)
     return body
+
+
+def _spool(max_size: int) -> IO[bytes]:
+    """A body's file: in memory up to `max_size` bytes, on disk beyond."""
+    return tempfile.SpooledTemporaryFile(max_size=max_size, mode="w+b")
+
+
+async def _send_too_large(scope: Scope, send: Send, limit: int) -> None:
+    """413, in the API's error envelope under /api/ and as plain text elsewhere. The rest of
+    the body is not read: the connection is closed after the answer."""
+    message = f"The request body is too large: at most {limit} bytes."
+    if scope["path"].startswith(API_PREFIX):
+        error = {"code": "request_too_large", "message": message, "details": {"max_bytes": limit}}
+        content = json.dumps({"error": error}).encode()
+        content_type = b"application/json"
+    else:
+        content = f"413 Content Too Large\n\n{message}\n".encode()
+        content_type = b"text/plain; charset=utf-8"
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", content_type),
+                (b"content-length", str(len(content)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": content})
 
 
 def _environ(scope: Scope, body: IO[bytes]) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -9,12 +11,15 @@ from django.utils.csp import CSP
 
 from stratagate_site.env import (
     CONFIG_PROBLEMS,
+    SecretKeyUnusable,
     env_bool,
     env_choice,
     env_float,
     env_int,
+    env_origins,
     env_str,
     env_time_zone,
+    secret_key_from_data_dir,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -22,20 +27,23 @@ DATA_DIR = Path(env_str("STRATAGATE_DATA_DIR") or BASE_DIR / "var").resolve()
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 _secret = env_str("DJANGO_SECRET_KEY")
+_data_dir_usable = True
+try:
+    if not _secret:
+        # A local install gets a per-data-dir secret so sessions survive restarts without config.
+        _secret = secret_key_from_data_dir(DATA_DIR)
+    elif not env_str("DATABASE_URL"):  # the SQLite database goes there
+        DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+except SecretKeyUnusable as exc:
+    CONFIG_PROBLEMS.append(("stratagate.E005", str(exc)))
+except OSError as exc:
+    CONFIG_PROBLEMS.append(("stratagate.E002", f"cannot use {DATA_DIR} for data: {exc}"))
+    _data_dir_usable = False
 if not _secret:
-    # A local install gets a per-data-dir secret so sessions survive restarts without config.
-    _secret_file = DATA_DIR / "secret_key"
-    try:
-        DATA_DIR.mkdir(parents=True, exist_ok=True)
-        if not _secret_file.exists():
-            import secrets
-
-            _secret_file.write_text(secrets.token_urlsafe(50))
-            _secret_file.chmod(0o600)
-        _secret = _secret_file.read_text().strip()
-    except OSError as exc:
-        CONFIG_PROBLEMS.append(("stratagate.E002", f"cannot use {DATA_DIR} for data: {exc}"))
-        _secret = "insecure-fallback-secret-key-data-dir-unwritable"
+    # Never a built-in key: the check error stops serve, migrate and db_worker, and a process
+    # that runs without checks signs with a random key nobody can guess (its sessions and CSRF
+    # tokens are good for this process only).
+    _secret = secrets.token_urlsafe(50)
 SECRET_KEY = _secret
 ALLOWED_HOSTS = [
     h for h in env_str("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h
@@ -53,6 +61,7 @@ INSTALLED_APPS = [
     "memory",  # before django_tasks_db: our db_worker wraps theirs with job recovery
     "django_tasks_db",
     "graphui",
+    "axes",  # login throttling (STRATAGATE_LOGIN_FAILURE_LIMIT below)
 ]
 
 MIDDLEWARE = [
@@ -68,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "graphui.middleware.StrataGateErrorPages",
+    # Last, as django-axes asks: turns a login refused for throttling into the lock-out page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "stratagate_site.urls"
@@ -129,7 +140,9 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": str(DATA_DIR / "stratagate.sqlite3"),
+            # In memory when the data directory is unusable (stratagate.E002), so that
+            # `manage.py check` runs to report it: Django's own checks open the database.
+            "NAME": str(DATA_DIR / "stratagate.sqlite3") if _data_dir_usable else ":memory:",
             "OPTIONS": dict(SQLITE_OPTIONS),
             "TEST": {"NAME": str(DATA_DIR / "test-stratagate.sqlite3")},
         }
@@ -240,8 +253,36 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Login throttling (django-axes, counted in the database so every web process shares the
+# counts, no Redis needed): after LOGIN_FAILURE_LIMIT failed logins within the lock-out
+# time from one address, or for one user name from anywhere, that address or user may not
+# log in for STRATAGATE_LOGIN_LOCKOUT_MINUTES; tries during the lock-out do not prolong it.
+# `manage.py axes_reset` (or axes_reset_ip / axes_reset_username) unlocks at once.
+STRATAGATE_LOGIN_FAILURE_LIMIT = env_int(
+    "STRATAGATE_LOGIN_FAILURE_LIMIT", 5, low=1, high=100, check_id="stratagate.E042"
+)
+STRATAGATE_LOGIN_LOCKOUT_MINUTES = env_int(
+    "STRATAGATE_LOGIN_LOCKOUT_MINUTES", 15, low=1, high=10080, check_id="stratagate.E043"
+)
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login before checking
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = STRATAGATE_LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=STRATAGATE_LOGIN_LOCKOUT_MINUTES)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# Not reset by a successful login: from one address, a login to one's own account would
+# otherwise wipe that address's failures against every other account.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "stratagate_site.login_throttle.locked_out_page"
+AXES_CLIENT_IP_CALLABLE = "stratagate_site.login_throttle.client_ip"
+AXES_VERBOSE = False
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "static"
@@ -254,12 +295,34 @@ SECURE_CSP = {
     "object-src": [CSP.NONE],
     "base-uri": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
 }
-# Largest request body: a 4 MiB import plus JSON overhead; larger bodies get a 413.
+# Largest request body: a 4 MiB import plus JSON overhead; larger bodies get a 413 from the
+# web process while it reads them (stratagate_site.http_bridge), before any view or login.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 X_FRAME_OPTIONS = "DENY"
+
+# --- behind a TLS-terminating reverse proxy (docs/OPERATIONS.md, "Behind a TLS proxy") ----------
+# The proxy speaks HTTPS to browsers and plain HTTP to StrataGate; it says so in
+# X-Forwarded-Proto, which is trusted only when this is set (the proxy must overwrite the
+# header, never pass on a client's). Then requests count as secure: CSRF checks the https
+# Origin a browser sends, and the session, CSRF and language cookies are Secure.
+STRATAGATE_BEHIND_TLS_PROXY = env_bool("STRATAGATE_BEHIND_TLS_PROXY", False)
+if STRATAGATE_BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = STRATAGATE_BEHIND_TLS_PROXY
+CSRF_COOKIE_SECURE = STRATAGATE_BEHIND_TLS_PROXY
+LANGUAGE_COOKIE_SECURE = STRATAGATE_BEHIND_TLS_PROXY
+# Strict-Transport-Security on secure responses (0: none). Up to two years.
+SECURE_HSTS_SECONDS = env_int(
+    "STRATAGATE_HSTS_SECONDS", 0, low=0, high=63_072_000, check_id="stratagate.E041"
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("STRATAGATE_HSTS_INCLUDE_SUBDOMAINS", False)
+# Origins (scheme://host[:port]) a form may be posted from besides the request's own host:
+# needed when the public address differs from the Host header the proxy passes on.
+CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS", check_id="stratagate.E040")
 # The Memory UI speaks English and Simplified Chinese; the browser's language (or the
 # switcher's choice) decides. Times are stored in UTC and shown in STRATAGATE_TIME_ZONE.
 LANGUAGE_CODE = "en"

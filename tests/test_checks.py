@@ -18,6 +18,25 @@ def _ids() -> set[str]:
     return {m.id for m in stratagate_environment(None)}
 
 
+def manage_check(
+    data_dir: Path | None = None, **variables: str
+) -> subprocess.CompletedProcess[str]:
+    """`manage.py check` in a fresh interpreter (as serve, migrate and db_worker run it first)
+    with these environment variables; with `data_dir`, on an embedded SQLite database there."""
+    environment = {**os.environ, **variables}
+    if data_dir is not None:
+        environment["STRATAGATE_DATA_DIR"] = str(data_dir)
+        environment.pop("DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=Path(__file__).resolve().parents[1],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_a_model_url_without_a_model_name_is_e020(settings):
     settings.STRATAGATE_LLM_BASE_URL = "http://127.0.0.1:1/v1"
     settings.STRATAGATE_LLM_MODEL = ""
@@ -58,20 +77,7 @@ def test_a_malformed_proxy_upstream_url_is_e034_or_e035(settings, url):
 
 
 def test_manage_py_check_reports_a_malformed_proxy_url(tmp_path):
-    environment = {
-        **os.environ,
-        "STRATAGATE_DATA_DIR": str(tmp_path),
-        "STRATAGATE_PROXY_ANTHROPIC_URL": "api.anthropic.com",
-    }
-    environment.pop("DATABASE_URL", None)
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=Path(__file__).resolve().parent.parent,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = manage_check(tmp_path, STRATAGATE_PROXY_ANTHROPIC_URL="api.anthropic.com")
     assert done.returncode != 0
     assert "stratagate.E035" in done.stderr and "STRATAGATE_PROXY_ANTHROPIC_URL" in done.stderr
 
@@ -137,14 +143,78 @@ def test_a_zero_in_the_environment_stops_start_up(
     variable: str, check_id: str, message: str
 ) -> None:
     """`manage.py check` (as serve, migrate and db_worker do first) refuses to go on."""
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=Path(__file__).resolve().parents[1],
-        env={**os.environ, variable: "0"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = manage_check(**{variable: "0"})
     assert result.returncode != 0
     assert check_id in result.stderr
     assert message in result.stderr
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "memory.example.com",  # no scheme
+        "ftp://memory.example.com",
+        "https://memory.example.com/",  # Django compares origins as exact strings
+        "https://memory.example.com/login",
+        "https://memory.example.com?x=1",
+        "https://user@memory.example.com",
+        "https://exa mple.com",
+        "https://memory.example.com:99999",
+        "https://",
+    ],
+)
+def test_a_malformed_csrf_trusted_origin_is_e040_and_left_out(
+    monkeypatch: pytest.MonkeyPatch, origin: str
+) -> None:
+    monkeypatch.setattr(env, "CONFIG_PROBLEMS", [])
+    monkeypatch.setenv("DJANGO_CSRF_TRUSTED_ORIGINS", f"https://ok.example.com,{origin}")
+    found = env.env_origins("DJANGO_CSRF_TRUSTED_ORIGINS", check_id="stratagate.E040")
+    assert found == ["https://ok.example.com"]
+    assert [cid for cid, _ in env.CONFIG_PROBLEMS] == ["stratagate.E040"]
+    assert "scheme://host[:port]" in env.CONFIG_PROBLEMS[0][1]
+
+
+def test_origins_with_ports_wildcards_and_addresses_are_kept_lower_cased(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(env, "CONFIG_PROBLEMS", [])
+    monkeypatch.setenv(
+        "DJANGO_CSRF_TRUSTED_ORIGINS",
+        "HTTPS://Memory.Example.com, https://*.example.org:8443,,http://127.0.0.1:8000,"
+        "https://[::1]:8443",
+    )
+    assert env.env_origins("DJANGO_CSRF_TRUSTED_ORIGINS", check_id="stratagate.E040") == [
+        "https://memory.example.com",
+        "https://*.example.org:8443",
+        "http://127.0.0.1:8000",
+        "https://[::1]:8443",
+    ]
+    assert env.CONFIG_PROBLEMS == []
+
+
+def test_hsts_without_the_tls_proxy_is_w040(settings: Any) -> None:
+    settings.SECURE_HSTS_SECONDS = 31536000
+    settings.SECURE_PROXY_SSL_HEADER = None
+    assert "stratagate.W040" in _ids()
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    assert "stratagate.W040" not in _ids()
+
+
+def test_bad_tls_and_login_settings_stop_start_up(tmp_path: Path) -> None:
+    done = manage_check(
+        tmp_path,
+        STRATAGATE_BEHIND_TLS_PROXY="maybe",
+        STRATAGATE_HSTS_SECONDS="-1",
+        DJANGO_CSRF_TRUSTED_ORIGINS="memory.example.com",
+        STRATAGATE_LOGIN_FAILURE_LIMIT="0",
+        STRATAGATE_LOGIN_LOCKOUT_MINUTES="forever",
+    )
+    assert done.returncode != 0
+    for check_id, text in [
+        ("stratagate.E001", "STRATAGATE_BEHIND_TLS_PROXY='maybe' is not a boolean"),
+        ("stratagate.E041", "STRATAGATE_HSTS_SECONDS=-1 is outside 0..63072000"),
+        ("stratagate.E040", "DJANGO_CSRF_TRUSTED_ORIGINS: 'memory.example.com'"),
+        ("stratagate.E042", "STRATAGATE_LOGIN_FAILURE_LIMIT=0 is outside 1..100"),
+        ("stratagate.E043", "STRATAGATE_LOGIN_LOCKOUT_MINUTES='forever' is not an integer"),
+    ]:
+        assert f"({check_id}) {text}" in done.stderr, done.stderr

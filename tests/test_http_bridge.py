@@ -6,7 +6,13 @@ ApplicationCommunicator; the integration cases send real API requests through
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
+import logging
+import re
+import select
+import socket
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -20,8 +26,10 @@ from django.db.backends.signals import connection_created
 
 from memory.models import Turn
 from memory.services.tokens import token_create
+from stratagate_site import http_bridge
 from stratagate_site.http_bridge import STREAM_CHUNK, WsgiOverAsgi
 from tests.conftest import turn_body
+from tests.reliability.procs import web_on_thread
 
 StartResponse = Callable[..., Any]
 
@@ -258,3 +266,193 @@ def test_what_an_app_writes_through_start_responses_write_comes_first() -> None:
 
     sent = async_to_sync(exchange)(WsgiOverAsgi(threads=1, handler=app), http_scope())
     assert sent[1] == {"type": "http.response.body", "body": b"head tail"}
+
+
+# --- the body cap: DATA_UPLOAD_MAX_MEMORY_SIZE, checked while reading, before the view -------
+
+
+class Spools:
+    """Records every body file the bridge makes, to tell whether one went to disk."""
+
+    def __init__(self) -> None:
+        self.made: list[Any] = []
+
+    def __call__(self, max_size: int) -> Any:
+        spool = tempfile.SpooledTemporaryFile(max_size=max_size, mode="w+b")  # noqa: SIM115
+        self.made.append(spool)
+        return spool
+
+    @property
+    def on_disk(self) -> bool:
+        return any(spool._rolled for spool in self.made)
+
+
+@pytest.fixture
+def spools(monkeypatch: pytest.MonkeyPatch) -> Spools:
+    recorder = Spools()
+    monkeypatch.setattr(http_bridge, "_spool", recorder)
+    return recorder
+
+
+async def refused_before_reading(app: Any, scope: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answer to a request whose body is never sent: it must come without a receive()."""
+    comm = ApplicationCommunicator(app, scope)
+    sent = [await comm.receive_output(timeout=10), await comm.receive_output(timeout=10)]
+    await comm.wait(timeout=10)
+    return sent
+
+
+def test_a_body_announced_over_the_limit_is_413_before_any_of_it_is_read(
+    settings: Any, spools: Spools
+) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    app = Recorder()
+    scope = http_scope("/api/v1/ns/proj/turns", "POST", [(b"content-length", b"1001")])
+    sent = async_to_sync(refused_before_reading)(WsgiOverAsgi(threads=1, handler=app), scope)
+
+    assert sent[0]["status"] == 413
+    assert (b"content-type", b"application/json") in sent[0]["headers"]
+    assert (b"connection", b"close") in sent[0]["headers"]
+    assert json.loads(sent[1]["body"]) == {
+        "error": {
+            "code": "request_too_large",
+            "message": "The request body is too large: at most 1000 bytes.",
+            "details": {"max_bytes": 1000},
+        }
+    }
+    assert app.threads == [] and spools.made == []
+
+
+def test_a_chunked_body_over_the_limit_is_413_and_never_reaches_the_disk(
+    settings: Any, spools: Spools, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1_000  # a body this size would otherwise spool
+    caplog.set_level(logging.INFO, logger="stratagate_site.http_bridge")
+    app = Recorder()
+    parts = [b"x" * 3000] * 4  # 12,000 bytes; the fourth part crosses the limit
+    sent = async_to_sync(exchange)(
+        WsgiOverAsgi(threads=1, handler=app), http_scope("/ns/proj/imports/", "POST"), parts
+    )
+
+    assert sent[0]["status"] == 413
+    assert (b"content-type", b"text/plain; charset=utf-8") in sent[0]["headers"]
+    assert b"at most 10000 bytes" in sent[1]["body"]
+    assert app.threads == []
+    assert not spools.on_disk and all(spool.closed for spool in spools.made)
+    assert "after reading 12000 bytes" in caplog.text
+
+
+def test_a_chunked_body_at_the_limit_reaches_the_app_from_memory(
+    settings: Any, spools: Spools
+) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1_000
+    app = Recorder()
+    async_to_sync(exchange)(
+        WsgiOverAsgi(threads=1, handler=app), http_scope("/", "POST"), [b"y" * 5000] * 2
+    )
+    assert app.read == b"y" * 10_000
+    assert not spools.on_disk
+
+
+def test_an_announced_body_within_the_limit_spools_as_before(settings: Any, spools: Spools) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1_000
+    app = Recorder()
+    scope = http_scope("/", "POST", [(b"content-length", b"4000")])
+    async_to_sync(exchange)(WsgiOverAsgi(threads=1, handler=app), scope, [b"z" * 4000])
+    assert app.read == b"z" * 4000
+    assert spools.on_disk  # past FILE_UPLOAD_MAX_MEMORY_SIZE, as Django's handler does
+
+
+# Real HTTP: the site's web server (stratagate_site.web, uvicorn) on a thread of this process.
+
+
+@pytest.fixture
+def site() -> Iterator[int]:
+    with web_on_thread() as (_, port):
+        yield port
+
+
+def read_answer(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    raw = b""
+    while b"\r\n\r\n" not in raw:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, v in (h.split(":", 1) for h in header_lines)}
+    while len(body) < int(headers.get("content-length", 0)):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return int(status_line.split()[1]), headers, body
+
+
+def test_over_http_a_body_announced_over_6_mib_is_refused_unread(
+    site: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="stratagate_site.http_bridge")
+    limit = 6 * 1024 * 1024
+    with socket.create_connection(("127.0.0.1", site), timeout=10) as sock:
+        sock.sendall(
+            b"POST /api/v1/ns/proj/turns HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nExpect: 100-continue\r\n"
+            + f"Content-Length: {limit + 1}\r\n\r\n".encode()
+        )
+        status, headers, body = read_answer(sock)
+        assert sock.recv(1) == b""  # closed after the answer
+    assert status == 413  # no "100 Continue" first: the client never sends the body
+    assert headers["connection"] == "close"
+    assert json.loads(body)["error"]["code"] == "request_too_large"
+    assert "after reading 0 bytes" in caplog.text
+
+
+def test_over_http_a_chunked_body_is_refused_just_past_6_mib(
+    site: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="stratagate_site.http_bridge")
+    limit = 6 * 1024 * 1024
+    chunk = b"x" * 65536
+    sent = 0
+    with socket.create_connection(("127.0.0.1", site), timeout=10) as sock:
+        sock.sendall(
+            b"POST /api/v1/ns/proj/turns HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        # Send until the server answers (it must, just past the limit); stop at 8 MiB.
+        while sent < 8 * 1024 * 1024 and not select.select([sock], [], [], 0)[0]:
+            try:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sent += len(chunk)
+        assert select.select([sock], [], [], 10)[0], "no answer"
+        status, _, body = read_answer(sock)
+    assert status == 413
+    assert json.loads(body)["error"] == {
+        "code": "request_too_large",
+        "message": f"The request body is too large: at most {limit} bytes.",
+        "details": {"max_bytes": limit},
+    }
+    read = int(re.search(r"after reading (\d+) bytes", caplog.text).group(1))  # type: ignore[union-attr]
+    # The bridge stops at the first message from the server that crosses the limit: uvicorn
+    # hands the body over as the socket gives it, up to 256 KiB at a time.
+    assert limit < read <= limit + 512 * 1024, read
+    print(f"\nchunked: sent {sent} bytes, the bridge read {read} before refusing")
+
+
+def test_over_http_a_ui_path_gets_a_plain_413(site: int) -> None:
+    client = http.client.HTTPConnection("127.0.0.1", site, timeout=10)
+    client.putrequest("POST", "/ns/proj/imports/")
+    client.putheader("Content-Length", str(7 * 1024 * 1024))
+    client.endheaders()
+    response = client.getresponse()
+    assert response.status == 413
+    assert response.getheader("content-type") == "text/plain; charset=utf-8"
+    assert b"The request body is too large" in response.read()
+    client.close()

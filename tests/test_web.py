@@ -9,13 +9,12 @@ from __future__ import annotations
 import http.client
 import os
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
 
 from stratagate_site import web
-from tests.reliability.procs import listening_socket  # as `manage.py serve` binds it
+from tests.reliability.procs import listening_socket, web_on_thread
 
 STATIC = "/static/graphui/css/search.css"  # answered without the database
 
@@ -23,19 +22,8 @@ STATIC = "/static/graphui/css/search.css"  # answered without the database
 @pytest.fixture
 def running() -> Iterator[tuple[web.WebServer, int]]:
     """The web server on a thread of this process (so its connections can be inspected)."""
-    listener = listening_socket()
-    ready = threading.Event()
-    server = web.WebServer(listener, on_ready=ready.set)
-    thread = threading.Thread(target=server.serve_until_stopped)
-    thread.start()
-    try:
-        assert ready.wait(30), "the web server did not start"
-        yield server, int(listener.getsockname()[1])
-    finally:
-        server.should_exit = True
-        thread.join(30)
-        listener.close()
-    assert not thread.is_alive()
+    with web_on_thread() as running:
+        yield running
 
 
 def test_connections_have_nagle_off_and_stay_open(running: tuple[web.WebServer, int]) -> None:

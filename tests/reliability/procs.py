@@ -31,6 +31,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -38,10 +39,13 @@ import warnings
 from collections.abc import Callable, Iterator
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.db import connection, connections
+
+if TYPE_CHECKING:
+    from stratagate_site.web import WebServer
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
@@ -84,6 +88,27 @@ def listening_socket() -> socket.socket:
     listener.listen(1024)
     listener.set_inheritable(True)
     return listener
+
+
+@contextlib.contextmanager
+def web_on_thread() -> Iterator[tuple[WebServer, int]]:
+    """The site's web server (stratagate_site.web) on a thread of this process, on a
+    `listening_socket()`: (the server, its port). Stopped and joined on the way out."""
+    from stratagate_site import web
+
+    listener = listening_socket()
+    ready = threading.Event()
+    server = web.WebServer(listener, on_ready=ready.set)
+    thread = threading.Thread(target=server.serve_until_stopped)
+    thread.start()
+    try:
+        assert ready.wait(30), "the web server did not start"
+        yield server, int(listener.getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+    assert not thread.is_alive()
 
 
 def http_ok(port: int) -> bool:

@@ -135,6 +135,14 @@ class Command(BaseCommand):
             default=1,
             help="db_worker processes to start (1; 0 = web only, run workers elsewhere)",
         )
+        parser.add_argument(
+            "--verbose",
+            action="store_true",
+            help=(
+                "workers log every job's start and end (default: failures and a one-line "
+                "summary a minute)"
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         host: str = options["host"]
@@ -161,7 +169,7 @@ class Command(BaseCommand):
         listener: socket.socket | None = None
         try:
             listener = _listen(host, port)
-            children = self._start_children(listener, web, workers)
+            children = self._start_children(listener, web, workers, verbose=options["verbose"])
             self._announce(host, port, children)
             died = self._watch(children, stop_signal)
         finally:
@@ -202,7 +210,9 @@ class Command(BaseCommand):
         )
         return Child(role=role, name=name, process=process)
 
-    def _start_children(self, listener: socket.socket, web: int, workers: int) -> list[Child]:
+    def _start_children(
+        self, listener: socket.socket, web: int, workers: int, *, verbose: bool = False
+    ) -> list[Child]:
         manage_py = str(Path(settings.BASE_DIR) / "manage.py")
         # Every web process accepts on the one socket bound here, so several web processes share the
         # port and the kernel spreads connections across them (Python runs one core per process).
@@ -228,6 +238,7 @@ class Command(BaseCommand):
                         "--no-reload",
                         "--interval",
                         "0.5",
+                        *(["--verbose"] if verbose else []),
                     ],
                 )
             )
