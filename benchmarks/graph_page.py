@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/graph_page.py [--nodes 2000] [--runs 5] [--limits 150,500]
                                               [--data-dir DIR]
 
-Builds namespace `graph-bench` with `memory.services.demo.demo_load(nodes=N)` (the demo
+Builds namespace `graph-bench` with `memory.demo.demo_load(nodes=N)` (the demo
 conversation plus a synthetic directory grown through the real services: ingest, events,
 `graph_apply`), starts `manage.py serve --workers 0`, logs in with Playwright and opens the
 graph page `--runs` times per node limit. Time to interactive is the time from navigation
@@ -51,7 +51,7 @@ def build(nodes: int) -> dict[str, Any]:
     from django.core.management import call_command
     from django.db import connections
 
-    from memory.services.demo import demo_load
+    from memory.demo import demo_load
 
     call_command("migrate", verbosity=0)
     started = time.perf_counter()

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from _common import ROOT, django_setup, machine, write_result
 
 if TYPE_CHECKING:
-    from memory.services.locomo.dataset import Conversation
+    from memory.evaluation.locomo.dataset import Conversation
 
 # --- this benchmark ---
 
@@ -42,14 +42,14 @@ def conversation_history(conversation: Conversation) -> dict[str, Any]:
     tokens with the transcript's. Django must be set up."""
     from memory.engine.layering import render_l5
     from memory.engine.tokens import estimate_tokens
+    from memory.evaluation.locomo.ingest import conversation_turns
     from memory.models import Message, Session
     from memory.selectors.blocks import layered_history
+    from memory.selectors.messages import view_messages
+    from memory.selectors.settings import memory_settings_get
     from memory.services.ingest import turn_ingest
     from memory.services.jobs import jobs_drain
-    from memory.services.locomo.ingest import conversation_turns
     from memory.services.namespaces import namespace_get_or_create
-    from memory.services.sealing import view_messages
-    from memory.services.settings import memory_settings_get
 
     namespace = namespace_get_or_create(name=f"history-{conversation.sample_id}")
     started = time.perf_counter()
@@ -108,7 +108,7 @@ def main() -> int:
         django_setup(Path(tmp))
         from django.db import connections
 
-        from memory.services.locomo.dataset import load
+        from memory.evaluation.locomo.dataset import load
 
         names = [n.strip() for n in args.conversations.split(",") if n.strip()]
         per_conversation: dict[str, dict[str, Any]] = {}

@@ -90,10 +90,10 @@ def measure(turns: int, server: FakeOpenAIServer) -> dict[str, Any]:
         ModelCall,
         ProcessingJob,
     )
+    from memory.selectors.settings import memory_settings_get
     from memory.services.ingest import MessageIn, TurnIn, turn_ingest
     from memory.services.jobs import jobs_drain
     from memory.services.namespaces import namespace_get_or_create
-    from memory.services.settings import memory_settings_get
 
     namespace = namespace_get_or_create(name=NAMESPACE)
     before = server.calls

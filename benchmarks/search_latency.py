@@ -120,10 +120,13 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
 
     from memory import search
     from memory.engine.lifecycle import VISIBLE_STATUSES as VISIBLE
+    from memory.recall.events import EventSearch
+    from memory.recall.graph import GraphSearch
+    from memory.recall.raw import RawSearch
     from memory.search.text import query_terms
     from memory.services.activation import activation_build
-    from memory.services.retrieval import EventSearch, RawSearch, events_search, raw_search
-    from memory.services.retrieval_graph import GraphSearch, graph_search
+    from memory.services.retrieval import events_search, raw_search
+    from memory.services.retrieval_graph import graph_search
     from memory.services.tokens import token_create
 
     started = time.perf_counter()

@@ -13,7 +13,7 @@ from django.utils.functional import SimpleLazyObject
 
 from graphui.access import may, visible_namespaces
 from memory.models import Role
-from memory.services.llm_runtime import namespace_model_mode
+from memory.selectors.processing_model import namespace_model_mode
 from stratagate_site.http_bridge import SERVED_WITH_WEBSOCKETS
 
 

@@ -1,12 +1,8 @@
-"""django.tasks entry points. Thin: the job row in the database carries the real state."""
+"""Where task results queued before run_job moved to `services.jobs` find it (their stored
+`task_path` is `memory.tasks.run_job`); new triggers name `memory.services.jobs.run_job`."""
 
 from __future__ import annotations
 
-from django.tasks import task
+from memory.services.jobs import run_job
 
-from memory.services.jobs import job_run
-
-
-@task()
-def run_job(job_id: int) -> str:
-    return job_run(job_id)
+__all__ = ["run_job"]

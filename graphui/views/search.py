@@ -1,6 +1,6 @@
 """Search page (SPEC §13.2): one box across events, graph, blocks and raw messages, ranked as the
 agent tools rank them, matches marked and why each hit matched. Reads only: browsing records
-no retrieval batch and changes no weight (`memory.selectors.ui_search`)."""
+no retrieval batch and changes no weight (`memory.recall.ui_search`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.shortcuts import render
 
 from graphui.access import ui_namespace
 from memory.errors import Invalid
-from memory.selectors.ui_search import ALL, SEARCH_KINDS, search_scope, ui_search
+from memory.recall.ui_search import ALL, SEARCH_KINDS, search_scope, ui_search
 
 TEMPLATE = "graphui/search.html"
 

@@ -24,6 +24,9 @@ from memory.api.retrieval_schemas import (
     SearchRawIn,
     SearchRawOut,
 )
+from memory.recall.events import EventSearch
+from memory.recall.graph import GraphSearch
+from memory.recall.raw import RawSearch
 from memory.selectors.audit import (
     AssessmentOut,
     AuditChainOut,
@@ -41,7 +44,7 @@ from memory.services import retrieval
 from memory.services.adoption import UseRequest, usage_record
 from memory.services.batches import batch_refs
 from memory.services.gate import AssessRequest, gate_assess
-from memory.services.retrieval_graph import GraphSearch, graph_search
+from memory.services.retrieval_graph import graph_search
 
 router = Router(tags=["retrieval"])
 
@@ -56,7 +59,7 @@ def search_events(request: HttpRequest, ns: str, payload: SearchEventsIn) -> Sea
         participants = [participants]
     found = retrieval.events_search(
         namespace=namespace,
-        params=retrieval.EventSearch(
+        params=EventSearch(
             query=payload.query,
             limit=payload.limit,
             session_id=payload.session_id,
@@ -128,9 +131,7 @@ def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> SearchRaw
     namespace = request_namespace(request)
     found = retrieval.raw_search(
         namespace=namespace,
-        params=retrieval.RawSearch(
-            query=payload.query, limit=payload.limit, session_id=payload.session_id
-        ),
+        params=RawSearch(query=payload.query, limit=payload.limit, session_id=payload.session_id),
     )
     return SearchRawOut(
         batch_id=found.batch.public_id,

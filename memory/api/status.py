@@ -11,8 +11,9 @@ from memory.engine.decay import level_schedule
 from memory.errors import Forbidden
 from memory.selectors.health import HealthOut, namespace_health
 from memory.selectors.jobs import JOBS_LISTED, job_get, job_list, job_out
+from memory.selectors.settings import EffectiveSettings, memory_settings_get
 from memory.services import jobs
-from memory.services.settings import EffectiveSettings, memory_settings_get, settings_update
+from memory.services.settings import settings_update
 
 router = Router(tags=["status"])
 

@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Lag, Lead
 
-from memory.models import Event, GraphNode, Message, Turn
+from memory.models import Event, GraphNode, Message, Namespace, Turn
 from memory.models.rows import read_models_with
 from memory.search.backend import backend
 from memory.search.documents import (
@@ -231,8 +231,6 @@ def reindex_messages() -> int:
 
 def reindex_all() -> dict[str, int]:
     """Empty every index table (rows of deleted namespaces included) and rebuild them all."""
-    from memory.models import Namespace
-
     totals = {kind.name + "s": 0 for kind in KINDS}
     with transaction.atomic():
         for kind in KINDS:

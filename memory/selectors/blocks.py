@@ -24,9 +24,9 @@ from memory.models import (
     Session,
     Turn,
 )
+from memory.selectors.messages import view_messages
 from memory.selectors.out import Out
-from memory.services.sealing import view_messages
-from memory.services.settings import memory_settings_get
+from memory.selectors.settings import memory_settings_get
 
 LEVELS = range(6)
 

@@ -12,8 +12,8 @@ from django.conf import settings
 from memory.engine.redact import redact
 from memory.models import Namespace
 from memory.selectors.out import Out
+from memory.selectors.processing_model import PROXY_UPSTREAM
 from memory.selectors.proxy import proxy_traffic
-from memory.services.llm_runtime import PROXY_UPSTREAM
 
 # Each protocol's base below /proxy/{ns}/, as proxy.app.BASES serves it (a test keeps them equal).
 PROXY_BASES = {"openai": "openai/v1", "anthropic": "anthropic"}

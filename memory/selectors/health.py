@@ -27,9 +27,9 @@ from memory.models import (
     UsageReceipt,
 )
 from memory.selectors.out import Out
+from memory.selectors.processing_model import processing_model
 from memory.selectors.proxy import TrafficOut, proxy_traffic
-from memory.services.llm_runtime import processing_model
-from memory.services.settings import memory_settings_get
+from memory.selectors.settings import memory_settings_get
 
 FAILED_JOBS_SHOWN = 20
 RECENT_MODEL_CALLS = 5

@@ -23,7 +23,7 @@ from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.weights import current_weight, weight_band
 from memory.models import Block, BlockStatus, Event, Namespace, UsageReceipt
 from memory.selectors.out import Out
-from memory.services.settings import memory_settings_get
+from memory.selectors.settings import memory_settings_get
 
 MAX_ADOPTION_BUCKETS = 30
 WEIGHT_BANDS = ("high", "mid", "low", "zero")  # weight_band's answers, strongest first

@@ -1,4 +1,5 @@
-"""Source messages (L5) as they leave StrataGate: redacted content and tool records."""
+"""Source messages (L5) as they leave StrataGate (redacted content and tool records), and as the
+engine's layering reads them (`view_messages`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
+from memory.engine.layering import ToolCallRecord, ViewMessage
 from memory.engine.redact import redact
 from memory.models import Message
 from memory.selectors.dump import redact_value
@@ -65,3 +67,23 @@ def messages_by_ids(ids: Iterable[int]) -> list[MessageOut]:
     """Messages in conversation order (session, turn, position), one query."""
     rows = Message.objects.filter(pk__in=list(ids)).select_related("session")
     return messages_out(rows.order_by("session_id", "turn__session_turn", "position"))
+
+
+def view_messages(messages: list[Message]) -> list[ViewMessage]:
+    return [
+        ViewMessage(
+            role=m.role,
+            content=m.content,
+            name=m.name or None,
+            tool_calls=tuple(
+                ToolCallRecord(
+                    name=str(call.get("name", "")),
+                    arguments=call.get("arguments"),
+                    result=call.get("result"),
+                )
+                for call in m.tool_calls
+                if isinstance(call, dict)
+            ),
+        )
+        for m in messages
+    ]

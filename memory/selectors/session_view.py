@@ -35,7 +35,7 @@ from memory.selectors.proxy import (
     SystemPromptOut,
     session_proxy,
 )
-from memory.services.settings import memory_settings_get
+from memory.selectors.settings import memory_settings_get
 
 RAW_LEVEL = MAX_LEVEL
 # Pending and failed blocks have only the views written at sealing (SPEC §2.2).

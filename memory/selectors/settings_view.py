@@ -23,8 +23,8 @@ from memory.selectors.blocks import layered_history
 from memory.selectors.health import ProcessingOut
 from memory.selectors.namespaces import namespace_id_of
 from memory.selectors.out import Out
-from memory.services.llm_runtime import processing_model
-from memory.services.settings import EffectiveSettings, memory_settings_get
+from memory.selectors.processing_model import processing_model
+from memory.selectors.settings import EffectiveSettings, memory_settings_get
 
 SCHEDULE_AGES = 12  # the preview shows ages 0…12 (blocks sealed after a block)
 SESSION_CHOICES = 50  # the most recently active sessions offered in the picker

@@ -38,11 +38,12 @@ from memory.models import (
     Turn,
 )
 from memory.models.rows import columns_of, insert_rows, marks, read_by_id, read_rows, read_values
+from memory.recall.messages import RankedMessage, messages_rank_fuse, messages_rank_text
+from memory.recall.nodes import node_card, ranked_nodes
+from memory.recall.query import MAX_QUERY_CHARS
 from memory.search.documents import EVENTS, event_document
 from memory.search.text import analyze, query_terms
 from memory.selectors.namespaces import namespace_turn
-from memory.services.activation_nodes import node_card, ranked_nodes
-from memory.services.recall import RankedMessage, messages_rank_fuse, messages_rank_text
 
 EVENT_HITS = 20
 MAX_EVENTS = 4
@@ -54,7 +55,7 @@ MAX_PASSAGES = 80
 PASSAGE_POOL = 100  # ranked messages looked at (some are the current session's or shown)
 PASSAGE_CHARS = 600
 TAIL_TURNS = 2
-MAX_QUERY_CHARS = 4000
+
 FRAMING = (
     "[Activated long-term memory]\n"
     "Historical memory context from earlier conversations.\n"
@@ -390,7 +391,7 @@ def activation_build(
     and record what was injected. Must not, and does not, write to events or the graph.
 
     Events and graph nodes come first (≤ 4 each); the rest of the budget holds verbatim source
-    passages from other sessions, ranked by recall (`services.recall`)."""
+    passages from other sessions, ranked by recall (`recall.messages`)."""
     budget = validate_budget(budget)
     text_query = activation_query(session, query)
     current_turn = namespace_turn(namespace)

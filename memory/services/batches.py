@@ -28,7 +28,6 @@ from memory.models.rows import insert_rows, insert_values
 from memory.selectors.namespaces import namespace_turn
 
 BATCH_ID_PREFIX = "b_"
-MAX_QUERY_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -46,23 +45,6 @@ class BatchEntry:
 
 def new_batch_id() -> str:
     return BATCH_ID_PREFIX + secrets.token_hex(10)
-
-
-def validate_query(query: str) -> str:
-    if len(query) > MAX_QUERY_CHARS:
-        raise Invalid(
-            f"query is limited to {MAX_QUERY_CHARS} characters",
-            code="query_too_long",
-            details={"length": len(query), "limit": MAX_QUERY_CHARS},
-        )
-    return query
-
-
-def validate_limit(limit: int | None, *, default: int, maximum: int = 20) -> int:
-    value = default if limit is None else limit
-    if not 1 <= value <= maximum:
-        raise Invalid(f"limit must be 1–{maximum}", code="invalid_limit", details={"limit": limit})
-    return value
 
 
 def caller_session(namespace: Namespace, session_id: str | None) -> Session | None:

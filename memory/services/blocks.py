@@ -12,9 +12,9 @@ from django.utils import timezone
 from memory.engine.decay import display_level, resolve_expand_target
 from memory.errors import Conflict, Invalid
 from memory.models import Block, BlockStatus, LiftedBy, Session
+from memory.selectors.settings import memory_settings_get
 from memory.services.audit import admin_action
 from memory.services.live import publish
-from memory.services.settings import memory_settings_get
 
 
 def ready_block_count(session_id: int) -> int:

@@ -35,6 +35,7 @@ from memory.models import (
     Turn,
 )
 from memory.models.rows import columns_of, marks, read_by_id, read_models, read_values
+from memory.services.block_ready import block_mark_ready
 from memory.services.events import EventContext, event_create, event_relate, event_supersede
 from memory.services.jobs import job_create, job_handler
 from memory.services.live import publish
@@ -173,8 +174,6 @@ def extraction_user_prompt(block: Block, messages: list[Message]) -> str:
 @job_handler(JobKind.BLOCK_EXTRACT)
 def block_events_extract(job: ProcessingJob) -> None:
     """Extract, ground and store a block's events, then the block is ready (idempotent)."""
-    from memory.services.processing import block_mark_ready
-
     block = job.block
     assert block is not None
     if Event.objects.filter(source_block=block).exists():  # a re-run after a crash

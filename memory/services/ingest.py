@@ -15,10 +15,10 @@ from memory.errors import Conflict, Invalid
 from memory.models import Block, IngestReceipt, Message, MessageRole, Namespace, Session, Turn
 from memory.models.rows import insert_rows, read_models
 from memory.search import index_messages
+from memory.selectors.settings import memory_settings_get
 from memory.services.db import write_transaction
 from memory.services.live import publish
 from memory.services.sealing import block_seal_ready_runs
-from memory.services.settings import memory_settings_get
 
 MAX_TURN_BYTES = 1024 * 1024
 MAX_MESSAGES = 500

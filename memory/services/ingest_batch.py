@@ -24,11 +24,11 @@ from memory.errors import Conflict, Invalid, StrataGateError
 from memory.models import Block, IngestReceipt, Message, Namespace, Session, Turn
 from memory.models.rows import insert_rows
 from memory.search import index_messages
+from memory.selectors.settings import memory_settings_get
 from memory.services.db import write_transaction
 from memory.services.ingest import TurnIn, message_rows, turn_content_hash, turn_validate
 from memory.services.live import publish
 from memory.services.sealing import SealRun, blocks_seal
-from memory.services.settings import memory_settings_get
 
 MAX_BATCH_TURNS = 200
 

@@ -12,17 +12,14 @@ from memory.engine.prompts.extraction_prompt import COMBINED_SYSTEM_PROMPT, Bloc
 from memory.engine.tokens import estimate_tokens
 from memory.models import (
     Block,
-    BlockStatus,
     BlockView,
     JobKind,
-    JobStatus,
     ProcessingJob,
-    Session,
     ViewSource,
 )
+from memory.services.block_ready import block_mark_ready
 from memory.services.extraction import block_messages, extraction_user_prompt
-from memory.services.jobs import job_create, job_handler, job_trigger
-from memory.services.live import publish
+from memory.services.jobs import job_create, job_handler
 from memory.services.llm_runtime import llm_call, llm_client
 
 
@@ -103,37 +100,3 @@ def block_views_produce(job: ProcessingJob) -> None:
                 block=block,
                 payload=payload,
             )
-
-
-def block_mark_ready(*, block_id: int) -> None:
-    """Give the block its ready position and anchor (SPEC §4.1), then wake the next block.
-
-    Must run inside the caller's transaction; the session row lock orders concurrent workers.
-    """
-    block = Block.objects.select_for_update(no_key=True).get(pk=block_id)
-    if block.status == BlockStatus.READY:
-        return
-    Session.objects.select_for_update(no_key=True).filter(pk=block.session_id).first()
-    position = (
-        Block.objects.filter(session_id=block.session_id, status=BlockStatus.READY).count() + 1
-    )
-    block.status = BlockStatus.READY
-    block.ready_position = position
-    block.anchor_position = position
-    block.anchor_level = 5
-    block.ready_at = timezone.now()
-    block.save(
-        update_fields=["status", "ready_position", "anchor_position", "anchor_level", "ready_at"]
-    )
-    publish(block.namespace_id, "block.ready", block_id=block.pk, session_pk=block.session_id)
-    following = (
-        ProcessingJob.objects.filter(
-            block__session_id=block.session_id,
-            block__sequence=block.sequence + 1,
-            status=JobStatus.QUEUED,
-        )
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if following is not None:
-        transaction.on_commit(lambda: job_trigger(following))

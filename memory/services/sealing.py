@@ -7,32 +7,12 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from memory.engine.layering import ToolCallRecord, ViewMessage, build_deterministic_views
+from memory.engine.layering import build_deterministic_views
 from memory.engine.tokens import estimate_tokens
 from memory.models import Block, BlockView, JobKind, Message, Session, Turn, ViewSource
 from memory.models.rows import in_chunks, insert_rows, marks, read_models
+from memory.selectors.messages import view_messages
 from memory.services.jobs import block_jobs_create
-
-
-def view_messages(messages: list[Message]) -> list[ViewMessage]:
-    return [
-        ViewMessage(
-            role=m.role,
-            content=m.content,
-            name=m.name or None,
-            tool_calls=tuple(
-                ToolCallRecord(
-                    name=str(call.get("name", "")),
-                    arguments=call.get("arguments"),
-                    result=call.get("result"),
-                )
-                for call in m.tool_calls
-                if isinstance(call, dict)
-            ),
-        )
-        for m in messages
-    ]
-
 
 # How many of a session's turns are open, counted up to a limit on the (session, block) index.
 # Every ingest asks and most find fewer than a block's worth: plain SQL, no model instances.

@@ -9,7 +9,7 @@ import history_tokens
 import pytest
 
 from memory.engine.tokens import estimate_tokens
-from memory.services.locomo.dataset import parse_conversation
+from memory.evaluation.locomo.dataset import parse_conversation
 from memory.services.settings import memory_settings_update
 from tests.conftest import make_api
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 def demo(db: None) -> dict[str, Any]:
     """The demo namespace: five receipts, one zero-increment after a partial assessment with
     rejected refs, activated memory before two of the answers."""
-    from memory.services.demo import demo_load
+    from memory.demo import demo_load
 
     name = demo_load(name="demo", nodes=0).namespace
     receipts = {r.receipt_id: r for r in UsageReceipt.objects.filter(namespace__name=name)}
@@ -39,9 +39,10 @@ def demo(db: None) -> dict[str, Any]:
 @pytest.fixture
 def long_ns(db: None) -> dict[str, Any]:
     """A receipt whose question, answer and session id are long and Chinese."""
+    from memory.recall.events import EventSearch
     from memory.services.jobs import jobs_drain
     from memory.services.namespaces import namespace_get_or_create
-    from memory.services.retrieval import EventSearch, events_search
+    from memory.services.retrieval import events_search
     from memory.services.settings import memory_settings_update
     from tests.graphui.test_audit import _assess, _use, say
 

@@ -24,7 +24,7 @@ def timeline_ns(db: None) -> dict[str, Any]:
     a conflict, a forgotten event, receipts, an import) when the demo loader is there, else the
     timeline test data; plus one event with a 200-character title and a 3,000-character source."""
     try:
-        from memory.services.demo import demo_load
+        from memory.demo import demo_load
     except ImportError:
         demo_load = None
     if demo_load is not None:

@@ -23,7 +23,7 @@ CHINESE_TURNS = ("我们决定使用 PostgreSQL 作为数据库。", "下周完�
 def _demo() -> bool:
     """The shared demo namespace when its loader is there (screenshots look like real use)."""
     try:
-        from memory.services.demo import demo_load
+        from memory.demo import demo_load
     except ImportError:
         return False
     demo_load(name="demo")

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.db import transaction
 
+from memory.demo import demo_load
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.models import Block, Message
-from memory.services.demo import demo_load
 from memory.services.events import EventContext, event_create
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain

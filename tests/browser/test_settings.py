@@ -54,7 +54,7 @@ def settings_data(settings: Any, db: None) -> str:
     jobs_drain()
     settings.STRATAGATE_BLOCK_TURNS = 6
     try:
-        from memory.services.demo import demo_load
+        from memory.demo import demo_load
     except ImportError:  # the demo is built by another engineer; screenshots still work
         return NAMESPACE
     demo_load(name="demo", nodes=0)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from memory.demo import demo_load
 from memory.models import Block, Event, GraphNode, ImportBatch, Session, UsageReceipt
-from memory.services.demo import demo_load
 from tests.browser.conftest import PageWatch, assert_probes_inert, log_in, screenshot
 from tests.browser.hostile import IMG, SCRIPT, hostile_namespace_create
 from tests.browser.hostile import NAMESPACE as HOSTILE

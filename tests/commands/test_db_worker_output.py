@@ -17,7 +17,7 @@ from memory.management.commands import serve
 from memory.management.commands.db_worker import JobTally, Sweeper
 from tests.test_serve import INGEST_13_TURNS, run_manage
 
-PER_JOB_LINE = re.compile(r"django\.tasks: Task id=\S+ path=memory\.tasks\.run_job state=")
+PER_JOB_LINE = re.compile(r"django\.tasks: Task id=\S+ path=memory\.services\.jobs\.run_job state=")
 
 FAILING_WORKER = """
 import memory.services.extraction, memory.services.graph, memory.services.processing

@@ -36,7 +36,7 @@ from memory.models import (
     UsageReceipt,
 )
 from memory.selectors.graph import node_states
-from memory.services.settings import memory_settings_get
+from memory.selectors.settings import memory_settings_get
 
 pytestmark = pytest.mark.django_db
 HAN = re.compile(r"[\u4e00-\u9fff]")

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memory.errors import Invalid
-from memory.services.event_precision import (
+from memory.evaluation.event_precision import (
     LabelledSet,
     event_precision_score,
     labelled_set_load,

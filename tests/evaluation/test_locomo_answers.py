@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from memory.evaluation.locomo.run import EvalOptions, locomo_evaluate
 from memory.models import Activation, GraphFact, ModelCall, RetrievalBatch
-from memory.services.locomo.run import EvalOptions, locomo_evaluate
 from tests.evaluation.locomo_sample import SAMPLE, write_sample
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from memory.errors import Invalid
-from memory.services.locomo.dataset import (
+from memory.evaluation.locomo.dataset import (
     load,
     normalise_evidence,
     paired_turns,
     parse_session_date,
 )
-from memory.services.locomo.scoring import Tally, recall_at
+from memory.evaluation.locomo.scoring import Tally, recall_at
 from tests.evaluation.locomo_sample import SAMPLE, write_sample
 
 

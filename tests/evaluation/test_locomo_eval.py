@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from memory.evaluation.locomo.run import EvalOptions, locomo_evaluate
 from memory.models import Activation, Message, RetrievalBatch, Turn
-from memory.services.locomo.run import EvalOptions, locomo_evaluate
 from tests.evaluation.locomo_sample import write_sample
 
 pytestmark = pytest.mark.django_db

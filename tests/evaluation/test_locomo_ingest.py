@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from memory.evaluation.locomo import ingest as locomo_ingest
+from memory.evaluation.locomo.dataset import load
 from memory.models import IngestReceipt, Message, Turn
-from memory.services.locomo import ingest as locomo_ingest
-from memory.services.locomo.dataset import load
 from tests.evaluation.locomo_sample import write_sample
 
 pytestmark = pytest.mark.django_db

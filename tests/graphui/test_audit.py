@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memory.models import Activation, Event, Message, Namespace, UsageReceipt
+from memory.recall.events import EventSearch
+from memory.recall.raw import RawSearch
 from memory.selectors.audit import answer_turn
 from memory.selectors.audit_view import ReceiptFilter, reinforcement
 from memory.selectors.audit_view.receipts import receipts_filtered, with_answer_turn
@@ -28,7 +30,7 @@ from memory.services.gate import AssessRequest, gate_assess
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.retrieval import EventSearch, RawSearch, events_search, raw_search
+from memory.services.retrieval import events_search, raw_search
 from memory.services.settings import memory_settings_update
 from tests.browser.hostile import IMG, PROBES, SCRIPT, hostile_namespace_create
 

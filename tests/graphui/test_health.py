@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.models import Block, Event, Message, Namespace, UsageReceipt
+from memory.recall.events import EventSearch
 from memory.selectors.health import namespace_health
 from memory.selectors.health_charts import (
     MAX_ADOPTION_BUCKETS,
@@ -27,7 +28,7 @@ from memory.services.gate import AssessRequest, gate_assess
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.retrieval import EventSearch, events_search
+from memory.services.retrieval import events_search
 from memory.services.settings import memory_settings_update
 from tests.browser.hostile import PROBES, hostile_namespace_create
 

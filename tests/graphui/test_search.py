@@ -14,12 +14,13 @@ from django.urls import reverse
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.prompts.graph import GraphProposal
 from memory.models import BatchItem, Block, Event, Message, Namespace, RetrievalBatch
+from memory.recall.events import EventSearch
 from memory.services.events import EventContext, event_create
 from memory.services.graph import graph_apply
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.retrieval import EventSearch, events_search
+from memory.services.retrieval import events_search
 from tests.browser.hostile import IMG, JS_LINK, SCRIPT, hostile_namespace_create
 
 pytestmark = pytest.mark.django_db

@@ -15,10 +15,11 @@ from django.urls import reverse
 from memory.engine.decay import display_level, level_schedule
 from memory.models import AdminAction, MemorySettings, ModelCall, Namespace, Session
 from memory.selectors.blocks import block_display_list, layered_history
+from memory.selectors.settings import memory_settings_get
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.settings import memory_settings_get, memory_settings_update
+from memory.services.settings import memory_settings_update
 from tests.browser.hostile import PROBES, hostile_namespace_create
 
 URL = reverse("graphui:settings")

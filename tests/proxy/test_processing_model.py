@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from memory.models import Block, BlockStatus, ModelCall
+from memory.selectors.processing_model import processing_model
 from memory.services.jobs import jobs_drain
-from memory.services.llm_runtime import processing_model
 from tests.fakes.model_upstream import Answer, Call, Seen
 from tests.fakes.openai_server import schema_stub
 from tests.proxy.conftest import namespace

@@ -21,7 +21,7 @@ from django.db import connections
 from django_tasks_db.models import DBTaskResult
 
 from memory.models import JobStatus, Namespace, ProcessingJob
-from memory.tasks import run_job
+from memory.services.jobs import run_job
 from tests.reliability.procs import Processes, wait_until
 from tests.reliability.world import assert_consistent, assert_processed_once, ingest_sessions
 

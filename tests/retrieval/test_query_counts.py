@@ -28,10 +28,12 @@ from memory.models import (
     NodeType,
     Session,
 )
+from memory.recall.graph import GraphSearch
+from memory.recall.raw import RawSearch
 from memory.selectors.graph import node_state, node_states
 from memory.services.activation import activation_build
-from memory.services.retrieval import RawSearch, raw_search
-from memory.services.retrieval_graph import GraphSearch, graph_search
+from memory.services.retrieval import raw_search
+from memory.services.retrieval_graph import graph_search
 from tests.retrieval.conftest import the_events
 
 pytestmark = pytest.mark.django_db

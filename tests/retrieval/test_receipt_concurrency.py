@@ -12,12 +12,13 @@ from django.db import connection, connections, transaction
 
 from memory.errors import Conflict
 from memory.models import Event, Namespace, RetrievalBatch, UsageItem, UsageReceipt
+from memory.recall.events import EventSearch
 from memory.services.adoption import UseRequest, usage_record
 from memory.services.gate import AssessRequest, gate_assess
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.retrieval import EventSearch, events_search
+from memory.services.retrieval import events_search
 from memory.services.settings import memory_settings_update
 
 pytestmark = pytest.mark.django_db(transaction=True)

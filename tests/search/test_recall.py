@@ -8,9 +8,9 @@ import pytest
 
 from memory import search
 from memory.models import Namespace
+from memory.recall.messages import messages_rank
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.recall import messages_rank
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)
@@ -126,7 +126,7 @@ def test_no_match_means_no_results() -> None:
 
 
 def test_a_word_too_common_in_the_namespace_is_never_a_feedback_term(monkeypatch) -> None:
-    from memory.services import recall
+    from memory.recall import messages as recall
 
     namespace = namespace_get_or_create(name="df")
     _turns(
@@ -164,7 +164,7 @@ def test_within_one_ranking_a_terms_document_count_is_taken_once() -> None:
 def test_feedback_candidates_that_tie_are_taken_in_the_order_said(monkeypatch):
     """Among words held by as many top documents, the first said are looked up: the choice
     does not depend on Python's per-process string hashing (it did, through a set)."""
-    from memory.services import recall
+    from memory.recall import messages as recall
 
     words = [f"w{n:02d}x" for n in range(30)]  # each said once: 30 candidates that tie
     looked_up: list[list[str]] = []

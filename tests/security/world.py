@@ -28,6 +28,7 @@ from memory.models import (
     ProcessingJob,
     UsageReceipt,
 )
+from memory.recall.events import EventSearch
 from memory.services.activation import activation_build
 from memory.services.adoption import UseRequest, usage_record
 from memory.services.events import EventContext, event_create, event_lifecycle
@@ -36,7 +37,7 @@ from memory.services.imports import import_commit, import_create
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.retrieval import EventSearch, events_search
+from memory.services.retrieval import events_search
 from tests.conftest import BASE_TIME
 from tests.graphui.proxy_support import counters_add, proxied_session_create
 

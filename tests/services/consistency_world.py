@@ -10,6 +10,8 @@ from datetime import timedelta
 from django.db import connection
 
 from memory.models import Event, GraphNode, Namespace, UsageReceipt
+from memory.recall.events import EventSearch
+from memory.recall.graph import GraphSearch
 from memory.search.documents import Kind
 from memory.services.adoption import UseRequest, usage_record
 from memory.services.consistency import Violation
@@ -17,8 +19,8 @@ from memory.services.gate import AssessRequest, gate_assess
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
-from memory.services.retrieval import EventSearch, events_search
-from memory.services.retrieval_graph import GraphSearch, graph_search
+from memory.services.retrieval import events_search
+from memory.services.retrieval_graph import graph_search
 from tests.conftest import BASE_TIME
 
 LINES = (

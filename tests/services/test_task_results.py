@@ -36,7 +36,7 @@ def task_row(status: str, *, days_ago: float | None = None) -> DBTaskResult:
     return DBTaskResult.objects.create(
         status=status,
         args_kwargs={"args": [1], "kwargs": {}},
-        task_path="memory.tasks.run_job",
+        task_path="memory.services.jobs.run_job",
         backend_name="default",
         started_at=at,
         finished_at=at,
@@ -196,3 +196,13 @@ def test_a_running_db_worker_prunes_by_itself(
         if thread.name == "stratagate-sweeper":
             thread.join(timeout=10)
             assert not thread.is_alive()
+
+
+def test_a_trigger_queued_under_the_old_task_path_still_finds_its_task(db: None) -> None:
+    """Rows queued before `run_job` moved to `services.jobs` name `memory.tasks.run_job`."""
+    from memory.services.jobs import run_job
+
+    row = task_row(READY)
+    row.task_path = "memory.tasks.run_job"
+    assert row.task.func is run_job.func
+    assert run_job.module_path == "memory.services.jobs.run_job"

@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.errors import Invalid
-from memory.services.event_precision import (
+from memory.evaluation.event_precision import (
     PrecisionReport,
     Tally,
     event_precision_score,

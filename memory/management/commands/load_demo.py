@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memory.demo import DemoSummary, demo_load
 from memory.errors import StrataGateError
-from memory.services.demo import DemoSummary, demo_load
 
 
 def _listed(counts: dict[str, int]) -> str:

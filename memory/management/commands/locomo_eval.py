@@ -16,8 +16,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.errors import Invalid
+from memory.evaluation.locomo.run import JUDGE_RUNS, EvalOptions, Progress, locomo_evaluate
 from memory.services.activation import TOKEN_BUDGET
-from memory.services.locomo.run import JUDGE_RUNS, EvalOptions, Progress, locomo_evaluate
 
 
 def _ints(text: str, what: str) -> tuple[int, ...]:

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from memory.models import Event, ImportBatch, Session
+from memory.services.imports.restore import namespace_is_empty
 
 
 def _events_state(namespace_id: int, ids: set[int]) -> list[list[Any]]:
@@ -42,8 +43,6 @@ def memory_fingerprint(batch: ImportBatch) -> str:
             ).values_list("external_id", flat=True)
         )
     else:
-        from memory.services.imports.restore import namespace_is_empty
-
         state["empty"] = namespace_is_empty(batch.namespace)
     encoded = json.dumps(state, sort_keys=True, default=str)
     return hashlib.sha256(encoded.encode()).hexdigest()

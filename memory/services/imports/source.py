@@ -28,7 +28,7 @@ from memory.models import (
     ViewSource,
 )
 from memory.search import index_messages
-from memory.services.sealing import view_messages
+from memory.selectors.messages import view_messages
 
 L2_POINTS = 20
 

@@ -15,11 +15,11 @@ from datetime import timedelta
 
 from django.db.models import Count, Sum
 
+from memory.evaluation.locomo.dataset import Conversation, paired_turns
 from memory.models import Block, BlockStatus, IngestReceipt, Message, ModelCall, Namespace
 from memory.services.ingest import MessageIn, TurnIn
 from memory.services.ingest_batch import turn_batch_ingest, turn_batches
 from memory.services.jobs import jobs_drain
-from memory.services.locomo.dataset import Conversation, paired_turns
 from memory.services.namespaces import namespace_get_or_create
 
 RECEIPT_PREFIX = "locomo"

@@ -12,14 +12,14 @@ from typing import Any
 from django.conf import settings as django_settings
 
 from memory.errors import Invalid
+from memory.evaluation.locomo.answers import Answerer, Spend, question_judged, spend_report
+from memory.evaluation.locomo.dataset import CATEGORIES, Conversation, load, paired_turns
+from memory.evaluation.locomo.ingest import Ingested, conversation_ingest
+from memory.evaluation.locomo.paths import PATHS, activated_items, context_messages
+from memory.evaluation.locomo.scoring import Tally, recall_at, recall_within
+from memory.selectors.settings import memory_settings_get
 from memory.services.activation import TOKEN_BUDGET, validate_budget
 from memory.services.llm_runtime import llm_client
-from memory.services.locomo.answers import Answerer, Spend, question_judged, spend_report
-from memory.services.locomo.dataset import CATEGORIES, Conversation, load, paired_turns
-from memory.services.locomo.ingest import Ingested, conversation_ingest
-from memory.services.locomo.paths import PATHS, activated_items, context_messages
-from memory.services.locomo.scoring import Tally, recall_at, recall_within
-from memory.services.settings import memory_settings_get
 
 RECOMMENDED = "recommended"
 JUDGE_RUNS = 10  # the original protocol's

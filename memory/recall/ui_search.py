@@ -20,6 +20,10 @@ from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.redact import redact
 from memory.models import Block, BlockView, Event, GraphNode, Message, Namespace
 from memory.models.rows import marks, read_rows
+from memory.recall.events import EventSearch, events_rank
+from memory.recall.graph import GraphHit, GraphSearch, graph_rank
+from memory.recall.query import validate_query
+from memory.recall.raw import RawHit, RawSearch, raw_rank
 from memory.search.documents import (
     EVENTS,
     MESSAGES,
@@ -37,9 +41,6 @@ from memory.selectors.graph import FactOut, NodeStateOut
 from memory.selectors.messages import MessageOut, message_out
 from memory.selectors.namespaces import namespace_turn
 from memory.selectors.out import Out
-from memory.services.batches import validate_query
-from memory.services.retrieval import EventSearch, RawHit, RawSearch, events_rank, raw_rank
-from memory.services.retrieval_graph import GraphHit, GraphSearch, graph_rank
 
 LIMIT = 20  # per kind: the most the agent tools return
 ALL, EVENTS_KIND, GRAPH_KIND, BLOCKS_KIND, MESSAGES_KIND = (
@@ -100,7 +101,7 @@ class EventLink(Out):
 
 class MessageResult(Out):
     rank: int
-    score: float  # the fused recall score (services.recall)
+    score: float  # the fused recall score (recall.messages)
     message: MessageOut
     before: MessageOut | None  # the previous message of its block (or open turn)
     after: MessageOut | None

@@ -14,6 +14,12 @@ from typing import Any
 
 from django.db.models import Count
 
+from memory.demo.bulk_graph import graph_grow
+from memory.demo.conversation import jobs_settle, session_ingest
+from memory.demo.external import demo_import
+from memory.demo.lifecycle import demo_lifecycle
+from memory.demo.script import SESSIONS
+from memory.demo.usage import loop_run, loops_for
 from memory.models import (
     Activation,
     Assessment,
@@ -32,12 +38,6 @@ from memory.models import (
     Turn,
     UsageReceipt,
 )
-from memory.services.demo.bulk_graph import graph_grow
-from memory.services.demo.conversation import jobs_settle, session_ingest
-from memory.services.demo.external import demo_import
-from memory.services.demo.lifecycle import demo_lifecycle
-from memory.services.demo.script import SESSIONS
-from memory.services.demo.usage import loop_run, loops_for
 from memory.services.namespaces import namespace_get_or_create
 
 __all__ = ["DemoSummary", "demo_counts", "demo_load"]

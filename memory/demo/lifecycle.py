@@ -6,8 +6,8 @@ admin action; a person who restored or unpinned the event in the UI gets the dem
 
 from __future__ import annotations
 
+from memory.demo.script import FORGET_QUOTE, PIN_QUOTE
 from memory.models import Event, EventStatus, Namespace
-from memory.services.demo.script import FORGET_QUOTE, PIN_QUOTE
 from memory.services.events import event_lifecycle
 
 ACTOR = "demo"

@@ -12,10 +12,11 @@ from typing import Any
 from django.db.models import Q
 
 from memory.models import Event, GraphEdge, GraphFact, Namespace
+from memory.recall.events import EventSearch, events_rank
+from memory.recall.graph import GraphSearch, graph_rank
+from memory.recall.messages import dedupe
+from memory.recall.raw import RawSearch, raw_rank
 from memory.services.activation import activation_build
-from memory.services.recall import dedupe
-from memory.services.retrieval import EventSearch, RawSearch, events_rank, raw_rank
-from memory.services.retrieval_graph import GraphSearch, graph_rank
 
 SEARCH_LIMIT = 20  # the agent API's largest limit
 

@@ -10,8 +10,8 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from memory.demo.script import Line, ScriptSession, ToolCall
 from memory.models import JobStatus, Namespace, ProcessingJob
-from memory.services.demo.script import Line, ScriptSession, ToolCall
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 

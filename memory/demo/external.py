@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from memory.demo.conversation import jobs_settle
 from memory.models import ImportBatch, ImportStatus, Namespace
-from memory.services.demo.conversation import jobs_settle
 from memory.services.imports import Choice, import_commit, import_create
 
 SOURCE_SYSTEM: Final = "ChatGPT"

@@ -17,16 +17,16 @@ from datetime import UTC, datetime, timedelta
 from django.db import transaction
 from django.db.models import Max
 
+from memory.demo.bulk_world import Library, Person, Project, Row, world_rows
+from memory.demo.conversation import jobs_settle
 from memory.engine.event_types import normalize_key
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.prompts.graph import GraphProposal
 from memory.models import Event, GraphNode, Message, MessageRole, Namespace, Turn
-from memory.services.demo.bulk_world import Library, Person, Project, Row, world_rows
-from memory.services.demo.conversation import jobs_settle
+from memory.selectors.settings import memory_settings_get
 from memory.services.events import EventContext, event_create, event_supersede
 from memory.services.graph import graph_apply
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
-from memory.services.settings import memory_settings_get
 
 LINES_PER_MESSAGE = 40
 GRAPH_BATCH = 1000  # events per projection transaction; hub nodes are re-indexed once per batch

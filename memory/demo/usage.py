@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory.demo.conversation import demo_turn, turn_store
 from memory.models import Namespace, UsageReceipt
+from memory.recall.events import EventSearch
+from memory.recall.graph import GraphSearch
+from memory.recall.raw import RawSearch
 from memory.services.activation import activation_build
 from memory.services.adoption import UseRequest, usage_record
 from memory.services.batches import caller_session
-from memory.services.demo.conversation import demo_turn, turn_store
 from memory.services.gate import AssessRequest, gate_assess
-from memory.services.retrieval import EventSearch, RawSearch, events_search, raw_search
-from memory.services.retrieval_graph import GraphSearch, graph_search
+from memory.services.retrieval import events_search, raw_search
+from memory.services.retrieval_graph import graph_search
 
 MAX_CITED = 8
 NOT_IN_ANY_BATCH = "event:999999999"
