@@ -24,11 +24,6 @@ class BadRequest(StrataGateError):
     http_status = 400
 
 
-class Unauthorized(StrataGateError):
-    code = "unauthorized"
-    http_status = 401
-
-
 class Forbidden(StrataGateError):
     code = "forbidden"
     http_status = 403

@@ -18,7 +18,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import close_old_connections
 
 PARTS_THREADS = 4
 
@@ -62,22 +62,3 @@ async def run_sync[T](fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)` on one of the proxy's memory threads."""
     call = _tidy(lambda: fn(*args, **kwargs))
     return await sync_to_async(call, thread_sensitive=False, executor=_pool("memory"))()
-
-
-def threads_stop() -> None:
-    """Close every proxy thread's database connection and stop the threads (a test server
-    stopping: PostgreSQL cannot drop a database with connections open)."""
-    with _lock:
-        stopping = list(_pools.values())
-        _pools.clear()
-    for pool in stopping:
-        size = pool._max_workers
-        barrier = threading.Barrier(size)
-
-        def close(barrier: threading.Barrier = barrier) -> None:
-            connections.close_all()
-            barrier.wait(timeout=10)  # every thread takes exactly one of these
-
-        for future in [ThreadPoolExecutor.submit(pool, close) for _ in range(size)]:
-            future.result(timeout=30)
-        pool.shutdown(wait=True)

@@ -384,7 +384,3 @@ TOOLS: tuple[ToolSpec, ...] = (
 )
 
 TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
-
-
-def tool_spec(name: str) -> ToolSpec | None:
-    return TOOLS_BY_NAME.get(name)

@@ -200,13 +200,6 @@ def redact(text: str) -> str:
     return text
 
 
-def _redact_all(text: str) -> str:
-    """Every rule, ungated: what `redact` must equal (tests/engine/test_redact.py)."""
-    for _, apply in _RULES:
-        text = apply(text)
-    return text
-
-
 def redact_actor(actor: str) -> str:
     """`token:9c72f1f0` / `user:alice`: the kind stays, only the name is searched for secrets
     (`token:` would otherwise read as a key-value pair and hide a token's public prefix)."""

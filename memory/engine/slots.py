@@ -79,7 +79,6 @@ def _parse_lexicon(text: str) -> dict[str, tuple[str, str]]:
 
 
 SLOT_SPELLINGS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(_parse_lexicon(_LEXICON))
-SLOTS: Final = tuple(dict.fromkeys(slot for slot, _ in SLOT_SPELLINGS.values()))
 _TERM: Final = re.compile(
     r"(?<![A-Za-z0-9_.#-])("
     + "|".join(
@@ -144,11 +143,6 @@ def slot_choices(text: str) -> list[SlotChoice]:
             chosen = candidates[-1] if candidates[0].role == "new" else candidates[0]
             choices.append((mentions[0].start, SlotChoice(slot, chosen.value)))
     return [choice for _, choice in sorted(choices, key=lambda pair: pair[0])]
-
-
-def slot_values_left(text: str) -> list[SlotChoice]:
-    """The slot values `text` says are being left ("from npm", "instead of npm")."""
-    return [SlotChoice(m.slot, m.value) for m in _mentions(text) if m.role == "old"]
 
 
 _PROJECT_NAME: Final = (

@@ -28,8 +28,6 @@ from memory.selectors.messages import view_messages
 from memory.selectors.out import Out
 from memory.selectors.settings import memory_settings_get
 
-LEVELS = range(6)
-
 
 def session_get(namespace: Namespace, session_id: str) -> Session:
     session = Session.objects.filter(namespace=namespace, external_id=session_id).first()

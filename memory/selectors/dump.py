@@ -230,31 +230,6 @@ def iter_dump(
 ADMIN_SECTION = "admin_actions"
 
 
-def namespace_dump(namespace: Namespace) -> dict[str, Any]:
-    """The whole canonical dump as one dict (tests compare two of these with ==)."""
-    namespace.refresh_from_db()
-    dump: dict[str, Any] = {"namespace": namespace_header(namespace)}
-    for section in SECTIONS:
-        dump[section.name] = []
-    for name, record in iter_dump(namespace):
-        for field in REGENERATED.get(name, ()):
-            record.pop(field, None)
-        dump[name].append(record)
-    return dump
-
-
-def memory_dump(namespace: Namespace) -> dict[str, Any]:
-    """`namespace_dump` without the admin log: what "memory exactly as before" compares (an
-    import's undo, a restored dump). The log is history of who did what; its entries stay."""
-    dump = namespace_dump(namespace)
-    dump.pop(ADMIN_SECTION, None)
-    return dump
-
-
-def dump_counts(dump: dict[str, Any]) -> dict[str, int]:
-    return {name: len(value) for name, value in dump.items() if isinstance(value, list)}
-
-
 _SECRET_KEY: Final = re.compile(r"password|passwd|secret|token|api[_-]?key", re.IGNORECASE)
 # Hashes and keys are not prose: never redacted (a hex digest could look like a token).
 _VERBATIM: Final = frozenset({KEY, "content_hash", "answer_hash", "public_id"})

@@ -38,8 +38,6 @@ from memory.selectors.proxy import (
 from memory.selectors.settings import memory_settings_get
 
 RAW_LEVEL = MAX_LEVEL
-# Pending and failed blocks have only the views written at sealing (SPEC §2.2).
-SEALING_LEVELS = (3, 4, 5)
 MAX_HIGHLIGHTS = 100
 
 

@@ -21,7 +21,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.selectors.dump import memory_dump
+from tests.dumps import memory_dump
 from tests.imports.conftest import candidate, run_import, sample, v2
 
 pytestmark = pytest.mark.django_db

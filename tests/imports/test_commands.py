@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memory.models import Event, ImportBatch, Namespace
-from memory.selectors.dump import memory_dump
+from tests.dumps import memory_dump
 from tests.imports.conftest import SAMPLES, candidate, v2
 
 # The preview runs in a worker thread with its own connection: it must see committed rows.

@@ -17,7 +17,7 @@ from memory.models import (
     Session,
     Turn,
 )
-from memory.selectors.dump import memory_dump
+from tests.dumps import memory_dump
 from tests.imports.conftest import run_import, sample
 
 pytestmark = pytest.mark.django_db

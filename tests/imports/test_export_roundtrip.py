@@ -18,9 +18,9 @@ from memory.models import (
     UsageReceipt,
 )
 from memory.search import search_events
-from memory.selectors.dump import memory_dump
 from memory.services.events import event_lifecycle
 from tests.conftest import make_api, turn_body
+from tests.dumps import memory_dump
 from tests.imports.conftest import candidate, run_import, v2
 
 pytestmark = pytest.mark.django_db

@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from memory.models import Event, ImportBatch, Namespace
-from memory.selectors.dump import memory_dump
 from memory.services.events import event_lifecycle
 from memory.services.imports import Choice, import_commit, import_create, import_undo
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.settings import memory_settings_update
+from tests.dumps import memory_dump
 
 pytestmark = pytest.mark.django_db
 

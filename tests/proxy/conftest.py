@@ -77,7 +77,7 @@ class ProxyServer:
 
     def stop(self) -> None:
         from proxy import http
-        from proxy.threads import threads_stop
+        from tests.threads import threads_stop
 
         self.settle()
         self.server.should_exit = True

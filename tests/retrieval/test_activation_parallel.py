@@ -9,9 +9,10 @@ import pytest
 
 from memory.services.activation import activation_build
 from memory.services.namespaces import namespace_get_or_create
-from proxy.threads import parts, threads_stop
+from proxy.threads import parts
 from tests.conftest import ApiClient
 from tests.retrieval.conftest import PROJECT_TURNS, say
+from tests.threads import threads_stop
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the pool's threads read committed rows
 
