@@ -26,6 +26,9 @@ def _tasks_do_not_run_in_tests(settings: Any) -> None:
     settings.STRATAGATE_LLM_API_KEY = ""
     settings.STRATAGATE_BLOCK_TURNS = 6
     settings.STRATAGATE_BLOCK_LAMBDA = 0.30
+    # PBKDF2 at its production cost takes ~0.35 s per hash here; a browser test hashes twice
+    # (its user, its login). Nothing in the suite is about the hash's strength.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @dataclass

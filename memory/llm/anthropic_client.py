@@ -13,7 +13,6 @@ import json
 import time
 from typing import Any
 
-import anthropic
 from pydantic import BaseModel
 
 from memory.llm.client import LLMResult, LLMUsage
@@ -48,6 +47,9 @@ class AnthropicClient:
     def __init__(
         self, base_url: str, api_key: str | None, model: str, timeout: float = 60.0
     ) -> None:
+        import anthropic  # imported when used: it costs ~1 s (see OpenAICompatibleClient)
+
+        self._sdk = anthropic
         self._model = model
         self._client = anthropic.Anthropic(
             base_url=base_url, api_key=api_key or NO_API_KEY, timeout=timeout, max_retries=0
@@ -89,8 +91,8 @@ class AnthropicClient:
                     tools=tools,
                     tool_choice={"type": "tool", "name": tool},
                 )
-            except anthropic.AnthropicError as exc:
-                raise transport_error(exc, anthropic) from exc
+            except self._sdk.AnthropicError as exc:
+                raise transport_error(exc, self._sdk) from exc
             attempts += 1
             usage = getattr(response, "usage", None)
             prompt += int(getattr(usage, "input_tokens", 0) or 0)

@@ -13,15 +13,16 @@ import re
 import time
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
-from openai.types.chat import ChatCompletionMessageParam
-from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ValidationError
 
 from memory.llm.client import LLMResult, LLMUsage
 from memory.llm.errors import LLMOutputError, LLMTransportError
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.shared_params import ResponseFormatJSONSchema
 
 MAX_ATTEMPTS = 2  # the first answer plus exactly one repair
 REPAIR_ERROR_LIMIT = 4_000
@@ -103,7 +104,7 @@ def schema_name(output_model: type[BaseModel]) -> str:
     return _SCHEMA_NAME_RE.sub("_", output_model.__name__)[:64] or "output"
 
 
-def transport_error(exc: Exception, sdk: ModuleType = openai) -> LLMTransportError:
+def transport_error(exc: Exception, sdk: ModuleType) -> LLMTransportError:
     """An SDK's failure classified (the OpenAI and Anthropic SDKs name their errors alike)."""
     if isinstance(exc, sdk.APITimeoutError):
         return LLMTransportError(
@@ -180,6 +181,11 @@ class OpenAICompatibleClient:
     def __init__(
         self, base_url: str, api_key: str | None, model: str, timeout: float = 60.0
     ) -> None:
+        # The SDK is imported when a client is made, not with this module: importing it costs
+        # ~0.3 s, on every command and worker start, also when no model is configured.
+        import openai
+
+        self._sdk = openai
         self._model = model
         self._client = openai.OpenAI(
             base_url=base_url,
@@ -224,8 +230,8 @@ class OpenAICompatibleClient:
                     messages=messages,
                     response_format=response_format,
                 )
-            except openai.OpenAIError as exc:
-                raise transport_error(exc) from exc
+            except self._sdk.OpenAIError as exc:
+                raise transport_error(exc, self._sdk) from exc
             except ValueError as exc:
                 # The SDK lets a body that is not JSON (cut off by a proxy or a crashing
                 # server) escape as a bare JSONDecodeError; it is the endpoint's failure and
