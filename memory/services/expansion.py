@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory.engine.gate import Ref
 from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch
 from memory.selectors.graph import NodeStateOut
 from memory.services.batches import (
@@ -39,7 +40,7 @@ def _raw_entries(message_ids: list[int]) -> list[BatchEntry]:
     behind = visible_events_for_messages(message_ids)
     return [
         BatchEntry(
-            ref=f"raw:{pk}",
+            ref=str(Ref.raw(pk)),
             kind=RefKind.RAW,
             object_id=pk,
             expanded=True,
@@ -67,7 +68,7 @@ def event_expand_batch(
         params={"from_batch": from_batch, "event_id": event.pk},
         entries=[
             BatchEntry(
-                ref=f"event:{event.pk}",
+                ref=str(Ref.event(event.pk)),
                 kind=RefKind.EVENT,
                 object_id=event.pk,
                 expanded=True,
@@ -90,7 +91,7 @@ def node_expand_batch(
     origin = _origin(namespace, from_batch)
     entries = [
         BatchEntry(
-            ref=f"node:{node_id}",
+            ref=str(Ref.node(node_id)),
             kind=RefKind.NODE,
             object_id=node_id,
             expanded=True,
@@ -108,7 +109,9 @@ def node_expand_batch(
             )
         )
     entries.extend(
-        BatchEntry(ref=f"event:{i}", kind=RefKind.EVENT, object_id=i, expanded=True, events=(i,))
+        BatchEntry(
+            ref=str(Ref.event(i)), kind=RefKind.EVENT, object_id=i, expanded=True, events=(i,)
+        )
         for i in state.provenance_event_ids
     )
     return batch_create(
@@ -138,7 +141,7 @@ def block_expand_batch(
     session = _session_for(namespace, session_id, origin) if session_id or origin else None
     entries = [
         BatchEntry(
-            ref=f"block:{block.pk}:L{level}",
+            ref=str(Ref.block(block.pk, level)),
             kind=RefKind.BLOCK,
             object_id=block.pk,
             block_level=level,

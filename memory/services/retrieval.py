@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from memory.engine.gate import Ref
 from memory.models import Event, Namespace, RefKind, RetrievalBatch
 from memory.recall.events import EventHit, EventSearch, events_rank, search_params, validate_search
 from memory.recall.query import validate_limit, validate_query
@@ -47,7 +48,7 @@ def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHi
             params=search_params(params),
             entries=[
                 BatchEntry(
-                    ref=f"event:{h.event.pk}",
+                    ref=str(Ref.event(h.event.pk)),
                     kind=RefKind.EVENT,
                     object_id=h.event.pk,
                     score=h.score,
@@ -74,7 +75,7 @@ def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
         params={"limit": params.limit, "session_filter": params.session_id},
         entries=[
             BatchEntry(
-                ref=f"raw:{h.message.pk}",
+                ref=str(Ref.raw(h.message.pk)),
                 kind=RefKind.RAW,
                 object_id=h.message.pk,
                 score=h.score,

@@ -3,6 +3,7 @@ shown fact and timeline event recorded as a ref the agent may cite."""
 
 from __future__ import annotations
 
+from memory.engine.gate import Ref
 from memory.models import Namespace, RefKind
 from memory.recall.graph import GraphHit, GraphSearch, graph_rank
 from memory.services.batches import BatchEntry, batch_create, caller_session
@@ -18,7 +19,7 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
     for hit in hits:
         entries.append(
             BatchEntry(
-                ref=f"node:{hit.node.pk}",
+                ref=str(Ref.node(hit.node.pk)),
                 kind=RefKind.NODE,
                 object_id=hit.node.pk,
                 score=hit.score,
