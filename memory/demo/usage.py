@@ -122,21 +122,21 @@ def _search(namespace: Namespace, step: Step, session_id: str) -> tuple[str, lis
             namespace=namespace, params=EventSearch(query=step.query, session_id=session_id)
         )
         batch = events.batch
-        refs = [str(Ref.event(h.event.pk)) for h in events.hits if wanted(h.event.summary)]
+        refs = [ref for ref, h in events.shown if wanted(h.event.summary)]
     elif step.tool == "raw":
         raw = raw_search(
             namespace=namespace, params=RawSearch(query=step.query, session_id=session_id)
         )
         batch = raw.batch
-        refs = [str(Ref.raw(h.message.pk)) for h in raw.hits if wanted(h.message.content)]
+        refs = [ref for ref, h in raw.shown if wanted(h.message.content)]
     else:
         graph = graph_search(
             namespace=namespace, params=GraphSearch(query=step.query, session_id=session_id)
         )
         batch = graph.batch
-        for hit in graph.hits:
+        for ref, hit in graph.shown:
             if wanted(hit.node.name):
-                refs.append(str(Ref.node(hit.node.pk)))
+                refs.append(ref)
                 refs += [f.ref for f in hit.state.current_facts if wanted(f.value)]
     return batch.public_id, refs[:MAX_CITED]
 
