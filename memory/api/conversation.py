@@ -141,7 +141,7 @@ def expand_block(request: HttpRequest, ns: str, block_id: int, payload: ExpandIn
         block_expand(block=block, target=payload.target, lifted_by=LiftedBy.AGENT)
     )
     assert shown.level is not None
-    batch = block_expand_batch(
+    expanded = block_expand_batch(
         namespace=namespace,
         block=block,
         level=shown.level,
@@ -149,8 +149,8 @@ def expand_block(request: HttpRequest, ns: str, block_id: int, payload: ExpandIn
         from_batch=payload.batch_id,
     )
     return ExpandOut(
-        batch_id=batch.public_id,
-        ref=f"block:{block.pk}:L{shown.level}",
+        batch_id=expanded.batch.public_id,
+        ref=expanded.ref,
         block_id=block.pk,
         level=shown.level,
         content=block_out(shown).content,

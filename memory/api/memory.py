@@ -55,7 +55,7 @@ def expand_event(
     namespace = request_namespace(request)
     event = event_get(namespace, event_id)
     sources = event_sources(event)
-    batch = event_expand_batch(
+    expanded = event_expand_batch(
         namespace=namespace,
         event=event,
         source_ids=[m.id for m in sources],
@@ -65,8 +65,8 @@ def expand_event(
     shown = event_detail(event, current_turn=namespace.current_turn)
     block = event.source_block
     return ExpandEventOut(
-        batch_id=batch.public_id,
-        ref=shown.ref,
+        batch_id=expanded.batch.public_id,
+        ref=expanded.ref,
         event=shown,
         relations=shown.relations,
         sources=sources,
@@ -173,7 +173,7 @@ def expand_node(
     node = node_get(namespace, node_id)
     point = as_of_from_text(as_of)
     state = node_state(node, point)
-    batch = node_expand_batch(
+    expanded = node_expand_batch(
         namespace=namespace,
         node_id=node.pk,
         state=state,
@@ -184,8 +184,8 @@ def expand_node(
         namespace, state.provenance_event_ids, current_turn=namespace.current_turn
     )
     return ExpandNodeOut(
-        batch_id=batch.public_id,
-        ref=state.node.ref,
+        batch_id=expanded.batch.public_id,
+        ref=expanded.ref,
         node=state.node,
         current_facts=state.current_facts,
         historical_facts=state.historical_facts,

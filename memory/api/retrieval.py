@@ -79,12 +79,12 @@ def search_events(request: HttpRequest, ns: str, payload: SearchEventsIn) -> Sea
         evidence_refs=batch_refs(found.batch),
         results=[
             EventResultOut(
-                ref=f"event:{hit.event.pk}",
+                ref=ref,
                 score=round(hit.score, 6),
                 matched_by=list(hit.matched_by),
                 event=events[hit.event.pk],
             )
-            for hit in found.hits
+            for ref, hit in found.shown
         ],
     )
 
@@ -111,7 +111,7 @@ def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> Searc
         evidence_refs=batch_refs(found.batch),
         results=[
             GraphResultOut(
-                ref=hit.state.node.ref,
+                ref=ref,
                 score=round(hit.score, 6),
                 match_type=hit.match_type,
                 node=hit.state.node,
@@ -121,7 +121,7 @@ def search_graph(request: HttpRequest, ns: str, payload: SearchGraphIn) -> Searc
                 provenance_event_ids=hit.provenance_event_ids,
                 timeline=hit.timeline,
             )
-            for hit in found.hits
+            for ref, hit in found.shown
         ],
     )
 
@@ -138,7 +138,7 @@ def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> SearchRaw
         evidence_refs=batch_refs(found.batch),
         results=[
             RawResultOut(
-                ref=f"raw:{hit.message.pk}",
+                ref=ref,
                 score=round(hit.score, 6),
                 message=message_out(hit.message),
                 neighbours=messages_out(hit.neighbours),
@@ -146,7 +146,7 @@ def search_raw(request: HttpRequest, ns: str, payload: SearchRawIn) -> SearchRaw
                 sealed=hit.block is not None,
                 turn_range=list(hit.turn_range),
             )
-            for hit in found.hits
+            for ref, hit in found.shown
         ],
     )
 

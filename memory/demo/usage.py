@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory.demo.conversation import demo_turn, turn_store
+from memory.engine.gate import Ref
 from memory.models import Namespace, UsageReceipt
 from memory.recall.events import EventSearch
 from memory.recall.graph import GraphSearch
@@ -24,7 +25,7 @@ from memory.services.retrieval import events_search, raw_search
 from memory.services.retrieval_graph import graph_search
 
 MAX_CITED = 8
-NOT_IN_ANY_BATCH = "event:999999999"
+NOT_IN_ANY_BATCH = str(Ref.event(999_999_999))
 
 
 @dataclass(frozen=True)
@@ -121,22 +122,22 @@ def _search(namespace: Namespace, step: Step, session_id: str) -> tuple[str, lis
             namespace=namespace, params=EventSearch(query=step.query, session_id=session_id)
         )
         batch = events.batch
-        refs = [f"event:{h.event.pk}" for h in events.hits if wanted(h.event.summary)]
+        refs = [ref for ref, h in events.shown if wanted(h.event.summary)]
     elif step.tool == "raw":
         raw = raw_search(
             namespace=namespace, params=RawSearch(query=step.query, session_id=session_id)
         )
         batch = raw.batch
-        refs = [f"raw:{h.message.pk}" for h in raw.hits if wanted(h.message.content)]
+        refs = [ref for ref, h in raw.shown if wanted(h.message.content)]
     else:
         graph = graph_search(
             namespace=namespace, params=GraphSearch(query=step.query, session_id=session_id)
         )
         batch = graph.batch
-        for hit in graph.hits:
+        for ref, hit in graph.shown:
             if wanted(hit.node.name):
-                refs.append(f"node:{hit.node.pk}")
-                refs += [f"fact:{f.id}" for f in hit.state.current_facts if wanted(f.value)]
+                refs.append(ref)
+                refs += [f.ref for f in hit.state.current_facts if wanted(f.value)]
     return batch.public_id, refs[:MAX_CITED]
 
 

@@ -55,6 +55,29 @@ class Ref:
     object_id: int
     level: int | None = None
 
+    # The constructors are the one way product code spells a ref: `str(Ref.event(12))`.
+    @classmethod
+    def event(cls, object_id: int) -> Ref:
+        return cls("event", object_id)
+
+    @classmethod
+    def node(cls, object_id: int) -> Ref:
+        return cls("node", object_id)
+
+    @classmethod
+    def fact(cls, object_id: int) -> Ref:
+        return cls("fact", object_id)
+
+    @classmethod
+    def raw(cls, object_id: int) -> Ref:
+        """A source message (L5)."""
+        return cls("raw", object_id)
+
+    @classmethod
+    def block(cls, object_id: int, level: int) -> Ref:
+        """A block as shown at `level` (0–5)."""
+        return cls("block", object_id, level)
+
     def __str__(self) -> str:
         if self.kind == "block":
             return f"block:{self.object_id}:L{self.level}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from memory import search
+from memory.engine.gate import Ref
 from memory.engine.graph_state import ITEM_ACTIVE
 from memory.engine.ranking import rrf
 from memory.engine.redact import redact
@@ -71,7 +72,7 @@ def node_card(ranked: tuple[GraphNode, NodeStateOut]) -> dict[str, Any]:
         for e in state.current_edges
     ][:6]
     card: dict[str, Any] = {
-        "ref": f"node:{node.pk}",
+        "ref": str(Ref.node(node.pk)),
         "name": redact(node.name),
         "type": node.node_type,
         "facts": {f.key: f.value for f in state.current_facts},

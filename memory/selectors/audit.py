@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import Q
 
+from memory.engine.gate import Ref
 from memory.engine.redact import redact
 from memory.errors import NotFound
 from memory.models import (
@@ -214,7 +215,7 @@ def _event_brief(event: Event) -> EventBriefOut:
     sources = event.source_messages.select_related("session").order_by("pk")
     return EventBriefOut.model_construct(
         id=event.pk,
-        ref=f"event:{event.pk}",
+        ref=str(Ref.event(event.pk)),
         title=redact(event.title),
         status=event.status,
         adoptions=event.adoptions,
@@ -349,7 +350,7 @@ def memory_usage(event: Event) -> EventUsageOut:
         )
         entry["refs"].append(item.ref)
     cited_batches = {entry["batch_id"] for entry in cited.values()}
-    ref = f"event:{event.pk}"
+    ref = str(Ref.event(event.pk))
     shown = (
         BatchItem.objects.filter(batch__namespace_id=event.namespace_id)
         .filter(Q(kind=RefKind.EVENT, object_id=event.pk) | Q(ref=ref))

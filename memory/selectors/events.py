@@ -12,6 +12,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from pydantic import computed_field
 
+from memory.engine.gate import Ref
 from memory.engine.lifecycle import SUPERSEDED, VISIBLE_STATUSES
 from memory.engine.redact import redact
 from memory.engine.weights import CRITICALITY_FLOORS, SUPERSEDED_CAP, current_weight
@@ -79,7 +80,7 @@ class EventOut(Out):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def ref(self) -> str:
-        return f"event:{self.id}"
+        return str(Ref.event(self.id))
 
     @property
     def occurrence(self) -> datetime | None:
@@ -107,7 +108,7 @@ def timeline_entry(event: Event) -> TimelineEntryOut:
     occurrence = event.happened_start or event.happened_end
     return TimelineEntryOut.model_construct(
         id=event.pk,
-        ref=f"event:{event.pk}",
+        ref=str(Ref.event(event.pk)),
         title=redact(event.title),
         summary=redact(event.summary[:TIMELINE_SUMMARY_CHARS]),
         event_type=event.event_type,

@@ -12,6 +12,7 @@ from typing import Any
 import networkx as nx
 from pydantic import Field, computed_field
 
+from memory.engine.gate import Ref
 from memory.engine.graph_state import (
     CURRENT,
     HIDDEN,
@@ -59,7 +60,7 @@ class NodeOut(Out):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def ref(self) -> str:
-        return f"node:{self.id}"
+        return str(Ref.node(self.id))
 
 
 class Sourced(Out):
@@ -84,7 +85,7 @@ class FactOut(Sourced):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def ref(self) -> str:
-        return f"fact:{self.id}"
+        return str(Ref.fact(self.id))
 
 
 class EdgeOut(Sourced):

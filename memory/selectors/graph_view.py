@@ -18,6 +18,7 @@ from typing import Any
 
 import networkx as nx
 
+from memory.engine.gate import Ref
 from memory.engine.graph_state import CURRENT, HIDDEN, HISTORICAL, AsOf, Validity, item_state
 from memory.engine.redact import redact
 from memory.models import Event, GraphEdge, GraphFact, GraphNode, Namespace
@@ -277,7 +278,7 @@ class NodeDetailOut(Out):
     event_titles: dict[int, str]  # every source event id → its (redacted) title
 
     def _sources(self, ids: list[int]) -> list[SourceRef]:
-        return [SourceRef(i, self.event_titles.get(i, f"event:{i}")) for i in ids]
+        return [SourceRef(i, self.event_titles.get(i, str(Ref.event(i)))) for i in ids]
 
     def _facts(self, facts: list[FactOut]) -> list[FactRow]:
         return [FactRow(f, self._sources(f.source_event_ids)) for f in facts]

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
+from memory.engine.gate import Ref
 from memory.engine.layering import ToolCallRecord, ViewMessage
 from memory.engine.redact import redact
 from memory.models import Message
@@ -34,7 +35,7 @@ class MessageOut(Out):
 
     @property
     def ref(self) -> str:
-        return f"raw:{self.id}"
+        return str(Ref.raw(self.id))
 
 
 def message_out(message: Message) -> MessageOut:

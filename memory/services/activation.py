@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from memory import search
+from memory.engine.gate import Ref
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
@@ -137,7 +138,7 @@ def _passage_line(card: dict[str, Any]) -> str:
 
 def _event_card(event: Event) -> dict[str, Any]:
     card: dict[str, Any] = {
-        "ref": f"event:{event.pk}",
+        "ref": str(Ref.event(event.pk)),
         "title": redact(event.title),
         "summary": redact(event.summary),
         "type": event.event_type,
@@ -153,7 +154,7 @@ def _event_card(event: Event) -> dict[str, Any]:
     if event.status != EventStatus.ACTIVE:
         card["status"] = event.status
         if event.superseded_by_id:
-            card["superseded_by"] = f"event:{event.superseded_by_id}"
+            card["superseded_by"] = str(Ref.event(event.superseded_by_id))
     return card
 
 
@@ -309,7 +310,7 @@ def _passage_card(message: _Passage) -> dict[str, Any]:
     text = redact(message.content)
     if len(text) > PASSAGE_CHARS:
         text = text[: PASSAGE_CHARS - 1].rstrip() + "…"
-    card: dict[str, Any] = {"ref": f"raw:{message.id}"}
+    card: dict[str, Any] = {"ref": str(Ref.raw(message.id))}
     if message.name:
         card["speaker"] = redact(message.name)
     card["said"] = message.created_at.date().isoformat()

@@ -22,8 +22,13 @@ def admin_action(
     details: dict[str, Any],
 ) -> AdminAction:
     """Record that `actor` (`user:<name>`, `token:<prefix>`, `command:<user>`) did `action` to
-    `target` (`event:<id>`, `user:<name>`, …); `namespace_id` None for installation-wide
-    actions. Actor and target are cut to their columns' lengths, as every database must."""
+    `target` (`event:<id>`, `block:<id>`, `user:<name>`, …); `namespace_id` None for
+    installation-wide actions. Actor and target are cut to their columns' lengths, as every
+    database must.
+
+    A target names what changed in the log's own `kind:key` vocabulary, which
+    `selectors/processing_view/admin_log.py` reads back; it is not an evidence ref (SPEC §9.1:
+    a block target has no level), so callers spell it themselves rather than with `Ref`."""
     return AdminAction.objects.create(
         namespace_id=namespace_id,
         actor=actor[:_ACTOR],

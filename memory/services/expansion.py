@@ -7,8 +7,10 @@ the new batch's params for the audit trail and must exist in the namespace.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from memory.engine.gate import Ref
 from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch
 from memory.selectors.graph import NodeStateOut
 from memory.services.batches import (
@@ -21,6 +23,15 @@ from memory.services.batches import (
 )
 
 RAW_REFS_PER_BLOCK = 200
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """An expansion's batch and the ref it recorded for what was expanded (its first entry):
+    the API returns this ref, so the response and the batch can never disagree."""
+
+    batch: RetrievalBatch
+    ref: str
 
 
 def _origin(namespace: Namespace, from_batch: str | None) -> RetrievalBatch | None:
@@ -39,7 +50,7 @@ def _raw_entries(message_ids: list[int]) -> list[BatchEntry]:
     behind = visible_events_for_messages(message_ids)
     return [
         BatchEntry(
-            ref=f"raw:{pk}",
+            ref=str(Ref.raw(pk)),
             kind=RefKind.RAW,
             object_id=pk,
             expanded=True,
@@ -56,26 +67,25 @@ def event_expand_batch(
     source_ids: list[int],
     session_id: str | None = None,
     from_batch: str | None = None,
-) -> RetrievalBatch:
+) -> Expanded:
     """A batch with `event:<id>` and its source messages as `raw:<id>` refs, all expanded."""
     origin = _origin(namespace, from_batch)
-    return batch_create(
+    head = BatchEntry(
+        ref=str(Ref.event(event.pk)),
+        kind=RefKind.EVENT,
+        object_id=event.pk,
+        expanded=True,
+        events=(event.pk,),
+    )
+    batch = batch_create(
         namespace=namespace,
         session=_session_for(namespace, session_id, origin),
         tool="expand_event",
         query="",
         params={"from_batch": from_batch, "event_id": event.pk},
-        entries=[
-            BatchEntry(
-                ref=f"event:{event.pk}",
-                kind=RefKind.EVENT,
-                object_id=event.pk,
-                expanded=True,
-                events=(event.pk,),
-            ),
-            *_raw_entries(source_ids),
-        ],
+        entries=[head, *_raw_entries(source_ids)],
     )
+    return Expanded(batch, head.ref)
 
 
 def node_expand_batch(
@@ -85,18 +95,17 @@ def node_expand_batch(
     state: NodeStateOut,
     session_id: str | None = None,
     from_batch: str | None = None,
-) -> RetrievalBatch:
+) -> Expanded:
     """A batch with `node:<id>`, every shown fact and every provenance event, all expanded."""
     origin = _origin(namespace, from_batch)
-    entries = [
-        BatchEntry(
-            ref=f"node:{node_id}",
-            kind=RefKind.NODE,
-            object_id=node_id,
-            expanded=True,
-            events=tuple(state.provenance_event_ids),
-        )
-    ]
+    head = BatchEntry(
+        ref=str(Ref.node(node_id)),
+        kind=RefKind.NODE,
+        object_id=node_id,
+        expanded=True,
+        events=tuple(state.provenance_event_ids),
+    )
+    entries = [head]
     for fact in [*state.current_facts, *state.historical_facts]:
         entries.append(
             BatchEntry(
@@ -108,10 +117,12 @@ def node_expand_batch(
             )
         )
     entries.extend(
-        BatchEntry(ref=f"event:{i}", kind=RefKind.EVENT, object_id=i, expanded=True, events=(i,))
+        BatchEntry(
+            ref=str(Ref.event(i)), kind=RefKind.EVENT, object_id=i, expanded=True, events=(i,)
+        )
         for i in state.provenance_event_ids
     )
-    return batch_create(
+    batch = batch_create(
         namespace=namespace,
         session=_session_for(namespace, session_id, origin),
         tool="expand_graph_node",
@@ -119,6 +130,7 @@ def node_expand_batch(
         params={"from_batch": from_batch, "node_id": node_id},
         entries=entries,
     )
+    return Expanded(batch, head.ref)
 
 
 def block_expand_batch(
@@ -128,7 +140,7 @@ def block_expand_batch(
     level: int,
     session_id: str | None = None,
     from_batch: str | None = None,
-) -> RetrievalBatch:
+) -> Expanded:
     """A batch with `block:<id>:L<level>` (and at L5 the block's messages as raw refs).
 
     Without a session_id the batch belongs to the block's own session: expanding a decayed
@@ -136,16 +148,15 @@ def block_expand_batch(
     """
     origin = _origin(namespace, from_batch)
     session = _session_for(namespace, session_id, origin) if session_id or origin else None
-    entries = [
-        BatchEntry(
-            ref=f"block:{block.pk}:L{level}",
-            kind=RefKind.BLOCK,
-            object_id=block.pk,
-            block_level=level,
-            expanded=True,
-            events=tuple(visible_events_for_block(block.pk)),
-        )
-    ]
+    head = BatchEntry(
+        ref=str(Ref.block(block.pk, level)),
+        kind=RefKind.BLOCK,
+        object_id=block.pk,
+        block_level=level,
+        expanded=True,
+        events=tuple(visible_events_for_block(block.pk)),
+    )
+    entries = [head]
     if level == 5:
         messages = Message.objects.filter(turn__block=block).order_by(
             "turn__session_turn", "position"
@@ -153,7 +164,7 @@ def block_expand_batch(
         entries.extend(
             _raw_entries(list(messages.values_list("pk", flat=True)[:RAW_REFS_PER_BLOCK]))
         )
-    return batch_create(
+    batch = batch_create(
         namespace=namespace,
         session=session if session is not None else block.session,
         tool="expand_block",
@@ -161,3 +172,4 @@ def block_expand_batch(
         params={"from_batch": from_batch, "block_id": block.pk, "level": level},
         entries=entries,
     )
+    return Expanded(batch, head.ref)

@@ -7,10 +7,12 @@ side effect on memory is `last_retrieved_at`; adoption never changes here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db import transaction
 from django.utils import timezone
 
+from memory.engine.gate import Ref
 from memory.models import Event, Namespace, RefKind, RetrievalBatch
 from memory.recall.events import EventHit, EventSearch, events_rank, search_params, validate_search
 from memory.recall.query import validate_limit, validate_query
@@ -23,10 +25,28 @@ from memory.services.batches import (
 )
 
 
+class Shown[T](NamedTuple):
+    """A hit and the ref its batch recorded for it: the API returns this ref, not a rebuilt one,
+    so a result and the batch an assessment is checked against can never disagree."""
+
+    ref: str
+    hit: T
+
+
 @dataclass(frozen=True)
 class Found[T]:
+    """A search's batch and its hits in rank order, each with the ref the batch recorded."""
+
     batch: RetrievalBatch
-    hits: list[T] = field(default_factory=list)
+    shown: list[Shown[T]] = field(default_factory=list)
+
+    @property
+    def hits(self) -> list[T]:
+        return [s.hit for s in self.shown]
+
+
+def _shown[T](entries: list[BatchEntry], hits: list[T]) -> list[Shown[T]]:
+    return [Shown(entry.ref, hit) for entry, hit in zip(entries, hits, strict=True)]
 
 
 def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHit]:
@@ -39,24 +59,25 @@ def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHi
             Event.objects.filter(pk__in=[h.event.pk for h in results]).update(
                 last_retrieved_at=timezone.now()
             )
+        entries = [
+            BatchEntry(
+                ref=str(Ref.event(h.event.pk)),
+                kind=RefKind.EVENT,
+                object_id=h.event.pk,
+                score=h.score,
+                events=(h.event.pk,),
+            )
+            for h in results
+        ]
         batch = batch_create(
             namespace=namespace,
             session=session,
             tool="search_events",
             query=params.query,
             params=search_params(params),
-            entries=[
-                BatchEntry(
-                    ref=f"event:{h.event.pk}",
-                    kind=RefKind.EVENT,
-                    object_id=h.event.pk,
-                    score=h.score,
-                    events=(h.event.pk,),
-                )
-                for h in results
-            ],
+            entries=entries,
         )
-    return Found(batch=batch, hits=results)
+    return Found(batch=batch, shown=_shown(entries, results))
 
 
 def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
@@ -66,21 +87,22 @@ def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
     session = caller_session(namespace, params.session_id)
     results = raw_rank(namespace=namespace, params=params, session=session)
     behind = visible_events_for_messages(m.message.pk for m in results)
+    entries = [
+        BatchEntry(
+            ref=str(Ref.raw(h.message.pk)),
+            kind=RefKind.RAW,
+            object_id=h.message.pk,
+            score=h.score,
+            events=tuple(behind.get(h.message.pk, [])),
+        )
+        for h in results
+    ]
     batch = batch_create(
         namespace=namespace,
         session=session,
         tool="search_raw",
         query=params.query,
         params={"limit": params.limit, "session_filter": params.session_id},
-        entries=[
-            BatchEntry(
-                ref=f"raw:{h.message.pk}",
-                kind=RefKind.RAW,
-                object_id=h.message.pk,
-                score=h.score,
-                events=tuple(behind.get(h.message.pk, [])),
-            )
-            for h in results
-        ],
+        entries=entries,
     )
-    return Found(batch=batch, hits=results)
+    return Found(batch=batch, shown=_shown(entries, results))

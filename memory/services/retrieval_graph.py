@@ -3,10 +3,11 @@ shown fact and timeline event recorded as a ref the agent may cite."""
 
 from __future__ import annotations
 
+from memory.engine.gate import Ref
 from memory.models import Namespace, RefKind
 from memory.recall.graph import GraphHit, GraphSearch, graph_rank
 from memory.services.batches import BatchEntry, batch_create, caller_session
-from memory.services.retrieval import Found
+from memory.services.retrieval import Found, Shown
 
 
 def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit]:
@@ -15,16 +16,17 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
     hits = graph_rank(namespace=namespace, params=params)
     session = caller_session(namespace, params.session_id)
     entries: list[BatchEntry] = []
+    shown: list[Shown[GraphHit]] = []
     for hit in hits:
-        entries.append(
-            BatchEntry(
-                ref=f"node:{hit.node.pk}",
-                kind=RefKind.NODE,
-                object_id=hit.node.pk,
-                score=hit.score,
-                events=tuple(e.id for e in hit.timeline),
-            )
+        node = BatchEntry(
+            ref=str(Ref.node(hit.node.pk)),
+            kind=RefKind.NODE,
+            object_id=hit.node.pk,
+            score=hit.score,
+            events=tuple(e.id for e in hit.timeline),
         )
+        entries.append(node)
+        shown.append(Shown(node.ref, hit))
         for fact in [*hit.state.current_facts, *hit.state.historical_facts]:
             entries.append(
                 BatchEntry(
@@ -61,4 +63,4 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
         },
         entries=entries,
     )
-    return Found(batch=batch, hits=hits)
+    return Found(batch=batch, shown=shown)

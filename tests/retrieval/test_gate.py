@@ -55,6 +55,32 @@ def test_canonical_block_ref_spelling() -> None:
     assert str(Ref("block", 4, 2)) == "block:4:L2"
 
 
+# The constructors are how product code spells a ref; each round-trips through parse_ref.
+@pytest.mark.parametrize(
+    ("ref", "spelling"),
+    [
+        (Ref.event(12), "event:12"),
+        (Ref.node(3), "node:3"),
+        (Ref.fact(7), "fact:7"),
+        (Ref.raw(88), "raw:88"),
+        (Ref.block(4, 2), "block:4:L2"),
+        (Ref.block(4, 0), "block:4:L0"),
+        (Ref.block(4, 5), "block:4:L5"),
+        (Ref.event(2**63 - 1), f"event:{2**63 - 1}"),
+    ],
+)
+def test_constructors_spell_canonical_refs_that_parse_back(ref: Ref, spelling: str) -> None:
+    assert str(ref) == spelling
+    assert parse_ref(str(ref)) == ref
+    assert parse_ref(spelling) == ref
+
+
+def test_constructors_build_the_same_ref_as_the_parser_and_the_plain_constructor() -> None:
+    assert Ref.event(12) == Ref("event", 12)
+    assert Ref.block(4, 2) == Ref("block", 4, 2)
+    assert len({Ref.event(1), Ref.node(1), Ref.fact(1), Ref.raw(1), Ref.block(1, 1)}) == 5
+
+
 def _assess(**kw: object) -> object:
     base: dict[str, object] = {
         "verdict": "sufficient",

@@ -275,3 +275,26 @@ def test_expanding_from_an_unknown_batch_is_404_and_writes_nothing(project):
         )
         == anchor
     )
+
+
+def _recorded(batch_id: str, **kind: str) -> list[str]:
+    items = BatchItem.objects.filter(batch__public_id=batch_id, **kind).order_by("rank")
+    return list(items.values_list("ref", flat=True))
+
+
+def test_every_search_and_expand_returns_the_ref_its_batch_recorded(project):
+    # The API hands back the ref the batch recorded for each hit, never a rebuilt one.
+    _, pnpm, _ = the_events(project)
+    for path, query in [("events", "package manager"), ("raw", "pnpm")]:
+        body = project.post(f"/ns/proj/search/{path}", {"query": query}).json()
+        assert _refs(body) and _refs(body) == _recorded(body["batch_id"])
+    graph = project.post("/ns/proj/search/graph", {"query": "package manager"}).json()
+    assert _refs(graph) and _refs(graph) == _recorded(graph["batch_id"], kind="node")
+
+    node_id = graph["results"][0]["node"]["id"]
+    for expanded in (
+        project.get(f"/ns/proj/events/{pnpm['id']}").json(),
+        project.get(f"/ns/proj/graph/nodes/{node_id}").json(),
+        project.post(f"/ns/proj/blocks/{pnpm['source_block_id']}/expand", {"target": "L3"}).json(),
+    ):
+        assert expanded["ref"] == _recorded(expanded["batch_id"])[0]

@@ -3,6 +3,7 @@ showed it without its being used, and the times it was injected as activated mem
 
 from __future__ import annotations
 
+from memory.engine.gate import Ref
 from memory.engine.redact import redact
 from memory.errors import NotFound
 from memory.models import Event, Namespace, UsageReceipt
@@ -58,7 +59,7 @@ def event_usage_detail(*, namespace: Namespace, event_id: int) -> EventUsagePage
     )
     return EventUsagePageOut.model_construct(
         event=RefTitleOut.model_construct(
-            ref=f"event:{event.pk}",
+            ref=str(Ref.event(event.pk)),
             kind="event",
             object_id=event.pk,
             level=None,

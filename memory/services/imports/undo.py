@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from memory.engine.gate import parse_ref
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.errors import Conflict
 from memory.models import (
@@ -88,7 +89,11 @@ def _receipts_detach(
     """Usage items citing removed memory go, and so do receipts they leave empty (SPEC §11.5).
     Only receipts written after the import was committed can cite it (`since`)."""
     removed = gone["event"]
-    refs = {f"{kind}:{i}" for kind, ids in gone.items() for i in ids}
+
+    def cites_gone(raw: object) -> bool:
+        ref = parse_ref(raw)  # a block is gone at every level
+        return ref is not None and ref.object_id in gone.get(ref.kind, set())
+
     receipts = UsageReceipt.objects.filter(namespace_id=namespace_id)
     if since is not None:
         receipts = receipts.filter(created_at__gte=since)
@@ -101,11 +106,7 @@ def _receipts_detach(
             or (item.events.all() and all(e.pk in removed for e in item.events.all()))
         ]
         kept_ids = [i for i in receipt.reinforced_event_ids if i not in removed]
-        kept_refs = [
-            r
-            for r in receipt.evidence_refs
-            if not (isinstance(r, str) and r.split(":L")[0] in refs)
-        ]
+        kept_refs = [r for r in receipt.evidence_refs if not cites_gone(r)]
         if (
             not doomed
             and kept_ids == receipt.reinforced_event_ids
