@@ -13,6 +13,12 @@ from django.test import Client
 from memory.services.jobs import jobs_drain
 from memory.services.tokens import token_create
 from tests.fakes.fixtures import fake_openai  # noqa: F401  (fixture)
+from tests.manage_process import (  # noqa: F401  (fixtures)
+    migrated,
+    migrated_template,
+    queued,
+    queued_template,
+)
 
 BASE_TIME = datetime(2023, 5, 6, 13, 56, tzinfo=UTC)
 

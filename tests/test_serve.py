@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-MANAGE = str(ROOT / "manage.py")
+from tests.manage_process import MANAGE, ROOT, run_manage, subprocess_env
+
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 20.0
 
@@ -36,20 +36,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def subprocess_env(data_dir: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "REDIS_URL") and not k.startswith("STRATAGATE_")
-    }
-    env.update(
-        STRATAGATE_DATA_DIR=str(data_dir),
-        DJANGO_SETTINGS_MODULE="stratagate_site.settings",
-        PYTHONUNBUFFERED="1",
-    )
-    return env
 
 
 def pid_alive(pid: int) -> bool:
@@ -138,8 +124,8 @@ class Served:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    server = Served(tmp_path, workers=2)
+def served(migrated: Path) -> Iterator[Served]:
+    server = Served(migrated, workers=2)
     try:
         yield server
     finally:
@@ -197,45 +183,14 @@ def test_serve_exits_non_zero_when_a_child_dies(served: Served) -> None:
     assert wait_gone(workers, timeout=1) == []
 
 
-def run_manage(
-    tmp_path: Path, *args: str, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, MANAGE, *args],
-        cwd=ROOT,
-        env=subprocess_env(tmp_path / "data"),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
-INGEST_13_TURNS = """
-from memory.services.ingest import MessageIn, TurnIn, turn_ingest
-from memory.services.namespaces import namespace_get_or_create
-
-ns = namespace_get_or_create(name="worker-test")
-for n in range(1, 14):
-    turn_ingest(namespace=ns, turn=TurnIn(session_id="s1", receipt_id=f"r{n}", messages=[
-        MessageIn(role="user", content=f"Question {n}?"),
-        MessageIn(role="assistant", content=f"Answer {n}."),
-    ]))
-"""
-
 BLOCK_STATUSES = """
 from memory.models import Block
 print(sorted(Block.objects.values_list("status", flat=True)))
 """
 
 
-def test_db_worker_batch_processes_queued_jobs_and_exits_cleanly(tmp_path: Path) -> None:
-    migrated = run_manage(tmp_path, "migrate", "--noinput", "--verbosity", "0")
-    assert migrated.returncode == 0, migrated.stderr
-    ingested = run_manage(tmp_path, "shell", "--no-imports", "-c", INGEST_13_TURNS)
-    assert ingested.returncode == 0, ingested.stderr
-
+def test_db_worker_batch_processes_queued_jobs_and_exits_cleanly(queued: Path) -> None:
+    tmp_path = queued
     worker = run_manage(tmp_path, "db_worker", "--batch", "--no-reload", "--no-startup-delay")
     assert worker.returncode == 0, worker.stdout + worker.stderr
 

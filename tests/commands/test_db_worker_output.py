@@ -15,7 +15,7 @@ from django.tasks import TaskResultStatus
 
 from memory.management.commands import serve
 from memory.management.commands.db_worker import JobTally, Sweeper
-from tests.test_serve import INGEST_13_TURNS, run_manage
+from tests.manage_process import run_manage
 
 PER_JOB_LINE = re.compile(r"django\.tasks: Task id=\S+ path=memory\.services\.jobs\.run_job state=")
 
@@ -31,16 +31,6 @@ for kind in list(jobs.HANDLERS):
     jobs.HANDLERS[kind] = broken
 call_command("db_worker", "--batch", "--no-reload", "--no-startup-delay")
 """
-
-
-@pytest.fixture
-def queued(tmp_path: Path) -> Path:
-    """A fresh SQLite data directory with 13 turns ingested: two blocks' jobs are queued."""
-    migrated = run_manage(tmp_path, "migrate", "--noinput", "--verbosity", "0")
-    assert migrated.returncode == 0, migrated.stderr
-    ingested = run_manage(tmp_path, "shell", "--no-imports", "-c", INGEST_13_TURNS)
-    assert ingested.returncode == 0, ingested.stderr
-    return tmp_path
 
 
 WORKER = ("db_worker", "--batch", "--no-reload", "--no-startup-delay")
