@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
 from memory.services.settings import memory_settings_update
 from tests.browser.hostile import IMG, PROBES, SCRIPT, hostile_namespace_create
+from tests.worlds import module_world
 
 pytestmark = pytest.mark.django_db
 
@@ -107,14 +109,21 @@ def ui(django_user_model: Any) -> Client:
     return client
 
 
-@pytest.fixture
-def big() -> Namespace:
-    return graph_build("big", 300)
+@pytest.fixture(scope="module")
+def _worlds(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, Namespace]]:
+    """Both graphs, built once for the module (the 300-node one took ~3 s per test)."""
+    with module_world(django_db_blocker):
+        yield {"big": graph_build("big", 300), "small": graph_build("small", 30)}
 
 
 @pytest.fixture
-def small() -> Namespace:
-    return graph_build("small", 30)
+def big(db: None, _worlds: dict[str, Namespace]) -> Namespace:
+    return _worlds["big"]
+
+
+@pytest.fixture
+def small(db: None, _worlds: dict[str, Namespace]) -> Namespace:
+    return _worlds["small"]
 
 
 def data(ui: Client, ns: str, **params: Any) -> dict[str, Any]:
