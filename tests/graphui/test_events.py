@@ -5,6 +5,7 @@ sparklines with adoptions, sources one click away, fixed query counts, 404s and 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from html import unescape
 from typing import Any
@@ -33,6 +34,7 @@ from memory.services.namespaces import namespace_get_or_create
 from memory.services.retrieval import events_search
 from memory.services.settings import memory_settings_update
 from tests.browser.hostile import IMG, PROBES, SCRIPT, hostile_namespace_create
+from tests.worlds import module_world
 
 pytestmark = pytest.mark.django_db
 
@@ -110,8 +112,19 @@ def extra_event(block: Block, **fields: Any) -> Event:
         )
 
 
+@pytest.fixture(scope="module")
+def _proj_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[int]:
+    with module_world(django_db_blocker):
+        yield _proj_build().pk
+
+
 @pytest.fixture
-def proj() -> Namespace:
+def proj(db: None, _proj_world: int) -> Namespace:
+    """The module's world (built once: ~1 s per test), read afresh for each test."""
+    return Namespace.objects.get(pk=_proj_world)
+
+
+def _proj_build() -> Namespace:
     """Seven one-turn blocks through ingest and offline extraction (npm superseded by pnpm), a
     conflict, an event with named participants, a usage receipt for pnpm, and turns after."""
     memory_settings_update(block_turns=1)

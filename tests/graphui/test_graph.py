@@ -118,12 +118,12 @@ def _worlds(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str,
 
 @pytest.fixture
 def big(db: None, _worlds: dict[str, Namespace]) -> Namespace:
-    return _worlds["big"]
+    return Namespace.objects.get(pk=_worlds["big"].pk)
 
 
 @pytest.fixture
 def small(db: None, _worlds: dict[str, Namespace]) -> Namespace:
-    return _worlds["small"]
+    return Namespace.objects.get(pk=_worlds["small"].pk)
 
 
 def data(ui: Client, ns: str, **params: Any) -> dict[str, Any]:
