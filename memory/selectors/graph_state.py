@@ -89,10 +89,11 @@ def item_states(
     sources: Mapping[int, Sequence[Source]],
 ) -> dict[int, str]:
     """Fact or edge id → current | historical | hidden, now or `as_of`, for `rows` (facts or
-    edges: model instances or `values()` rows, as `Validity.of` reads them) whose source
-    events are `sources` (as `source_statuses` returns them). The rule reads dates only for a
-    date as-of, so otherwise rows may leave `valid_from` and `valid_to` out: the graph page
-    reads a whole namespace's items, and parsing two datetimes each was most of its cost."""
+    edges: model instances, or `values()` rows with their "id" and the fields `Validity.of`
+    reads) whose source events are `sources` (as `source_statuses` returns them). The rule
+    reads dates only for a date as-of, so otherwise rows may leave `valid_from` and `valid_to`
+    out: the graph page reads a whole namespace's items, and parsing two datetimes each was
+    most of its cost."""
     dated = as_of is not None and as_of.at is not None
     states: dict[int, str] = {}
     # The fields Validity.of reads, spelled out: the graph page runs this for every fact and
