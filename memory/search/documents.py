@@ -15,12 +15,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from django.db.models import Prefetch, Q
+from django.db.models import Q
 
-from memory.engine.graph_state import CURRENT, HISTORICAL, Validity, item_state
+from memory.engine.graph_state import CURRENT, HISTORICAL
 from memory.engine.redact import redact
 from memory.models import Event, EventStatus, GraphEdge, GraphFact, GraphNode, Message
 from memory.search.text import CACHED_TEXT_CHARS, CACHED_TEXTS, analyze, date_terms
+from memory.selectors.graph_state import item_states, source_statuses  # a leaf: see its doc
 
 CHUNK = 500
 
@@ -178,13 +179,10 @@ def event_document(event: Event) -> Document:
     )
 
 
-# Only what item_state needs from each source event.
-_SOURCES = Prefetch("source_events", queryset=Event.objects.only("id", "status"))
-
-
 def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:
     """Each node's document from the database, with facts and neighbours split into current
-    and historical by `item_state` (hidden ones left out). A few queries per 500 nodes."""
+    and historical by `selectors.graph_state` (hidden ones left out). Five queries per 500
+    nodes."""
     ids = sorted(set(node_ids))
     for start in range(0, len(ids), CHUNK):
         yield from _node_chunk(ids[start : start + CHUNK])
@@ -192,19 +190,24 @@ def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:
 
 def _node_chunk(ids: list[int]) -> Iterator[Document]:
     facts: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for fact in GraphFact.objects.filter(node_id__in=ids).prefetch_related(_SOURCES):
-        state = item_state([e.status for e in fact.source_events.all()], Validity.of(fact))
+    fact_rows = list(GraphFact.objects.filter(node_id__in=ids))
+    fact_states = item_states(
+        fact_rows, sources=source_statuses(GraphFact, [f.pk for f in fact_rows])
+    )
+    for fact in fact_rows:
+        state = fact_states[fact.pk]
         if state in (CURRENT, HISTORICAL):
             facts[fact.node_id][state].append(f"{fact.key.replace('_', ' ')} {fact.value}")
     links: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    edges = (
-        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids))
-        .select_related("from_node", "to_node")
-        .prefetch_related(_SOURCES)
+    edges = list(
+        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids)).select_related(
+            "from_node", "to_node"
+        )
     )
+    edge_states = item_states(edges, sources=source_statuses(GraphEdge, [e.pk for e in edges]))
     wanted = set(ids)
     for edge in edges:
-        state = item_state([e.status for e in edge.source_events.all()], Validity.of(edge))
+        state = edge_states[edge.pk]
         if state not in (CURRENT, HISTORICAL):
             continue
         for here, there in ((edge.from_node, edge.to_node), (edge.to_node, edge.from_node)):

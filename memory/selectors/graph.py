@@ -1,11 +1,11 @@
 """Graph reads: nodes with their current and historical facts and edges (state derived from the
-source events by `memory.engine.graph_state`, SPEC §6.4), as-of views (§6.7) and networkx
+source events by `selectors.graph_state`, SPEC §6.4), as-of views (§6.7) and networkx
 neighbourhoods. Every read here loads a fixed number of queries however many nodes it shows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -19,14 +19,13 @@ from memory.engine.graph_state import (
     HISTORICAL,
     ITEM_ACTIVE,
     AsOf,
-    Validity,
-    item_state,
     parse_as_of,
 )
 from memory.engine.redact import redact
 from memory.errors import Invalid, NotFound
-from memory.models import Event, GraphEdge, GraphFact, GraphNode, Namespace
-from memory.models.rows import columns_of, in_chunks, marks, read_rows, read_values
+from memory.models import GraphEdge, GraphFact, GraphNode, Namespace
+from memory.models.rows import columns_of, in_chunks, marks, read_values
+from memory.selectors.graph_state import Source, item_states, source_statuses
 from memory.selectors.out import Out
 
 __all__ = [
@@ -188,28 +187,7 @@ _EDGE_FIELDS = [
 ]
 
 
-def _sources(through: Any, column: str, ids: list[int]) -> dict[int, list[tuple[int, str]]]:
-    """item id → (event id, event status) of each of its source events, in one query (plain
-    SQL: it runs for every node state read, and the ORM's compilation cost more than it)."""
-    found: dict[int, list[tuple[int, str]]] = {i: [] for i in ids}
-    select = (
-        f"SELECT s.{column}, s.event_id, e.status FROM {through._meta.db_table} s "
-        f"JOIN {Event._meta.db_table} e ON s.event_id = e.id WHERE s.{column} IN "
-    )
-    rows = [  # in chunks: a whole namespace's edges, for the graph page
-        row for chunk in in_chunks(ids) for row in read_rows(select + f"({marks(chunk)})", chunk)
-    ]
-    for item_id, event_id, status in rows:
-        found[item_id].append((event_id, status))
-    return found
-
-
-def _fact(
-    row: dict[str, Any], sources: list[tuple[int, str]], as_of: AsOf | None
-) -> FactOut | None:
-    state = item_state([s for _, s in sources], Validity.of(row), as_of)
-    if state == HIDDEN:
-        return None
+def _fact(row: Row, state: str, sources: Sequence[Source]) -> FactOut:
     return FactOut.model_construct(
         id=row["id"],
         node_id=row["node_id"],
@@ -226,12 +204,7 @@ def _fact(
     )
 
 
-def _edge(
-    row: dict[str, Any], sources: list[tuple[int, str]], as_of: AsOf | None
-) -> EdgeOut | None:
-    state = item_state([s for _, s in sources], Validity.of(row), as_of)
-    if state == HIDDEN:
-        return None
+def _edge(row: Row, state: str, sources: Sequence[Source]) -> EdgeOut:
     return EdgeOut.model_construct(
         id=row["id"],
         from_=row["from_node_id"],
@@ -295,22 +268,22 @@ def node_states(
         return {}
     ids = list(by_id)
     facts, edges = _item_rows(ids, active_only=current_only and as_of is None)
-    fact_sources = _sources(
-        GraphFact.source_events.through, "graphfact_id", [f["id"] for f in facts]
-    )
-    edge_sources = _sources(
-        GraphEdge.source_events.through, "graphedge_id", [e["id"] for e in edges]
-    )
+    fact_sources = source_statuses(GraphFact, [f["id"] for f in facts])
+    edge_sources = source_statuses(GraphEdge, [e["id"] for e in edges])
+    fact_states = item_states(facts, as_of, sources=fact_sources)
+    edge_states = item_states(edges, as_of, sources=edge_sources)
     current: dict[int, list[FactOut]] = {pk: [] for pk in ids}
     historical: dict[int, list[FactOut]] = {pk: [] for pk in ids}
     edge_lists: dict[int, list[EdgeOut]] = {pk: [] for pk in ids}
     for row in facts:
-        fact = _fact(row, fact_sources[row["id"]], as_of)
-        if fact is not None:
-            (current if fact.state == CURRENT else historical)[row["node_id"]].append(fact)
+        state = fact_states[row["id"]]
+        if state != HIDDEN:
+            fact = _fact(row, state, fact_sources.get(row["id"], ()))
+            (current if state == CURRENT else historical)[row["node_id"]].append(fact)
     for row in edges:
-        edge = _edge(row, edge_sources[row["id"]], as_of)
-        if edge is not None:
+        state = edge_states[row["id"]]
+        if state != HIDDEN:
+            edge = _edge(row, state, edge_sources.get(row["id"], ()))
             for end in dict.fromkeys((row["from_node_id"], row["to_node_id"])):
                 if end in edge_lists:
                     edge_lists[end].append(edge)
@@ -358,9 +331,10 @@ def graph_networkx(
     ):
         graph.add_node(pk, name=name, type=node_type)
     edges = list(GraphEdge.objects.filter(namespace=namespace).values(*_EDGE_COLUMNS))
-    sources = _sources(GraphEdge.source_events.through, "graphedge_id", [e["id"] for e in edges])
+    sources = source_statuses(GraphEdge, [e["id"] for e in edges])
+    states = item_states(edges, as_of, sources=sources)
     for row in edges:
-        state = item_state([s for _, s in sources[row["id"]]], Validity.of(row), as_of)
+        state = states[row["id"]]
         if state == CURRENT or (include_historical and state == HISTORICAL):
             graph.add_edge(
                 row["from_node_id"],

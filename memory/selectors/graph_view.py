@@ -4,22 +4,20 @@ edges, provenance events and their source messages. Read-only: nothing here reco
 batch or touches weights (the API's node expansion does; a person browsing must not).
 
 Every function reads a fixed number of queries however large the namespace. Ranking needs the
-whole graph, so it is read as plain rows (ids, relation, validity, source statuses) and the
-state rule of `engine.graph_state` applied to each; per-node state (`node_states`) is only built
-for the one node a page shows.
+whole graph, so it is read as plain rows (ids, relation, validity, source statuses) and their
+states read by `selectors.graph_state` for the whole namespace at once; per-node state
+(`node_states`) is only built for the one node a page shows.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
 
 import networkx as nx
 
 from memory.engine.gate import Ref
-from memory.engine.graph_state import CURRENT, HIDDEN, HISTORICAL, AsOf, Validity, item_state
+from memory.engine.graph_state import CURRENT, HIDDEN, HISTORICAL, AsOf
 from memory.engine.redact import redact
 from memory.models import Event, GraphEdge, GraphFact, GraphNode, Namespace
 from memory.search import search_nodes
@@ -32,6 +30,7 @@ from memory.selectors.graph import (
     node_get,
     node_state,
 )
+from memory.selectors.graph_state import item_states, source_statuses
 from memory.selectors.messages import MessageOut, messages_by_ids
 from memory.selectors.out import Out
 
@@ -92,33 +91,13 @@ class GraphViewOut(Out):
 
 # --- the whole graph as plain rows ---------------------------------------------------------------
 
-_UNREAD = datetime(1970, 1, 1, tzinfo=UTC)  # stands in for dates the rule will not read
-
 
 def _validity_columns(as_of: AsOf | None) -> tuple[str, ...]:
-    """Dates only for a date as-of: otherwise the rule reads status and turns alone, and
-    parsing two datetimes per row was most of the cost at 7,000 edges."""
+    """The id and what the state rule reads of each row. Dates only for a date as-of:
+    otherwise it reads status and turns alone, and parsing two datetimes per row was most of
+    the cost at 7,000 edges."""
     dates = ("valid_from", "valid_to") if as_of is not None and as_of.at is not None else ()
-    return ("status", "valid_from_turn", "valid_to_turn", *dates)
-
-
-def _state(statuses: list[str], row: tuple[Any, ...], as_of: AsOf | None) -> str:
-    status, from_turn, to_turn, *dates = row
-    valid_from, valid_to = dates if dates else (_UNREAD, None)
-    return item_state(statuses, Validity(status, valid_from, valid_to, from_turn, to_turn), as_of)
-
-
-def _source_statuses(through: Any, column: str, namespace: Namespace) -> dict[int, list[str]]:
-    """Item id → its source events' statuses, for every fact or edge of the namespace (joined
-    on the namespace rather than an IN list of thousands of ids)."""
-    found: dict[int, list[str]] = {}
-    owner = column.removesuffix("_id")
-    rows = through.objects.filter(**{f"{owner}__namespace": namespace}).values_list(
-        column, "event__status"
-    )
-    for item_id, status in rows:
-        found.setdefault(item_id, []).append(status)
-    return found
+    return ("id", "status", "valid_from_turn", "valid_to_turn", *dates)
 
 
 def _graph(namespace: Namespace, *, history: bool, as_of: AsOf | None) -> nx.MultiDiGraph:
@@ -130,30 +109,41 @@ def _graph(namespace: Namespace, *, history: bool, as_of: AsOf | None) -> nx.Mul
         "pk", "name", "node_type"
     ):
         graph.add_node(pk, name=name, type=node_type)
-    columns = _validity_columns(as_of)
-    sources = _source_statuses(GraphEdge.source_events.through, "graphedge_id", namespace)
-    for pk, origin, target, relation, *validity in GraphEdge.objects.filter(
-        namespace=namespace
-    ).values_list("pk", "from_node_id", "to_node_id", "relation", *columns):
-        state = _state(sources.get(pk, []), tuple(validity), as_of)
+    sources = source_statuses(GraphEdge, namespace=namespace)
+    edges = list(
+        GraphEdge.objects.filter(namespace=namespace).values(
+            "from_node_id", "to_node_id", "relation", *_validity_columns(as_of)
+        )
+    )
+    states = item_states(edges, as_of, sources=sources)
+    for row in edges:
+        state = states[row["id"]]
         if state == CURRENT or (history and state == HISTORICAL):
-            graph.add_edge(origin, target, key=pk, relation=relation, state=state)
+            graph.add_edge(
+                row["from_node_id"],
+                row["to_node_id"],
+                key=row["id"],
+                relation=row["relation"],
+                state=state,
+            )
     return graph
 
 
 def _fact_counts(namespace: Namespace, as_of: AsOf | None) -> tuple[Counter[int], Counter[int]]:
     """Current and historical fact counts per node id, in two queries."""
-    sources = _source_statuses(GraphFact.source_events.through, "graphfact_id", namespace)
+    sources = source_statuses(GraphFact, namespace=namespace)
+    facts = list(
+        GraphFact.objects.filter(namespace=namespace).values("node_id", *_validity_columns(as_of))
+    )
+    states = item_states(facts, as_of, sources=sources)
     current: Counter[int] = Counter()
     historical: Counter[int] = Counter()
-    for pk, node_id, *validity in GraphFact.objects.filter(namespace=namespace).values_list(
-        "pk", "node_id", *_validity_columns(as_of)
-    ):
-        state = _state(sources.get(pk, []), tuple(validity), as_of)
+    for row in facts:
+        state = states[row["id"]]
         if state == CURRENT:
-            current[node_id] += 1
+            current[row["node_id"]] += 1
         elif state == HISTORICAL:
-            historical[node_id] += 1
+            historical[row["node_id"]] += 1
     return current, historical
 
 

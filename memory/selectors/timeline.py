@@ -14,7 +14,6 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
-from memory.engine.graph_state import Validity, item_state
 from memory.engine.lifecycle import HIDDEN_STATUSES
 from memory.engine.redact import redact
 from memory.engine.weight_trajectory import WeightTrajectory, weight_trajectory
@@ -28,6 +27,7 @@ from memory.selectors.events import (
     event_timeline,
     events_out,
 )
+from memory.selectors.graph_state import item_states, source_statuses
 from memory.selectors.messages import MessageOut
 from memory.selectors.out import Out
 from memory.selectors.paging import Page, paginate
@@ -223,16 +223,6 @@ class EventPageOut(Out):
 _VALIDITY = ("status", "valid_from", "valid_to", "valid_from_turn", "valid_to_turn")
 
 
-def _source_statuses(through: object, column: str, ids: list[int]) -> dict[int, list[str]]:
-    found: dict[int, list[str]] = {i: [] for i in ids}
-    rows = through.objects.filter(**{f"{column}__in": ids}).values_list(  # type: ignore[attr-defined]
-        column, "event__status"
-    )
-    for item_id, status in rows:
-        found[item_id].append(status)
-    return found
-
-
 def event_graph_support(event: Event) -> tuple[list[SupportedFactOut], list[SupportedEdgeOut]]:
     """The facts and edges this event is a source of, each with its state derived from all its
     source events (SPEC §6.4) — hidden ones included, so a forgotten event shows what it hid.
@@ -255,12 +245,8 @@ def event_graph_support(event: Event) -> tuple[list[SupportedFactOut], list[Supp
             *_VALIDITY,
         )
     )
-    fact_sources = _source_statuses(
-        GraphFact.source_events.through, "graphfact_id", [f["id"] for f in facts]
-    )
-    edge_sources = _source_statuses(
-        GraphEdge.source_events.through, "graphedge_id", [e["id"] for e in edges]
-    )
+    fact_states = item_states(facts, sources=source_statuses(GraphFact, [f["id"] for f in facts]))
+    edge_states = item_states(edges, sources=source_statuses(GraphEdge, [e["id"] for e in edges]))
     return (
         [
             SupportedFactOut.model_construct(
@@ -271,7 +257,7 @@ def event_graph_support(event: Event) -> tuple[list[SupportedFactOut], list[Supp
                 key=redact(row["key"]),
                 value=redact(row["value"]),
                 status=row["status"],
-                state=item_state(fact_sources[row["id"]], Validity.of(row)),
+                state=fact_states[row["id"]],
                 valid_from=row["valid_from"],
                 valid_to=row["valid_to"],
             )
@@ -286,7 +272,7 @@ def event_graph_support(event: Event) -> tuple[list[SupportedFactOut], list[Supp
                 to_name=redact(row["to_node__name"]),
                 relation=redact(row["relation"]),
                 status=row["status"],
-                state=item_state(edge_sources[row["id"]], Validity.of(row)),
+                state=edge_states[row["id"]],
                 valid_from=row["valid_from"],
                 valid_to=row["valid_to"],
             )

@@ -22,7 +22,7 @@ from memory.engine.gate import (
     gate_advice,
     parse_ref,
 )
-from memory.engine.graph_state import CURRENT, Validity, item_state
+from memory.engine.graph_state import CURRENT
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.errors import Conflict, Invalid
 from memory.models import (
@@ -39,6 +39,7 @@ from memory.models import (
     RelationKind,
     RetrievalBatch,
 )
+from memory.selectors.graph_state import item_states, source_statuses
 from memory.services.batches import batch_behind, batch_items, batch_resolve
 
 MAX_QUESTION_CHARS = 2000
@@ -78,8 +79,9 @@ def _conflicts(event_ids: Sequence[int]) -> dict[int, set[int]]:
     return found
 
 
-def _state(fact: GraphFact) -> str:
-    return item_state([e.status for e in fact.source_events.all()], Validity.of(fact))
+def _states(facts: list[GraphFact]) -> dict[int, str]:
+    """Fact id → its state now (one query, none for no facts)."""
+    return item_states(facts, sources=source_statuses(GraphFact, [f.pk for f in facts]))
 
 
 def _own_text_and_state(ref: str) -> tuple[str, bool | None, tuple[str, ...]]:
@@ -88,16 +90,15 @@ def _own_text_and_state(ref: str) -> tuple[str, bool | None, tuple[str, ...]]:
     parsed = parse_ref(ref)
     assert parsed is not None
     if parsed.kind == "fact":
-        fact = GraphFact.objects.filter(pk=parsed.object_id).prefetch_related("source_events")
-        found = fact.first()
+        found = GraphFact.objects.filter(pk=parsed.object_id).first()
         if found is None:
             return "", None, ()
-        return f"{found.key} {found.value}", _state(found) != CURRENT, ()
+        return f"{found.key} {found.value}", _states([found])[found.pk] != CURRENT, ()
     if parsed.kind == "node":
         node = GraphNode.objects.filter(pk=parsed.object_id).first()
         if node is None:
             return "", None, ()
-        current = any(_state(f) == CURRENT for f in node.facts.prefetch_related("source_events"))
+        current = CURRENT in _states(list(node.facts.all())).values()
         people = (node.name,) if node.node_type == "person" else ()
         return node.name, None if current else True, people
     if parsed.kind == "raw":

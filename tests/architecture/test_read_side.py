@@ -1,11 +1,16 @@
 """Reads flow one way (docs/ARCHITECTURE.md, "Layers"): services → recall → selectors →
 search, models, engine. A lower layer never imports a higher one, not even inside a function,
 no module of the product hides a circle behind a function-level import, and the product never
-imports its evaluation or demo code (only their management commands do)."""
+imports its evaluation or demo code (only their management commands do).
+
+One selector is a leaf below the others: `memory.selectors.graph_state`, the graph-state read,
+imports only models and engine (and the standard library and Django), so search may use it
+for its node documents; search imports nothing else of selectors."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +23,11 @@ FORBIDDEN = {
     "memory.search": ("memory.services", "memory.recall", "memory.selectors", "memory.api"),
     "memory.models": ("memory.services", "memory.recall", "memory.selectors", "memory.api"),
 }
+# layer → the modules it may import although FORBIDDEN bans their package
+EXCEPT = {"memory.search": ("memory.selectors.graph_state",)}
+# The leaf selector and what alone it may import of our own code.
+LEAF = "memory.selectors.graph_state"
+LEAF_MAY_IMPORT = ("memory.models", "memory.engine")
 APART = ("memory.evaluation", "memory.demo")
 # Function-level imports that are not circles: Django's start-up hook and migrations, which
 # must import the code of their time lazily.
@@ -58,6 +68,12 @@ def _within(name: str, package: str) -> bool:
     return name == package or name.startswith(package + ".")
 
 
+def banned(name: str, layer: str) -> bool:
+    return any(_within(name, b) for b in FORBIDDEN[layer]) and not any(
+        _within(name, allowed) for allowed in EXCEPT.get(layer, ())
+    )
+
+
 def offences(path: Path) -> list[str]:
     module = module_name(path)
     layer = next((layer for layer in FORBIDDEN if _within(module, layer)), None)
@@ -66,7 +82,7 @@ def offences(path: Path) -> list[str]:
     return [
         f"{path.relative_to(ROOT)}:{line} imports {name}"
         for line, name, _ in imports(path.read_text(), module)
-        if any(_within(name, banned) for banned in FORBIDDEN[layer])
+        if banned(name, layer)
     ]
 
 
@@ -80,6 +96,34 @@ def product_files() -> list[Path]:
 
 def test_no_layer_imports_upward():
     assert [hit for path in product_files() for hit in offences(path)] == []
+
+
+def leaf_offences(source: str) -> list[str]:
+    """What the leaf selector imports beyond models, engine, the standard library and Django."""
+    return [
+        f"{line}: {name}"
+        for line, name, _ in imports(source, LEAF)
+        if not any(_within(name, allowed) for allowed in LEAF_MAY_IMPORT)
+        and name.split(".")[0] not in {*sys.stdlib_module_names, "__future__", "django"}
+    ]
+
+
+def test_the_leaf_selector_imports_only_models_and_engine():
+    path = ROOT / (LEAF.replace(".", "/") + ".py")
+    assert leaf_offences(path.read_text()) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from memory.selectors.out import Out\n",
+        "from memory.search import search_nodes\n",
+        "from . import graph\n",
+        "import networkx\n",
+    ],
+)
+def test_the_leaf_guard_sees_imports_beyond_models_and_engine(source):
+    assert leaf_offences(source)
 
 
 def test_the_product_never_imports_evaluation_or_demo_code():
@@ -113,13 +157,25 @@ def test_no_function_level_imports_of_our_own_modules():
         ("import memory.services.jobs\n", "memory.selectors.x"),
         ("from ..services import jobs\n", "memory.selectors.x"),
         ("from memory import services\n", "memory.recall.x"),
+        ("from memory.selectors.graph import node_states\n", "memory.search.x"),
+        ("from memory.selectors import graph_state\n", "memory.search.x"),  # name the module
+        ("from ..selectors.graph_view import graph_view\n", "memory.search.x"),
     ],
 )
 def test_the_guard_sees_every_spelling_of_an_upward_import(source, module):
     layer = next(layer for layer in FORBIDDEN if _within(module, layer))
-    hits = [
-        name
-        for _, name, _ in imports(source, module)
-        if any(_within(name, banned) for banned in FORBIDDEN[layer])
+    assert [name for _, name, _ in imports(source, module) if banned(name, layer)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from memory.selectors.graph_state import item_states, source_statuses\n",
+        "import memory.selectors.graph_state\n",
+        "from ..selectors.graph_state import item_states\n",
+    ],
+)
+def test_search_may_import_the_leaf_selector(source):
+    assert not [
+        name for _, name, _ in imports(source, "memory.search.x") if banned(name, "memory.search")
     ]
-    assert hits

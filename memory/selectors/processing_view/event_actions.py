@@ -4,13 +4,15 @@ state would move, since graph state is derived from the source events' statuses.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Final
 
-from memory.engine.graph_state import CURRENT, Validity, item_state
+from memory.engine.graph_state import CURRENT
 from memory.engine.lifecycle import ACTIVE, FORGOTTEN, HIDDEN_STATUSES, SUPERSEDED, VISIBLE_STATUSES
 from memory.engine.redact import redact
 from memory.errors import NotFound
 from memory.models import Event, GraphEdge, GraphFact, Namespace
+from memory.selectors.graph_state import Source, item_states, source_statuses
 from memory.selectors.out import Out
 
 EVENT_ACTIONS: Final = ("pin", "unpin", "forget", "restore")
@@ -73,13 +75,14 @@ def _after(event: Event, action: str) -> tuple[str, bool]:
     return (SUPERSEDED if still else ACTIVE), event.pinned
 
 
-def _statuses(through: Any, column: str, ids: list[int]) -> dict[int, list[tuple[int, str]]]:
-    found: dict[int, list[tuple[int, str]]] = {i: [] for i in ids}
-    for item_id, event_id, status in through.objects.filter(**{f"{column}__in": ids}).values_list(
-        column, "event_id", "event__status"
-    ):
-        found[item_id].append((event_id, status))
-    return found
+def _with_status(
+    sources: Mapping[int, Sequence[Source]], event_id: int, status: str
+) -> dict[int, list[Source]]:
+    """`sources` as they would be with event `event_id` in `status`."""
+    return {
+        item: [(i, status if i == event_id else was) for i, was in events]
+        for item, events in sources.items()
+    }
 
 
 _VALIDITY = ("status", "valid_from", "valid_to", "valid_from_turn", "valid_to_turn")
@@ -103,22 +106,17 @@ def _graph_changes(event: Event, status_after: str) -> list[GraphChangeOut]:
             *_VALIDITY,
         )
     )  # fmt: skip
-    fact_sources = _statuses(
-        GraphFact.source_events.through, "graphfact_id", [f["id"] for f in facts]
-    )
-    edge_sources = _statuses(
-        GraphEdge.source_events.through, "graphedge_id", [e["id"] for e in edges]
-    )
-
-    def states(sources: list[tuple[int, str]], row: dict[str, Any]) -> tuple[str, str]:
-        validity = Validity.of(row)
-        now = [status for _id, status in sources]
-        then = [status_after if i == event.pk else status for i, status in sources]
-        return item_state(now, validity), item_state(then, validity)
+    fact_sources = source_statuses(GraphFact, [f["id"] for f in facts])
+    edge_sources = source_statuses(GraphEdge, [e["id"] for e in edges])
+    # Each item's state now, and then: with this event's status changed, the others' as they are.
+    facts_now = item_states(facts, sources=fact_sources)
+    facts_then = item_states(facts, sources=_with_status(fact_sources, event.pk, status_after))
+    edges_now = item_states(edges, sources=edge_sources)
+    edges_then = item_states(edges, sources=_with_status(edge_sources, event.pk, status_after))
 
     changes: list[GraphChangeOut] = []
     for row in facts:
-        before, after = states(fact_sources[row["id"]], row)
+        before, after = facts_now[row["id"]], facts_then[row["id"]]
         if before != after:
             changes.append(
                 GraphChangeOut.model_construct(
@@ -131,7 +129,7 @@ def _graph_changes(event: Event, status_after: str) -> list[GraphChangeOut]:
                 )
             )
     for row in edges:
-        before, after = states(edge_sources[row["id"]], row)
+        before, after = edges_now[row["id"]], edges_then[row["id"]]
         if before != after:
             changes.append(
                 GraphChangeOut.model_construct(
