@@ -2,12 +2,12 @@
 number, formatted from the engine's constant.
 
 A word list gives every value of a vocabulary the models or the engine define (job kinds and
-states, the evidence gate's verdicts, why it rejects a ref…) its label, and where a badge shows
-it, a symbol (meaning never by colour alone) and a tone (the badge's colour class). Views use
-these lists directly; templates through the `vocabulary` tag library
+states, the evidence gate's verdicts, why it rejects a ref, weight bands…) its label, and where a
+badge shows it, a symbol (meaning never by colour alone) and a tone (the badge's colour class).
+Views use these lists directly; templates through the `vocabulary` tag library
 (graphui/templatetags/vocabulary.py), never with their own if/elif chains. Text that names an
-engine number ("at most 8 refs") is built when it is shown, from the constant, so changing the
-engine changes the UI with it.
+engine number ("weight ≥ 0.7", "at most 8 refs") is built when it is shown, from the constant, so
+changing the engine changes the UI with it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from memory.engine import gate
+from memory.engine import gate, weights
 from memory.models import JobKind, JobStatus
 
 type Text = str | Promise
@@ -170,3 +170,46 @@ def verdict_word(verdict: str | None) -> Word:
     if not verdict:
         return NO_ASSESSMENT
     return VERDICTS.get(verdict) or Word(verdict)
+
+
+# --- Weights (memory.engine.weights) -------------------------------------------------------------
+
+
+def _bounds() -> dict[str, str]:
+    return {"high": number(weights.BAND_HIGH_FROM), "mid": number(weights.BAND_MID_FROM)}
+
+
+# weight_band's answers; `note` names each band's range for the chart.
+WEIGHT_BANDS: Final[Mapping[str, Word]] = {
+    "high": Word(gettext_lazy("high"), note=_later(lambda: _("high ≥ %(high)s") % _bounds())),
+    "mid": Word(gettext_lazy("mid"), note=_later(lambda: _("mid %(mid)s–%(high)s") % _bounds())),
+    "low": Word(gettext_lazy("low"), note=_later(lambda: _("low < %(mid)s") % _bounds())),
+    "zero": Word(gettext_lazy("zero"), note=gettext_lazy("zero")),
+}
+
+
+def weight_band_label(band: str) -> str:
+    return label(WEIGHT_BANDS, band)
+
+
+def weight_band_range(band: str) -> str:
+    """The band with its bounds ("high ≥ 0.7"), from the engine's thresholds."""
+    word = WEIGHT_BANDS.get(band)
+    return str(word.note) if word and word.note else band
+
+
+def _floor(criticality: str) -> dict[str, str]:
+    return {"floor": number(weights.CRITICALITY_FLOORS[criticality])}
+
+
+CRITICALITIES: Final[Mapping[str, Word]] = {
+    "routine": Word(gettext_lazy("routine")),
+    "preference": Word(_later(lambda: _("preference (floor %(floor)s)") % _floor("preference"))),
+    "identity": Word(_later(lambda: _("identity (floor %(floor)s)") % _floor("identity"))),
+    "safety": Word(_later(lambda: _("safety (floor %(floor)s)") % _floor("safety"))),
+}
+
+
+def superseded_cap() -> str:
+    """The weight a superseded event is capped at, as the UI writes it."""
+    return number(weights.SUPERSEDED_CAP)

@@ -89,3 +89,9 @@ def gate_note(note: _Note) -> str:
     """What the gate changed in an assessment, in words (its own message for a new code)."""
     word = vocabulary.GATE_NOTES.get(note.code)
     return str(word.label) if word else note.message
+
+
+@register.simple_tag
+def superseded_cap() -> str:
+    """`{% superseded_cap as cap %}`: the weight a superseded event is capped at."""
+    return vocabulary.superseded_cap()
