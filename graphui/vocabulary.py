@@ -7,7 +7,7 @@ badge shows it, a symbol (meaning never by colour alone) and a tone (the badge's
 Views use these lists directly; templates through the `vocabulary` tag library
 (graphui/templatetags/vocabulary.py), never with their own if/elif chains. Text that names an
 engine number ("weight ≥ 0.7", "at most 8 refs") is built when it is shown, from the constant, so
-changing the engine changes the UI with it.
+changing the engine changes the UI with it. tests/graphui/test_vocabulary.py keeps it that way.
 """
 
 from __future__ import annotations
