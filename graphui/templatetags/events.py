@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 
 from graphui.charts import line_chart, sparkline
 from graphui.templatetags.ui import when
+from graphui.vocabulary import CRITICALITIES, Text, superseded_cap
 from memory.engine.weight_trajectory import CAPPED, HIDDEN, PINNED, WeightTrajectory
 from memory.selectors.events import EventOut, TemporalOut
 
@@ -93,18 +94,13 @@ RELATION_SYMBOL: Final[Mapping[str, str]] = {
     "related": "~",
 }
 # Other closed vocabularies the event page shows, by name.
-VOCABULARIES: Final[Mapping[str, Mapping[str, Promise]]] = {
+VOCABULARIES: Final[Mapping[str, Mapping[str, Text]]] = {
     "scope": {
         "user": gettext_lazy("user"),
         "project": gettext_lazy("project"),
         "session": gettext_lazy("session"),
     },
-    "criticality": {
-        "routine": gettext_lazy("routine"),
-        "preference": gettext_lazy("preference (floor 0.3)"),
-        "identity": gettext_lazy("identity (floor 0.9)"),
-        "safety": gettext_lazy("safety (floor 1.0)"),
-    },
+    "criticality": {value: word.label for value, word in CRITICALITIES.items()},
     "origin": {
         "extraction": gettext_lazy("extracted from the conversation"),
         "import": gettext_lazy("imported"),
@@ -287,11 +283,11 @@ def trajectory_notes(trajectory: WeightTrajectory) -> SafeString:
     elif trajectory.override == CAPPED:
         if trajectory.capped_from_turn is not None:
             notes.append(
-                _("Superseded at turn %(turn)s: capped at 0.1 from then on.")
-                % {"turn": trajectory.capped_from_turn}
+                _("Superseded at turn %(turn)s: capped at %(cap)s from then on.")
+                % {"turn": trajectory.capped_from_turn, "cap": superseded_cap()}
             )
         else:
-            notes.append(_("Superseded: capped at 0.1."))
+            notes.append(_("Superseded: capped at %(cap)s.") % {"cap": superseded_cap()})
     if not trajectory.history_complete:
         notes.append(
             _(

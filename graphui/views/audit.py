@@ -16,15 +16,14 @@ from django.views.decorators.http import require_GET
 
 from graphui.access import ui_namespace
 from graphui.filters import Chip, DateRangeFilterForm, day_end, day_start, without
+from graphui.vocabulary import VERDICTS
 from memory.selectors import audit_view
 from memory.selectors.audit_view import NO_VERDICT, ReceiptFilter
 from memory.selectors.audit_view.receipts import USED_NOTHING, USED_SOMETHING
 
-# The filter's words; the list and the chain show the same ones (partials/_audit_words.html).
+# The filter's words: the verdicts as the list and the chain show them, and receipts without one.
 VERDICT_WORDS = {
-    "sufficient": gettext_lazy("sufficient"),
-    "partial": gettext_lazy("partial"),
-    "mismatch": gettext_lazy("mismatch"),
+    **{verdict: word.label for verdict, word in VERDICTS.items()},
     NO_VERDICT: gettext_lazy("none (no assessment)"),
 }
 USED_WORDS = {

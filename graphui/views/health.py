@@ -13,10 +13,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from graphui.access import ui_namespace
 from graphui.charts import Bar, bar_chart, line_chart
+from graphui.vocabulary import weight_band_label, weight_band_range
 from memory.engine.decay import LAMBDA_WARNING_ABOVE
 from memory.errors import NotFound
 from memory.models import JobKind, JobStatus
@@ -60,23 +60,9 @@ def _level_chart(charts: HealthChartsOut) -> SafeString:
     return bar_chart(bars, title=_("Blocks by display level"))
 
 
-BAND_LABELS = {
-    "high": gettext_lazy("high ≥ 0.7"),
-    "mid": gettext_lazy("mid 0.3–0.7"),
-    "low": gettext_lazy("low < 0.3"),
-    "zero": gettext_lazy("zero"),
-}
-BAND_NAMES = {
-    "high": gettext_lazy("high"),
-    "mid": gettext_lazy("mid"),
-    "low": gettext_lazy("low"),
-    "zero": gettext_lazy("zero"),
-}
-
-
 def _band_chart(charts: HealthChartsOut) -> SafeString:
     total = charts.visible_events
-    bars = [Bar(str(BAND_LABELS[b.band]), b.events, _share(b.events, total)) for b in charts.bands]
+    bars = [Bar(weight_band_range(b.band), b.events, _share(b.events, total)) for b in charts.bands]
     return bar_chart(bars, title=_("Events by weight band"))
 
 
@@ -128,7 +114,7 @@ def health_page(request: HttpRequest, ns: str) -> HttpResponse:
             "level_chart": _level_chart(charts),
             "band_chart": _band_chart(charts),
             "adoption_chart": _adoption_chart(charts) if charts.receipts else None,
-            "band_legend": [(str(BAND_NAMES[b.band]), b.events) for b in charts.bands],
+            "band_legend": [(weight_band_label(b.band), b.events) for b in charts.bands],
             "used_buckets": [b for b in charts.adoption_buckets if b.receipts],
         }
     template = f"graphui/health.html#{partial}" if partial else "graphui/health.html"

@@ -15,39 +15,23 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from graphui.access import actor, may, ui_namespace
+from graphui.vocabulary import job_kind_label, job_status_label
 from memory.errors import Conflict, NotFound
 from memory.models import Namespace, Role
 from memory.selectors import processing_view as view
 from memory.selectors.jobs import job_get
 from memory.services.jobs import job_retry, jobs_retry_failed
 
-# What each job kind does, in words a person understands (templates: _processing_kind.html).
-KIND_LABELS = {
-    "block_views": gettext_lazy("Block views (L0–L2)"),
-    "block_extract": gettext_lazy("Event extraction"),
-    "graph_project": gettext_lazy("Graph projection"),
-    "import_preview": gettext_lazy("Import preview"),
-}
-STATUS_WORDS = {
-    "queued": gettext_lazy("queued"),
-    "running": gettext_lazy("running"),
-    "succeeded": gettext_lazy("succeeded"),
-    "failed": gettext_lazy("failed"),
-}
 PARTIALS = {
     "counts": "graphui/partials/_processing_counts.html",
     "active": "graphui/partials/_processing_active.html",
     "failed": "graphui/partials/_processing_failed.html",
     "calls": "graphui/partials/_processing_calls.html",
 }
-
-
-def kind_label(kind: str) -> str:
-    return str(KIND_LABELS.get(kind, kind))
 
 
 def _processing_url(ns: str, anchor: str = "") -> str:
@@ -104,19 +88,23 @@ def job_retry_action(request: HttpRequest, ns: str, job_id: int) -> HttpResponse
     except Conflict as exc:
         raise Conflict(
             _("Job #%(id)s is %(status)s: only failed jobs can be retried.")
-            % {"id": job.pk, "status": STATUS_WORDS.get(job.status, job.status)},
+            % {"id": job.pk, "status": job_status_label(job.status)},
             code=exc.code,
         ) from exc
     messages.success(
         request,
         _("Job #%(id)s (%(kind)s) is queued again with %(attempts)s fresh attempts.")
-        % {"id": retried.pk, "kind": kind_label(retried.kind), "attempts": retried.max_attempts},
+        % {
+            "id": retried.pk,
+            "kind": job_kind_label(retried.kind),
+            "attempts": retried.max_attempts,
+        },
     )
     return HttpResponseRedirect(_processing_url(namespace.name, "active"))
 
 
 def _kinds_text(by_kind: list[tuple[str, int]]) -> str:
-    return ", ".join(f"{n} × {kind_label(kind)}" for kind, n in by_kind)
+    return ", ".join(f"{n} × {job_kind_label(kind)}" for kind, n in by_kind)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from graphui.templatetags.events import lifecycle_badge
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.prompts.graph import GraphProposal
 from memory.models import Block, Event, GraphNode, Message, Namespace, RetrievalBatch
@@ -384,6 +385,25 @@ def test_node_page_splits_current_and_historical_facts(ui: Client, npm_pnpm: Nam
     assert {(r.fact.key, r.fact.value.lower()) for r in then.current_facts} == {
         ("package_manager", "npm")
     }
+
+
+def test_provenance_events_show_their_lifecycle_with_the_shared_badge(
+    ui: Client, npm_pnpm: Namespace
+) -> None:
+    project = GraphNode.objects.get(namespace=npm_pnpm, node_type="project")
+    html = ui.get(f"/ns/proj/graph/nodes/{project.pk}/").content.decode()
+
+    provenance = re.findall(r'<p class="prov-meta">.*?</p>', html, re.S)
+    statuses = list(
+        Event.objects.filter(namespace=npm_pnpm, nodes=project)
+        .order_by("-pk")
+        .values_list("status", flat=True)
+    )
+    assert sorted(statuses) == ["active", "superseded"]
+    for status in statuses:
+        assert sum(str(lifecycle_badge(status)) in p for p in provenance) == 1
+    source = (ROOT / "templates/graphui/partials/_node_detail.html").read_text()
+    assert "{% lifecycle_badge event.status %}" in source and "{{ event.status }}" not in source
 
 
 def test_partial_is_the_same_fragment_the_page_shows(ui: Client, npm_pnpm: Namespace) -> None:

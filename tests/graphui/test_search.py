@@ -4,6 +4,7 @@ marked, why each hit matched, and a person browsing never becomes an agent's evi
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from graphui.templatetags.events import lifecycle_badge
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.prompts.graph import GraphProposal
 from memory.models import BatchItem, Block, Event, Message, Namespace, RetrievalBatch
@@ -24,6 +26,8 @@ from memory.services.retrieval import events_search
 from tests.browser.hostile import IMG, JS_LINK, SCRIPT, hostile_namespace_create
 
 pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SECRET = "sk-abcdefghijklmnop1234"
 # One sealed block: the offline processor turns it into events (npm superseded by pnpm, a
@@ -145,6 +149,20 @@ def test_a_graph_node_says_whether_it_matched_current_state_or_history(client, u
     )
     assert "matched history" in project_node  # package_manager: npm was superseded by pnpm
     assert "<mark>npm</mark>" in project_node
+
+
+def test_an_event_hit_shows_its_lifecycle_with_the_shared_badge(client, user, project):
+    html = search(client, q="npm pnpm", kind="events").content.decode()
+
+    npm = Event.objects.get(namespace=project, title__icontains="npm", status="superseded")
+    pnpm = Event.objects.get(namespace=project, title__icontains="pnpm", status="active")
+    by = f'<a href="{reverse("graphui:event", args=["proj", pnpm.pk])}">by #{pnpm.pk}</a>'
+    assert f'{lifecycle_badge("superseded")} <span class="superseded-by">· {by}</span>' in (
+        hit(html, "event", npm.pk)
+    )
+    assert str(lifecycle_badge("active")) in hit(html, "event", pnpm.pk)
+    source = (ROOT / "templates/graphui/partials/_search_event.html").read_text()
+    assert "{% lifecycle_badge r.event.status %}" in source and 'class="badge ok"' not in source
 
 
 def test_a_message_links_to_its_source_and_shows_its_neighbours(client, user, project):

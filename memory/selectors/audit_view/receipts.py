@@ -20,6 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Substr, Trim
 
+from memory.engine.gate import VERDICTS
 from memory.engine.redact import redact
 from memory.models import Message, MessageRole, Namespace, Session, Turn, UsageReceipt
 from memory.selectors.audit_view.refs import RefTitleOut, ref_titles, snippet, title_of
@@ -28,7 +29,6 @@ from memory.selectors.paging import Page, paginate
 
 PAGE_SIZE = 50
 SESSION_CHOICES = 100  # more sessions with receipts than this: the filter becomes free text
-VERDICTS = ("sufficient", "partial", "mismatch")
 NO_VERDICT = "none"  # a receipt recorded without any assessment of its batch
 USED_SOMETHING, USED_NOTHING = "cited", "nothing"
 
