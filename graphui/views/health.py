@@ -10,15 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from graphui.access import ui_namespace
 from graphui.charts import Bar, bar_chart, line_chart
+from graphui.partials import live_page
 from memory.engine.decay import LAMBDA_WARNING_ABOVE
-from memory.errors import NotFound
 from memory.models import JobKind, JobStatus
 from memory.selectors.health import namespace_health
 from memory.selectors.health_charts import HealthChartsOut, health_charts
@@ -96,7 +95,9 @@ def _adoption_chart(charts: HealthChartsOut) -> SafeString:
 
 # The page's live regions (`?partial=<name>`, re-read by live.js) and the reads each one needs:
 # a fragment costs only its own queries, not the whole page's.
-PARTIALS: dict[str, tuple[bool, bool]] = {  # name → (needs health, needs charts)
+HEALTH = live_page("graphui:health", "graphui/health.html", ("stats", "charts", "jobs"))
+READS: dict[str | None, tuple[bool, bool]] = {  # part → (needs health, needs charts)
+    None: (True, True),
     "stats": (True, True),
     "charts": (False, True),
     "jobs": (True, False),
@@ -105,10 +106,8 @@ PARTIALS: dict[str, tuple[bool, bool]] = {  # name → (needs health, needs char
 
 def health_page(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request.user, ns)
-    partial = request.GET.get("partial")
-    if partial is not None and partial not in PARTIALS:
-        raise NotFound(f"the health page has no part {partial!r}", code="partial_not_found")
-    needs_health, needs_charts = PARTIALS[partial] if partial else (True, True)
+    part = HEALTH.requested(request)
+    needs_health, needs_charts = READS[part]
     context: dict[str, Any] = {}
     if needs_health:
         health = namespace_health(namespace=namespace)
@@ -131,5 +130,4 @@ def health_page(request: HttpRequest, ns: str) -> HttpResponse:
             "band_legend": [(str(BAND_NAMES[b.band]), b.events) for b in charts.bands],
             "used_buckets": [b for b in charts.adoption_buckets if b.receipts],
         }
-    template = f"graphui/health.html#{partial}" if partial else "graphui/health.html"
-    return render(request, template, context)
+    return HEALTH.render(request, part, context)

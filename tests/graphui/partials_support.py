@@ -1,0 +1,35 @@
+"""Checks that a page's `?partial=` fragments are the page's own markup (graphui.partials)."""
+
+from __future__ import annotations
+
+import re
+
+from django.test import Client
+
+_CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]*(")')
+
+
+def _plain(html: str) -> str:
+    """The markup with each form's CSRF token blanked (it is masked afresh on every render)."""
+    return _CSRF.sub(r"\1…\2", html)
+
+
+def fragment(client: Client, url: str, part: str) -> str:
+    """`url` (its query string kept) with `?partial=<part>`: 200 and no layout around it."""
+    response = client.get(f"{url}{'&' if '?' in url else '?'}partial={part}")
+    assert response.status_code == 200, (url, part, response.status_code)
+    html = response.content.decode()
+    assert "<html" not in html and "<footer" not in html, (url, part)
+    return html
+
+
+def assert_fragments_are_in_the_page(client: Client, url: str, parts: tuple[str, ...]) -> None:
+    """Each partial, served alone, is exactly what the whole page shows in its place: the same
+    rows, from the same template, with nothing around them."""
+    page = client.get(url)
+    assert page.status_code == 200
+    whole = _plain(page.content.decode())
+    for part in parts:
+        alone = _plain(fragment(client, url, part)).strip()
+        assert alone, (url, part)
+        assert alone in whole, (url, part)
