@@ -1,8 +1,9 @@
 """Namespace health page (SPEC §13.1): the namespace's counts, processing state and settings from
 `namespace_health` (the same read the API's memory_status answers with), plus three small
-server-rendered charts from `health_charts`. Its counts, charts and jobs are live regions: each
-answers `?partial=<name>` with just its fragment, which live.js re-reads when the namespace
-announces a change (memory.services.live)."""
+server-rendered charts from `health_charts`. Failed jobs and model calls are the processing
+page's partials, rendered from the same rows. Its counts, charts and jobs are live regions: each
+answers `?partial=<name>` with just its fragment (graphui.partials), which live.js re-reads when
+the namespace announces a change (memory.services.live)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from graphui.access import ui_namespace
+from graphui.access import may, ui_namespace
 from graphui.charts import Bar, bar_chart, line_chart
 from graphui.partials import live_page
 from memory.engine.decay import LAMBDA_WARNING_ABOVE
-from memory.models import JobKind, JobStatus
+from memory.models import JobKind, JobStatus, Role
 from memory.selectors.health import namespace_health
 from memory.selectors.health_charts import HealthChartsOut, health_charts
+from memory.selectors.paging import first_page
+from memory.selectors.processing_rows import FAILED_PER_PAGE
 
 JOB_STATUSES: tuple[str, ...] = tuple(JobStatus.values)  # queued, running, succeeded, failed
 JOB_KINDS: tuple[str, ...] = tuple(JobKind.values)
@@ -117,7 +120,14 @@ def health_page(request: HttpRequest, ns: str) -> HttpResponse:
             "job_statuses": JOB_STATUSES,
             "batches_total": sum(health.retrieval.batches.values()),
             "assessments_total": sum(health.retrieval.assessments.values()),
-            "model_calls_total": sum(health.model_calls.by_kind.values()),
+            # The processing page's partials for failed jobs and model calls, with their rows
+            # from the health read (its newest failed jobs are the processing page's first).
+            "ns": namespace.name,
+            "can_retry": may(request.user, namespace, Role.ADMIN),
+            "failed": first_page(
+                health.failed_jobs, total=health.jobs_failed, per_page=FAILED_PER_PAGE
+            ),
+            "calls": health.model_calls,
         }
     if needs_charts:
         charts = health_charts(namespace=namespace)

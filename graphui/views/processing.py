@@ -25,6 +25,7 @@ from memory.errors import Conflict
 from memory.models import Namespace, Role
 from memory.selectors import processing_view as view
 from memory.selectors.jobs import job_get
+from memory.selectors.processing_rows import jobs_failed_page, model_calls_recent
 from memory.services.jobs import job_retry, jobs_retry_failed
 
 # What each job kind does, in words a person understands (templates: _processing_kind.html).
@@ -60,8 +61,8 @@ def _section(request: HttpRequest, namespace: Namespace, name: str) -> dict[str,
     if name == "active":
         return {"active": view.jobs_active(namespace)}
     if name == "failed":
-        return {"failed": view.jobs_failed_page(namespace, page=request.GET.get("failed_page"))}
-    return {"calls": view.model_calls_recent(namespace)}
+        return {"failed": jobs_failed_page(namespace, page=request.GET.get("failed_page"))}
+    return {"calls": model_calls_recent(namespace)}
 
 
 @require_GET
