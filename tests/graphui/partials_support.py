@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 from django.test import Client
 
@@ -38,3 +39,44 @@ def assert_fragments_are_in_the_page(client: Client, url: str, parts: tuple[str,
         alone = fragment(client, url, part)
         assert alone.strip(), (url, part)
         assert shows(whole, alone), (url, part)
+
+
+_VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+
+
+class _TopLevel(HTMLParser):
+    """The top-level elements of a fragment, each as written, by id."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=False)
+        self.html = html
+        self.starts = [0]
+        for line in html.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+        self.depth = 0
+        self.opened: tuple[int, str] = (0, "")
+        self.pieces: dict[str, str] = {}
+        self.feed(html)
+        self.close()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self.starts[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.depth == 0:
+            self.opened = (self._offset(), dict(attrs).get("id") or "")
+        if tag not in _VOID:
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            start, element_id = self.opened
+            end = self.html.index(">", self._offset()) + 1
+            self.pieces[element_id] = self.html[start:end]
+
+
+def top_level(html: str) -> dict[str, str]:
+    """`{id: markup}` for each top-level element of `html`, in order."""
+    return _TopLevel(html).pieces

@@ -25,6 +25,7 @@ EXPECTED = {
     "graphui:processing": ("counts", "active", "failed", "calls"),
     "graphui:import": ("progress", "rows"),
     "graphui:node": ("detail",),
+    "graphui:settings": ("preview",),
 }
 
 
@@ -66,11 +67,12 @@ def _asked_for() -> set[str]:
         names |= set(re.findall(r"[?&]partial=(\w+)", text))
         names |= set(re.findall(r"partial='(\w+)'", text))  # {% querystring partial='…' %}
         names |= set(re.findall(r"partial: \"(\w+)\"", text))  # graph.js' nodeUrl(…)
+        names |= set(re.findall(r"set\(\"partial\", \"(\w+)\"\)", text))  # settings.js
     return names
 
 
 def test_templates_and_scripts_ask_only_for_declared_partials() -> None:
     declared = {part for page in PAGES.values() for part in page.partials}
     asked = _asked_for()
-    assert {"stats", "list", "session", "counts", "progress", "detail"} <= asked
+    assert {"stats", "list", "session", "counts", "progress", "detail", "preview"} <= asked
     assert asked <= declared, asked - declared

@@ -219,9 +219,9 @@ def _ui_variants(name: str, world: World) -> list[dict[str, Any]]:
         "graphui:graph": [{}, {"history": "1"}, {"q": "Orion"}],
         "graphui:graph_data": [{"focus": n, "depth": "2", "history": "1"} for n in nodes],
         "graphui:node": [{}, {"history": "1", "as_of": "1"}],
-        "graphui:settings": [{"ns": NS, "session": world.session_id}],
-        "graphui:settings_preview": [
-            {"ns": NS, "session": world.session_id, "block_lambda": "0.5"}
+        "graphui:settings": [
+            {"ns": NS, "session": world.session_id},
+            {"ns": NS, "session": world.session_id, "block_lambda": "0.5", "partial": "preview"},
         ],
     }.get(name, [{}])
 
