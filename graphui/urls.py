@@ -36,7 +36,6 @@ urlpatterns = [
     path("", namespaces.namespace_list, name="namespaces"),
     path("switch/", namespaces.namespace_switch, name="switch"),
     path("settings/", settings.settings_page, name="settings"),
-    path("settings/preview.json", settings.settings_preview, name="settings_preview"),
     path("settings/test-model/", settings.model_test, name="settings_test_model"),
     path("tokens/", tokens.tokens_page, name="tokens"),
     path("tokens/<int:token_id>/revoke/", tokens.token_revoke_page, name="token_revoke"),

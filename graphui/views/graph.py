@@ -20,6 +20,7 @@ from django.views.decorators.http import require_safe
 
 from graphui.access import ui_namespace
 from graphui.graph_render import legend, render_graph
+from graphui.partials import live_page
 from memory.errors import Invalid, StrataGateError
 from memory.selectors.graph import as_of_from_text
 from memory.selectors.graph_view import (
@@ -34,6 +35,7 @@ from memory.selectors.graph_view import (
 
 LIMIT_CHOICES = (50, DEFAULT_NODES, 300, MAX_NODES)
 SEARCH_CHARS = 200
+NODE = live_page("graphui:node", "graphui/node.html", ("detail",))
 
 
 def _int(value: str | None, default: int) -> int:
@@ -148,11 +150,12 @@ def _payload(view: GraphViewOut, query: GraphQuery, as_of_text: str) -> dict[str
 @require_safe
 def node_page(request: HttpRequest, ns: str, node_id: int) -> HttpResponse:
     """One node: current and historical facts and edges, provenance events and their source
-    messages, neighbours. `?partial=1` returns only the fragment the graph page's panel shows."""
+    messages, neighbours. `?partial=detail` returns only the fragment the graph page's panel
+    shows (graphui.partials), from the same template."""
     namespace = ui_namespace(request.user, ns)
+    part = NODE.requested(request)
     as_of_text = request.GET.get("as_of", "").strip()
     detail = node_detail(namespace, node_id, as_of=as_of_from_text(as_of_text))
-    partial = request.GET.get("partial") == "1"
     context = {
         "namespace": namespace,
         "detail": detail,
@@ -162,7 +165,6 @@ def node_page(request: HttpRequest, ns: str, node_id: int) -> HttpResponse:
         "graph_query": urlencode(
             {"focus": node_id, **({"as_of": as_of_text} if as_of_text else {})}
         ),
-        "partial": partial,
+        "panel": part == "detail",  # in the graph page's side panel, not a page of its own
     }
-    template = "graphui/partials/_node_detail.html" if partial else "graphui/node.html"
-    return render(request, template, context)
+    return NODE.render(request, part, context)

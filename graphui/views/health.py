@@ -1,8 +1,9 @@
 """Namespace health page (SPEC §13.1): the namespace's counts, processing state and settings from
 `namespace_health` (the same read the API's memory_status answers with), plus three small
-server-rendered charts from `health_charts`. Its counts, charts and jobs are live regions: each
-answers `?partial=<name>` with just its fragment, which live.js re-reads when the namespace
-announces a change (memory.services.live)."""
+server-rendered charts from `health_charts`. Failed jobs and model calls are the processing
+page's partials, rendered from the same rows. Its counts, charts and jobs are live regions: each
+answers `?partial=<name>` with just its fragment (graphui.partials), which live.js re-reads when
+the namespace announces a change (memory.services.live)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from graphui.access import ui_namespace
+from graphui.access import may, ui_namespace
 from graphui.charts import Bar, bar_chart, line_chart
+from graphui.partials import live_page
 from graphui.vocabulary import weight_band_label, weight_band_range
 from memory.engine.decay import LAMBDA_WARNING_ABOVE
-from memory.errors import NotFound
-from memory.models import JobKind, JobStatus
+from memory.models import JobKind, JobStatus, Role
 from memory.selectors.health import namespace_health
 from memory.selectors.health_charts import HealthChartsOut, health_charts
+from memory.selectors.paging import first_page
+from memory.selectors.processing_rows import FAILED_PER_PAGE
 
 JOB_STATUSES: tuple[str, ...] = tuple(JobStatus.values)  # queued, running, succeeded, failed
 JOB_KINDS: tuple[str, ...] = tuple(JobKind.values)
@@ -82,7 +84,9 @@ def _adoption_chart(charts: HealthChartsOut) -> SafeString:
 
 # The page's live regions (`?partial=<name>`, re-read by live.js) and the reads each one needs:
 # a fragment costs only its own queries, not the whole page's.
-PARTIALS: dict[str, tuple[bool, bool]] = {  # name → (needs health, needs charts)
+HEALTH = live_page("graphui:health", "graphui/health.html", ("stats", "charts", "jobs"))
+READS: dict[str | None, tuple[bool, bool]] = {  # part → (needs health, needs charts)
+    None: (True, True),
     "stats": (True, True),
     "charts": (False, True),
     "jobs": (True, False),
@@ -91,10 +95,8 @@ PARTIALS: dict[str, tuple[bool, bool]] = {  # name → (needs health, needs char
 
 def health_page(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request.user, ns)
-    partial = request.GET.get("partial")
-    if partial is not None and partial not in PARTIALS:
-        raise NotFound(f"the health page has no part {partial!r}", code="partial_not_found")
-    needs_health, needs_charts = PARTIALS[partial] if partial else (True, True)
+    part = HEALTH.requested(request)
+    needs_health, needs_charts = READS[part]
     context: dict[str, Any] = {}
     if needs_health:
         health = namespace_health(namespace=namespace)
@@ -104,7 +106,14 @@ def health_page(request: HttpRequest, ns: str) -> HttpResponse:
             "job_statuses": JOB_STATUSES,
             "batches_total": sum(health.retrieval.batches.values()),
             "assessments_total": sum(health.retrieval.assessments.values()),
-            "model_calls_total": sum(health.model_calls.by_kind.values()),
+            # The processing page's partials for failed jobs and model calls, with their rows
+            # from the health read (its newest failed jobs are the processing page's first).
+            "ns": namespace.name,
+            "can_retry": may(request.user, namespace, Role.ADMIN),
+            "failed": first_page(
+                health.failed_jobs, total=health.jobs_failed, per_page=FAILED_PER_PAGE
+            ),
+            "calls": health.model_calls,
         }
     if needs_charts:
         charts = health_charts(namespace=namespace)
@@ -117,5 +126,4 @@ def health_page(request: HttpRequest, ns: str) -> HttpResponse:
             "band_legend": [(weight_band_label(b.band), b.events) for b in charts.bands],
             "used_buckets": [b for b in charts.adoption_buckets if b.receipts],
         }
-    template = f"graphui/health.html#{partial}" if partial else "graphui/health.html"
-    return render(request, template, context)
+    return HEALTH.render(request, part, context)

@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from graphui.access import actor, may, ui_namespace
+from graphui.partials import live_page
 from memory.engine.import_similarity import AUTO_APPLY_CONFIDENCE
 from memory.errors import Invalid, StrataGateError, TooLarge
 from memory.models import ImportAction, ImportBatch, Namespace, Role
@@ -297,19 +298,17 @@ def _page_context(
     return {"d": detail, "imp": detail.imp, "selection": selection, "refusal": refusal}
 
 
-PARTIALS = {
-    "progress": "graphui/partials/_import_progress.html",
-    "rows": "graphui/partials/_import_rows.html",
-}
+IMPORT = live_page("graphui:import", "graphui/import.html", ("progress", "rows"))
 
 
 @require_GET
 def import_page(request: HttpRequest, ns: str, import_id: int) -> HttpResponse:
     """The preview; `?partial=progress|rows` answers the live refresh with just that part."""
     namespace = ui_namespace(request.user, ns)
-    detail = import_page_detail(namespace, import_get(namespace, import_id))
-    template = PARTIALS.get(request.GET.get("partial", ""), "graphui/import.html")
-    return render(request, template, _page_context(detail, _selection(detail)))
+    batch = import_get(namespace, import_id)
+    part = IMPORT.requested(request)
+    detail = import_page_detail(namespace, batch)
+    return IMPORT.render(request, part, _page_context(detail, _selection(detail)))
 
 
 @require_GET

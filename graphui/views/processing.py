@@ -4,7 +4,8 @@ model responses and the admin audit log.
 
 Reading is open to every logged-in user; retrying needs staff, as the API needs an admin token,
 and each retry is recorded in the admin audit log. The jobs sections are also served alone
-(`?partial=counts|active|failed|calls`) for the live regions that re-fetch them."""
+(`?partial=counts|active|failed|calls`, graphui.partials) for the live regions that re-fetch
+them."""
 
 from __future__ import annotations
 
@@ -19,19 +20,18 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from graphui.access import actor, may, ui_namespace
+from graphui.partials import live_page
 from graphui.vocabulary import job_kind_label, job_status_label
-from memory.errors import Conflict, NotFound
+from memory.errors import Conflict
 from memory.models import Namespace, Role
 from memory.selectors import processing_view as view
 from memory.selectors.jobs import job_get
+from memory.selectors.processing_rows import jobs_failed_page, model_calls_recent
 from memory.services.jobs import job_retry, jobs_retry_failed
 
-PARTIALS = {
-    "counts": "graphui/partials/_processing_counts.html",
-    "active": "graphui/partials/_processing_active.html",
-    "failed": "graphui/partials/_processing_failed.html",
-    "calls": "graphui/partials/_processing_calls.html",
-}
+PROCESSING = live_page(
+    "graphui:processing", "graphui/processing.html", ("counts", "active", "failed", "calls")
+)
 
 
 def _processing_url(ns: str, anchor: str = "") -> str:
@@ -45,26 +45,23 @@ def _section(request: HttpRequest, namespace: Namespace, name: str) -> dict[str,
     if name == "active":
         return {"active": view.jobs_active(namespace)}
     if name == "failed":
-        return {"failed": view.jobs_failed_page(namespace, page=request.GET.get("failed_page"))}
-    return {"calls": view.model_calls_recent(namespace)}
+        return {"failed": jobs_failed_page(namespace, page=request.GET.get("failed_page"))}
+    return {"calls": model_calls_recent(namespace)}
 
 
 @require_GET
 def processing_page(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request.user, ns)
+    part = PROCESSING.requested(request)
     common = {"ns": namespace.name, "can_retry": may(request.user, namespace, Role.ADMIN)}
-    partial = request.GET.get("partial")
-    if partial is not None:
-        if partial not in PARTIALS:
-            raise NotFound(f"no partial {partial!r}", code="partial_not_found")
-        context = {**common, **_section(request, namespace, partial)}
-        return render(request, PARTIALS[partial], context)
+    if part is not None:
+        return PROCESSING.render(request, part, {**common, **_section(request, namespace, part)})
     overview = view.processing_overview(
         namespace, failed_page=request.GET.get("failed_page"), log_page=request.GET.get("page")
     )
-    return render(
+    return PROCESSING.render(
         request,
-        "graphui/processing.html",
+        None,
         {
             **common,
             "p": overview,

@@ -1,22 +1,22 @@
 """Sessions and blocks pages (SPEC §13.5): the session list, one session's blocks with their six
 views, expanding a block from the UI, and the block / message links other pages use to show a
 source "one click away". The list and the session page are live regions: `?partial=` answers
-with just the fragment live.js re-reads when the namespace announces a turn or a block change."""
+with just the fragment live.js re-reads when the namespace announces a turn or a block change
+(graphui.partials)."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
-from django.shortcuts import render
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from graphui.access import actor, ui_namespace
+from graphui.partials import live_page
 from memory.engine.decay import MAX_LEVEL, MIN_LEVEL
-from memory.errors import NotFound
 from memory.models import Role
 from memory.selectors import session_view
 from memory.selectors.blocks import block_get, session_list, session_row
@@ -25,6 +25,8 @@ from memory.services.blocks import block_expand_by_user
 
 PAGE_SIZE = 50
 MAX_HIGHLIGHTS = session_view.MAX_HIGHLIGHTS
+SESSIONS = live_page("graphui:sessions", "graphui/sessions.html", ("list",))
+SESSION = live_page("graphui:session", "graphui/session.html", ("session",))
 
 
 def _int(value: str | None) -> int | None:
@@ -71,39 +73,23 @@ def session_url(
     return url + (f"#{anchor}" if anchor else "")
 
 
-def live_partial(request: HttpRequest, template: str, names: tuple[str, ...]) -> str:
-    """The template to render: the page, or with `?partial=<name>` (live.js re-reading a live
-    region) just that fragment of it, one source of markup. `partial` is taken out of
-    request.GET so links the fragment builds with {% querystring %} (pagination) point at the
-    page, not at the fragment. Unknown names are a 404."""
-    name = request.GET.get("partial")
-    if name is None:
-        return template
-    if name not in names:
-        raise NotFound(f"this page has no part {name!r}", code="partial_not_found")
-    query = request.GET.copy()
-    del query["partial"]
-    request.GET = QueryDict(query.urlencode())
-    return f"{template}#{name}"
-
-
 @require_GET
 def session_list_page(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request.user, ns)
-    template = live_partial(request, "graphui/sessions.html", ("list",))
+    part = SESSIONS.requested(request)
     page = paginate(
         session_list(namespace),
         page=request.GET.get("page"),
         per_page=PAGE_SIZE,
         convert=lambda sessions: [session_row(s) for s in sessions],
     )
-    return render(request, template, {"page": page, "rows": page.items})
+    return SESSIONS.render(request, part, {"page": page, "rows": page.items})
 
 
 @require_GET
 def session_page(request: HttpRequest, ns: str, session_id: str) -> HttpResponse:
     namespace = ui_namespace(request.user, ns)
-    template = live_partial(request, "graphui/session.html", ("session",))
+    part = SESSION.requested(request)
     shown = session_view.session_page(
         namespace,
         session_id,
@@ -115,7 +101,7 @@ def session_page(request: HttpRequest, ns: str, session_id: str) -> HttpResponse
     # keep the highlight so a person can look at other views and come back to it.
     keep = f"&hl={','.join(str(n) for n in shown.highlight)}" if shown.highlight else ""
     context = {"s": shown, "highlight": set(shown.highlight), "keep_query": keep}
-    return render(request, template, context)
+    return SESSION.render(request, part, context)
 
 
 @require_POST

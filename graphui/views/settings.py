@@ -1,6 +1,8 @@
 """Settings page (SPEC §13.6): λ and block size with a live preview before saving (level schedule,
 context tokens of a chosen session, the λ that keeps the per-turn decay when the block size
-changes), the model endpoint with a connection test, and the namespace mode.
+changes), the model endpoint with a connection test, and the namespace mode. The preview is
+rendered here only: `?partial=preview` (graphui.partials) answers with the parts that follow the
+form, which settings.js swaps in as you type.
 
 Reading and previewing are open to every logged-in user and write nothing; saving and testing
 the model endpoint need staff, as the API needs an admin token for settings."""
@@ -13,14 +15,13 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from graphui.access import actor, staff_required, visible_namespaces
+from graphui.partials import live_page
 from memory.engine.decay import (
     BLOCK_TURNS_MAX,
     BLOCK_TURNS_MIN,
@@ -32,7 +33,6 @@ from memory.engine.decay import (
 from memory.errors import Invalid
 from memory.selectors.settings_view import (
     FieldError,
-    SessionChoice,
     SettingsPreview,
     exact_number,
     settings_preview_numbers,
@@ -42,6 +42,7 @@ from memory.services.llm_check import ConnectionReport, llm_connection_test, llm
 from memory.services.settings import settings_update
 
 FIELDS_BY_CODE = {"invalid_block_lambda": "block_lambda", "invalid_block_turns": "block_turns"}
+SETTINGS = live_page("graphui:settings", "graphui/settings.html", ("preview",))
 
 
 def _preview(request: HttpRequest, data: QueryDict) -> SettingsPreview:
@@ -115,99 +116,40 @@ def _difference_text(preview: SettingsPreview) -> str:
     return f"{sign}{abs(diff)} ({sign}{share}%)"
 
 
-def _session_option(choice: SessionChoice) -> str:
-    turns = ngettext("%(n)s turn", "%(n)s turns", choice.turns) % {"n": choice.turns}
-    return f"{choice.label} ({turns})"
-
-
-def _preview_json(preview: SettingsPreview) -> dict[str, Any]:
-    """The JSON twin of the preview section (the page's script renders it in place)."""
-    tokens = preview.tokens
-    suggestion = preview.suggestion
-    return {
-        "block_lambda": preview.block_lambda,
-        "block_turns": preview.block_turns,
-        "current": {
-            "block_lambda": preview.current.block_lambda,
-            "block_turns": preview.current.block_turns,
-        },
-        "schedule_current": preview.schedule_current,
-        "schedule_proposed": preview.schedule_proposed,
-        "tokens_current": tokens.current if tokens else None,
-        "tokens_proposed": tokens.proposed if tokens else None,
-        "tokens_difference": tokens.difference if tokens else None,
-        "tokens_text": _session_text(preview),
-        "tokens_difference_text": _difference_text(preview),
-        "ns": preview.namespace,
-        "session": preview.session_id,
-        "sessions": [
-            {
-                "id": choice.session_id,
-                "label": choice.label,
-                "turns": choice.turns,
-                "text": _session_option(choice),
-            }
-            for choice in preview.sessions
-        ],
-        "suggestion": (
-            {
-                "block_lambda": suggestion.block_lambda,
-                "old_block_turns": suggestion.old_block_turns,
-                "new_block_turns": suggestion.new_block_turns,
-                "capped": suggestion.capped,
-                "applied": suggestion.applied,
-                "text": _suggestion_text(preview),
-                "detail": _suggestion_detail(preview),
-            }
-            if suggestion
-            else None
-        ),
-        "warning": _warning_text() if preview.warning else None,
-        "errors": {
-            field: {"code": error.code, "message": error.message}
-            for field, error in preview.errors.items()
-        },
-    }
-
-
 def _texts() -> dict[str, str]:
-    """Strings the script fills in (placeholders %(n)s / %(lam)s / %(turns)s), translated here."""
+    """What the script says itself (placeholders %(n)s / %(total)s), translated here."""
     return {
-        "down": _("▼ %(n)s lower"),
-        "up": _("▲ %(n)s higher"),
-        "same": _("= same"),
-        "save": _("Save λ %(lam)s · block size %(turns)s"),
-        "apply": _("Use λ = %(lam)s"),
-        "preview_head": _("Preview (λ %(lam)s)"),
-        "preview_plain": _("Preview"),
-        "with": _("with λ %(lam)s"),
-        "with_new": _("with the new λ"),
-        "no_sessions": _("no sessions yet"),
-        "fix": _("Fix the values above to save"),
         "updated": _("Preview updated: %(n)s of %(total)s ages show a different level."),
         "failed": _("The preview could not be loaded; use the Preview button."),
         "testing": _("Testing the connection…"),
     }
 
 
-def _page(request: HttpRequest, preview: SettingsPreview, *, status: int = 200) -> HttpResponse:
-    endpoint = llm_endpoint()
-    context = {
+def _page(
+    request: HttpRequest, preview: SettingsPreview, *, part: str | None = None, status: int = 200
+) -> HttpResponse:
+    """The page, or its `preview` partial: everything that follows the λ and block size typed
+    (errors, warning, suggestion, the session picker, token estimate, schedule, save button),
+    which settings.js swaps in as the form changes."""
+    context: dict[str, Any] = {
         "preview": preview,
-        "endpoint": endpoint,
-        "processing": settings_processing(preview.namespace),
-        "namespace_mode": settings.STRATAGATE_NAMESPACE_MODE,
         "can_save": request.user.is_staff,
         "warning_text": _warning_text(),
         "suggestion_text": _suggestion_text(preview),
         "suggestion_detail": _suggestion_detail(preview),
         "session_text": _session_text(preview),
         "difference_text": _difference_text(preview),
-        "lambda_limits": {"min": LAMBDA_MIN, "max": LAMBDA_MAX, "step": LAMBDA_STEP},
-        "turns_limits": {"min": BLOCK_TURNS_MIN, "max": BLOCK_TURNS_MAX},
-        "settings_texts": _texts(),
     }
-    return render(request, "graphui/settings.html", context, status=status)
+    if part is None:
+        context |= {
+            "endpoint": llm_endpoint(),
+            "processing": settings_processing(preview.namespace),
+            "namespace_mode": settings.STRATAGATE_NAMESPACE_MODE,
+            "lambda_limits": {"min": LAMBDA_MIN, "max": LAMBDA_MAX, "step": LAMBDA_STEP},
+            "turns_limits": {"min": BLOCK_TURNS_MIN, "max": BLOCK_TURNS_MAX},
+            "settings_texts": _texts(),
+        }
+    return SETTINGS.render(request, part, context, status=status)
 
 
 def _settings_url(ns: str, session: str, anchor: str = "") -> str:
@@ -218,10 +160,12 @@ def _settings_url(ns: str, session: str, anchor: str = "") -> str:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def settings_page(request: HttpRequest) -> HttpResponse:
-    """GET shows the current values, or a preview of `?block_lambda=&block_turns=`; POST saves."""
+    """GET shows the current values, or a preview of `?block_lambda=&block_turns=` (alone with
+    `?partial=preview`); POST saves."""
     if request.method == "POST":
         return _settings_save(request)
-    return _page(request, _preview(request, request.GET))
+    part = SETTINGS.requested(request)
+    return _page(request, _preview(request, request.GET), part=part)
 
 
 @staff_required
@@ -246,14 +190,6 @@ def _settings_save(request: HttpRequest) -> HttpResponse:
         % {"lam": _lam(saved.block_lambda), "turns": saved.block_turns},
     )
     return redirect(_settings_url(data.get("ns", ""), data.get("session", "")))
-
-
-@never_cache
-@require_GET
-def settings_preview(request: HttpRequest) -> JsonResponse:
-    """JSON twin of the preview: 200, or 422 when a value would be refused on save."""
-    preview = _preview(request, request.GET)
-    return JsonResponse(_preview_json(preview), status=200 if preview.valid else 422)
 
 
 def _report_message(report: ConnectionReport) -> str:

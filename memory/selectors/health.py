@@ -1,4 +1,6 @@
-"""Namespace health: counts, job states, settings and model mode in one read (SPEC §12.3, §13.1)."""
+"""Namespace health: counts, job states, settings and model mode in one read (SPEC §12.3, §13.1).
+Its failed jobs and model calls are memory.selectors.processing_rows' rows, the ones the health
+and processing pages render."""
 
 from __future__ import annotations
 
@@ -7,7 +9,6 @@ from typing import Any
 
 from django.db.models import Count, F, Sum
 
-from memory.engine.redact import redact
 from memory.models import (
     Activation,
     Assessment,
@@ -18,7 +19,6 @@ from memory.models import (
     GraphNode,
     JobStatus,
     Message,
-    ModelCall,
     Namespace,
     ProcessingJob,
     RetrievalBatch,
@@ -28,11 +28,14 @@ from memory.models import (
 )
 from memory.selectors.out import Out
 from memory.selectors.processing_model import processing_model
+from memory.selectors.processing_rows import (
+    JobRowOut,
+    ModelCallsOut,
+    jobs_failed_page,
+    model_calls_recent,
+)
 from memory.selectors.proxy import TrafficOut, proxy_traffic
 from memory.selectors.settings import memory_settings_get
-
-FAILED_JOBS_SHOWN = 20
-RECENT_MODEL_CALLS = 5
 
 
 class CountsOut(Out):
@@ -53,28 +56,6 @@ class RetrievalCountsOut(Out):
     batches: dict[str, int]
     assessments: dict[str, int]
     activations: int
-
-
-class FailedJobOut(Out):
-    id: int
-    kind: str
-    block_id: int | None
-    attempts: int
-    error_preview: str
-
-
-class ModelCallOut(Out):
-    kind: str
-    model: str
-    latency_ms: int
-    prompt_tokens: int
-    completion_tokens: int
-    created_at: datetime
-
-
-class ModelCallsOut(Out):
-    recent: list[ModelCallOut]
-    by_kind: dict[str, int]
 
 
 class SettingsBriefOut(Out):
@@ -98,7 +79,7 @@ class HealthOut(Out):
     counts: CountsOut
     retrieval: RetrievalCountsOut
     jobs: dict[str, dict[str, int]]  # kind → status → count
-    failed_jobs: list[FailedJobOut]
+    failed_jobs: list[JobRowOut]  # the newest failed jobs: the first page the UI shows
     model_calls: ModelCallsOut
     settings: SettingsBriefOut
     model_mode: str
@@ -131,12 +112,6 @@ def namespace_health(*, namespace: Namespace) -> HealthOut:
     )
     for row in rows:
         jobs.setdefault(row["kind"], {})[row["status"]] = row["n"]
-    recent_ok = ModelCall.objects.filter(namespace=namespace, ok=True).order_by("-id")[
-        :RECENT_MODEL_CALLS
-    ]
-    failures = ProcessingJob.objects.filter(namespace=namespace, status=JobStatus.FAILED).order_by(
-        "-id"
-    )[:FAILED_JOBS_SHOWN]
     receipts = UsageReceipt.objects.filter(namespace=namespace)
     adopted = Event.objects.filter(namespace=namespace).aggregate(total=Sum(F("adoptions") - 1))
     return HealthOut.model_construct(
@@ -162,30 +137,8 @@ def namespace_health(*, namespace: Namespace) -> HealthOut:
             activations=Activation.objects.filter(namespace=namespace).count(),
         ),
         jobs=jobs,
-        failed_jobs=[
-            FailedJobOut.model_construct(
-                id=job.pk,
-                kind=job.kind,
-                block_id=job.block_id,
-                attempts=job.attempts,
-                error_preview=redact(job.error_preview),
-            )
-            for job in failures
-        ],
-        model_calls=ModelCallsOut.model_construct(
-            recent=[
-                ModelCallOut.model_construct(
-                    kind=call.kind,
-                    model=call.model,
-                    latency_ms=call.latency_ms,
-                    prompt_tokens=call.prompt_tokens,
-                    completion_tokens=call.completion_tokens,
-                    created_at=call.created_at,
-                )
-                for call in recent_ok
-            ],
-            by_kind=_counts_by(ModelCall.objects.filter(namespace=namespace), "kind"),
-        ),
+        failed_jobs=jobs_failed_page(namespace, page=1).items,
+        model_calls=model_calls_recent(namespace),
         settings=SettingsBriefOut.model_construct(
             block_lambda=settings.block_lambda, block_turns=settings.block_turns
         ),

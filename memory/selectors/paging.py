@@ -61,3 +61,17 @@ def paginate[T](
         start_index=shown.start_index(),
         end_index=shown.end_index(),
     )
+
+
+def first_page[T](items: list[T], *, total: int, per_page: int) -> Page[T]:
+    """Page 1 of a list whose first `per_page` items and count another read already has (the
+    health read carries the newest failed jobs and how many failed): no query of its own."""
+    shown = items[:per_page]
+    return Page(
+        items=shown,
+        number=1,
+        num_pages=max(1, -(-total // per_page)),
+        total=total,
+        start_index=1 if shown else 0,
+        end_index=len(shown),
+    )

@@ -113,16 +113,6 @@ class SettingsPreview(Out):
     def valid(self) -> bool:
         return not self.errors
 
-    @property
-    def schedule_current(self) -> list[int]:
-        return [row.current for row in self.schedule]
-
-    @property
-    def schedule_proposed(self) -> list[int] | None:
-        if self.block_lambda is None:
-            return None
-        return [row.proposed for row in self.schedule if row.proposed is not None]
-
 
 def settings_source() -> SettingsSource:
     current = memory_settings_get()

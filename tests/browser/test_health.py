@@ -123,8 +123,11 @@ def test_a_namespace_health_page_has_its_numbers_and_three_charts(
     screenshot(page, "health-empty")
 
     page.goto(f"{live_server.url}/ns/broken/")
-    failed = page.locator("table.failed-jobs").inner_text()
+    # The processing page's own failed-job cards (one markup), with their copy button.
+    failed = page.locator("#failed-jobs ol.failed-jobs").inner_text()
     assert "[REDACTED]" in failed and "sk-abcdefghijklmnop1234" not in failed
+    assert page.locator("#failed-jobs button.copy-error").first.is_visible()
+    assert page.locator("#model-calls table#calls-failed").count() == 1
     assert "Needs attention" in page.locator("main").inner_text()
     screenshot(page, "health-failed")
 
@@ -164,4 +167,7 @@ def test_a_narrow_window_scrolls_the_table_and_keeps_the_names_readable(
     screenshot(page, "health-narrow")
     page.goto(f"{live_server.url}/ns/quiet/")  # the curl example scrolls inside its box
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.goto(f"{live_server.url}/ns/broken/")  # failed-job cards and the model-call tables
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "health-failed-narrow")
     watch.assert_clean()

@@ -408,7 +408,7 @@ def test_provenance_events_show_their_lifecycle_with_the_shared_badge(
 
 def test_partial_is_the_same_fragment_the_page_shows(ui: Client, npm_pnpm: Namespace) -> None:
     project = GraphNode.objects.get(namespace=npm_pnpm, node_type="project")
-    fragment = ui.get(f"/ns/proj/graph/nodes/{project.pk}/", {"partial": "1"}).content.decode()
+    fragment = ui.get(f"/ns/proj/graph/nodes/{project.pk}/", {"partial": "detail"}).content.decode()
     page = ui.get(f"/ns/proj/graph/nodes/{project.pk}/").content.decode()
     assert "<html" not in fragment and fragment.lstrip().startswith('<article class="node-detail"')
     assert '<article class="node-detail"' in page
@@ -419,6 +419,9 @@ def test_partial_is_the_same_fragment_the_page_shows(ui: Client, npm_pnpm: Names
         return re.findall(r'<li class="fact[^"]*">.*?</li>', html, re.S)
 
     assert facts(fragment) == facts(page) != []
+    # The panel is asked for by name, like every partial; the old `?partial=1` is a 404.
+    old = ui.get(f"/ns/proj/graph/nodes/{project.pk}/", {"partial": "1"})
+    assert old.status_code == 404 and b"partial_not_found" in old.content
 
 
 def test_node_neighbours_match_the_graph_selector(ui: Client, big: Namespace) -> None:
@@ -446,7 +449,7 @@ def test_query_counts_do_not_grow_with_the_graph(
         ("/ns/{ns}/graph/data.json", {"history": "1", "as_of": "2999-01-01", "focus": "{hub}"}),
         ("/ns/{ns}/graph/", {}),
         ("/ns/{ns}/graph/nodes/{hub}/", {}),
-        ("/ns/{ns}/graph/nodes/{hub}/", {"partial": "1"}),
+        ("/ns/{ns}/graph/nodes/{hub}/", {"partial": "detail"}),
     ):
         counts = []
         for namespace in (small, big):
@@ -466,7 +469,7 @@ def test_browsing_the_graph_records_no_retrieval_batch(ui: Client, npm_pnpm: Nam
         ("/ns/proj/graph/", {"q": "pnpm", "history": "1"}),
         ("/ns/proj/graph/data.json", {"q": "pnpm", "focus": project.pk}),
         (f"/ns/proj/graph/nodes/{project.pk}/", {}),
-        (f"/ns/proj/graph/nodes/{project.pk}/", {"partial": "1", "as_of": "1"}),
+        (f"/ns/proj/graph/nodes/{project.pk}/", {"partial": "detail", "as_of": "1"}),
     ):
         assert ui.get(path, params).status_code == 200
     assert RetrievalBatch.objects.count() == before
@@ -487,7 +490,7 @@ def test_hostile_names_stay_plain_text(ui: Client) -> None:
     page = ui.get("/ns/hostile/graph/").content.decode()
     project = GraphNode.objects.get(namespace__name="hostile", key="hostile-project")
     node = ui.get(f"/ns/hostile/graph/nodes/{project.pk}/").content.decode()
-    panel = ui.get(f"/ns/hostile/graph/nodes/{project.pk}/", {"partial": "1"}).content.decode()
+    panel = ui.get(f"/ns/hostile/graph/nodes/{project.pk}/", {"partial": "detail"}).content.decode()
     for html in (page, node, panel):
         for probe in PROBES[:2]:
             assert probe not in html

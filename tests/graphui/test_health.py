@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from memory.engine.prompts.extraction import ExtractedEvent
-from memory.models import Block, Event, Message, Namespace, UsageReceipt
+from memory.models import Block, Event, Message, Namespace, ProcessingJob, UsageReceipt
 from memory.recall.events import EventSearch
 from memory.selectors.health import namespace_health
 from memory.selectors.health_charts import (
@@ -31,6 +31,7 @@ from memory.services.namespaces import namespace_get_or_create
 from memory.services.retrieval import events_search
 from memory.services.settings import memory_settings_update
 from tests.browser.hostile import PROBES, hostile_namespace_create
+from tests.graphui.partials_support import fragment, shows
 
 pytestmark = pytest.mark.django_db
 
@@ -212,9 +213,40 @@ def test_recent_successful_model_calls_are_listed(ui, settings, fake_openai):
         say(namespace, f"Question {n} about the storage layer?")
     jobs_drain()
     body = ui.get(reverse("graphui:health", kwargs={"ns": "modelled"})).content.decode()
-    assert 'class="grid model-calls"' in body
-    assert "<td><code>block_views</code></td>" in body and "fake-model" in body
-    assert " ms</td>" in body
+    calls = body[body.index('class="grid model-calls" id="calls-ok"') :].split("</table>")[0]
+    assert calls.count('<tr id="call-') == 1
+    assert "<td>Block views (L0–L2)" in calls and "fake-model" in calls
+    assert " ms</td>" in calls
+    assert "All calls, successful or not, by kind:" in body
+
+
+def test_failed_jobs_and_model_calls_are_the_processing_pages_own_markup(ui, settings, fake_openai):
+    """One markup: the health page includes the processing page's partials, so each shows
+    exactly what the processing page serves as its `failed` and `calls` fragments."""
+    settings.STRATAGATE_LLM_BASE_URL = fake_openai.base_url
+    settings.STRATAGATE_LLM_MODEL = "fake-model"
+    settings.STRATAGATE_LLM_API_KEY = "sk-test"
+    fake_openai.default = f"garbage answer {SECRET}"
+    namespace = namespace_get_or_create(name="broken")
+    for n in range(1, 7):
+        say(namespace, f"Question {n} about the storage layer?")
+    jobs_drain()
+    job = ProcessingJob.objects.get(namespace=namespace, status="failed")
+
+    health = ui.get(reverse("graphui:health", kwargs={"ns": "broken"})).content.decode()
+    processing = reverse("graphui:processing", kwargs={"ns": "broken"})
+    whole = ui.get(processing).content.decode()
+    for part in ("failed", "calls"):
+        alone = fragment(ui, processing, part)
+        assert shows(health, alone) and shows(whole, alone), part
+    for html in (health, whole):  # the same elements, from the one include
+        assert f'<li class="card failed-job" id="job-{job.pk}">' in html
+        assert f'id="job-{job.pk}-error"' in html and 'data-copy="job-' in html
+        assert 'id="calls-failed"' in html and 'class="grid model-calls"' in html
+        assert "garbage answer" in html and "sk-abcdefghijklmnop1234" not in html
+    # The health page's live region serves the same markup again.
+    jobs = fragment(ui, reverse("graphui:health", kwargs={"ns": "broken"}), "jobs")
+    assert shows(jobs, fragment(ui, processing, "failed"))
 
 
 def test_no_namespaces_explains_how_to_start(ui):

@@ -18,6 +18,7 @@ from memory.models import Namespace
 from memory.services.ingest import MessageIn, TurnIn, turn_ingest
 from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
+from tests.graphui.partials_support import assert_fragments_are_in_the_page
 
 pytestmark = pytest.mark.django_db
 
@@ -211,6 +212,15 @@ def test_health_fragments_are_just_their_part_with_current_numbers(
     assert _stat(stats, "Turns") == "9" and _stat(stats, "Sessions") == "3"
 
 
+def test_each_fragment_is_what_the_page_shows_in_its_place(ada: Client, proj: Namespace) -> None:
+    health = reverse("graphui:health", args=["proj"])
+    assert_fragments_are_in_the_page(ada, health, ("stats", "charts", "jobs"))
+    sessions = reverse("graphui:sessions", args=["proj"])
+    assert_fragments_are_in_the_page(ada, sessions, ("list",))
+    session = reverse("graphui:session", args=["proj", "s1"])
+    assert_fragments_are_in_the_page(ada, session + "?view=3&hl=1", ("session",))
+
+
 def test_a_fragment_costs_no_more_than_the_page(ada: Client, proj: Namespace) -> None:
     url = reverse("graphui:health", args=["proj"])
 
@@ -249,6 +259,7 @@ def test_fragments_need_a_login(client: Client, proj: Namespace, url: str) -> No
         "/ns/proj/?partial=everything",
         "/ns/proj/sessions/?partial=session",
         "/ns/proj/sessions/s1?partial=list",
+        "/ns/proj/sessions/?partial=",
     ],
 )
 def test_unknown_namespaces_sessions_and_parts_are_404(

@@ -37,6 +37,7 @@ from memory.services.namespaces import namespace_get_or_create
 from memory.services.settings import settings_update
 from tests.browser.hostile import PROBES, SCRIPT, hostile_namespace_create
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+from tests.graphui.partials_support import assert_fragments_are_in_the_page
 
 pytestmark = pytest.mark.django_db
 
@@ -587,6 +588,16 @@ def test_live_regions_are_served_alone_from_the_same_partials(
     assert counts.strip().startswith('<div class="table-wrap">')
     assert job_count_cell(counts, "block_views", "failed") == "1"
     assert page(staff, partial="nope").status_code == 404
+
+
+def test_each_live_region_alone_is_what_the_page_shows_in_its_place(
+    staff: Client, failed_job: ProcessingJob
+) -> None:
+    make_job(failed_job.namespace, JobKind.BLOCK_EXTRACT, JobStatus.QUEUED)
+    ModelCall.objects.create(namespace=failed_job.namespace, kind="block_views", model="m", ok=True)
+    url = reverse("graphui:processing", args=["proj"])
+    assert_fragments_are_in_the_page(staff, url, ("counts", "active", "failed", "calls"))
+    assert page(staff, partial="log").status_code == 404  # the admin log is not a live region
 
 
 def test_failed_fragment_page_links_lead_to_the_whole_page(staff: Client, proj: Namespace) -> None:

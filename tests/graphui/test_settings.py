@@ -1,9 +1,10 @@
 """Settings page (SPEC §4.6–4.7, §13.6): current values and their source, the preview (schedule,
-token estimate, λ suggestion, warning) as HTML and JSON, staff-only saving with an audit row, and
-the model endpoint test against a fake OpenAI-compatible server."""
+token estimate, λ suggestion, warning) in the page and as its `preview` partial, staff-only
+saving with an audit row, and the model endpoint test against a fake OpenAI-compatible server."""
 
 from __future__ import annotations
 
+import re
 import socket
 from decimal import Decimal
 from typing import Any
@@ -21,9 +22,9 @@ from memory.services.jobs import jobs_drain
 from memory.services.namespaces import namespace_get_or_create
 from memory.services.settings import memory_settings_update
 from tests.browser.hostile import PROBES, hostile_namespace_create
+from tests.graphui.partials_support import shows, top_level
 
 URL = reverse("graphui:settings")
-PREVIEW = reverse("graphui:settings_preview")
 TEST_MODEL = reverse("graphui:settings_test_model")
 PASSWORD = "correct horse battery staple"
 SECRET = "api_key=sk-abcdefghijklmnop1234"
@@ -102,10 +103,10 @@ def tokens(namespace: Namespace, name: str, lam: float) -> int:
 
 
 def test_anonymous_visitor_is_sent_to_login(client: Client, db: None) -> None:
-    for url in (URL, PREVIEW):
-        response = client.get(url)
+    for query in ({}, {"partial": "preview"}):
+        response = client.get(URL, query)
         assert response.status_code == 302
-        assert response["Location"].startswith(f"/accounts/login/?next={url}")
+        assert response["Location"].startswith(f"/accounts/login/?next={URL}")
 
 
 def test_page_shows_the_environment_default_when_never_saved(staff_client: Client) -> None:
@@ -171,21 +172,76 @@ def test_preview_estimates_tokens_of_the_chosen_session_under_both_lambdas(
     assert f'id="tokens-difference">−{now - then} (−{share}%)<' in html
 
 
-def test_preview_json_matches_the_engine(staff_client: Client, busy: Namespace) -> None:
-    response = staff_client.get(
-        PREVIEW, {"block_lambda": "0.5", "block_turns": "6", "ns": "alpha", "session": "long"}
-    )
-    assert response.status_code == 200
-    data = response.json()
-    assert data["block_lambda"] == 0.5 and data["block_turns"] == 6
-    assert data["schedule_current"] == level_schedule(0.30)
-    assert data["schedule_proposed"] == level_schedule(0.5)
-    assert data["tokens_current"] == tokens(busy, "long", 0.30)
-    assert data["tokens_proposed"] == tokens(busy, "long", 0.5)
-    assert data["suggestion"] is None
-    assert data["warning"] is not None and "Forgets fast" in data["warning"]
-    assert data["errors"] == {}
-    assert [s["id"] for s in data["sessions"]] == ["short", "long"]
+# The pieces of `?partial=preview` (graphui.partials), each the page's element of the same id,
+# which settings.js puts in its place as the form changes.
+PIECES = [
+    "lambda-error",
+    "turns-error",
+    "lambda-warning",
+    "lambda-suggestion",
+    "id_session",
+    "settings-preview",
+    "save-form",
+]
+
+
+def preview(client: Client, **values: str) -> dict[str, str]:
+    """The preview partial for these form values, piece by piece (id → markup)."""
+    response = client.get(URL, {**values, "partial": "preview"})
+    assert response.status_code == 200, response.status_code
+    html = response.content.decode()
+    assert "<html" not in html and "<footer" not in html and "settings-form" not in html
+    return top_level(html)
+
+
+def levels(piece: str, column: str) -> list[int]:
+    """The levels of one column ("current" or "proposed") of the schedule table."""
+    return [
+        int(n)
+        for n in re.findall(
+            rf'<td class="lv-cell {column}">.*?<span class="level">L(\d)</span>', piece
+        )
+    ]
+
+
+def shown_piece(piece: str) -> bool:
+    return " hidden" not in piece[: piece.index(">")]
+
+
+def test_the_preview_partial_is_the_pages_own_elements(
+    staff_client: Client, busy: Namespace
+) -> None:
+    values = {"block_lambda": "0.5", "block_turns": "9", "ns": "alpha", "session": "long"}
+    pieces = preview(staff_client, **values)
+    assert list(pieces) == PIECES
+    page = staff_client.get(URL, values).content.decode()
+    for element_id, piece in pieces.items():
+        assert shows(page, piece), element_id  # the same markup, from the same template
+
+
+def test_the_preview_partial_shows_the_levels_for_the_values_given(
+    staff_client: Client, busy: Namespace
+) -> None:
+    pieces = preview(staff_client, block_lambda="0.5", block_turns="6", ns="alpha", session="long")
+    schedule = pieces["settings-preview"]
+    assert levels(schedule, "current") == level_schedule(0.30)
+    assert levels(schedule, "proposed") == level_schedule(0.5)
+    assert 'id="proposed-head">Preview (λ 0.50)<' in schedule
+    now, then = level_schedule(0.30), level_schedule(0.5)
+    assert schedule.count('class="changed"') == sum(a != b for a, b in zip(now, then, strict=True))
+    assert f'id="tokens-current">{tokens(busy, "long", 0.30)}<' in schedule
+    assert f'id="tokens-proposed">{tokens(busy, "long", 0.5)}<' in schedule
+    assert not shown_piece(pieces["lambda-suggestion"])
+    assert shown_piece(pieces["lambda-warning"]) and "Forgets fast" in pieces["lambda-warning"]
+    assert not shown_piece(pieces["lambda-error"]) and not shown_piece(pieces["turns-error"])
+    assert re.findall(r'<option value="(\w+)"', pieces["id_session"]) == ["short", "long"]
+    assert '<option value="long" selected>' in pieces["id_session"]
+    assert "Save λ 0.50 · block size 6" in pieces["save-form"]
+    assert 'name="block_lambda" value="0.5"' in pieces["save-form"]
+
+    lower = preview(staff_client, block_lambda="0.10", block_turns="6")["settings-preview"]
+    assert levels(lower, "proposed") == level_schedule(0.10)
+    assert "▲ 1 higher" in lower
 
 
 @pytest.mark.parametrize(
@@ -202,18 +258,21 @@ def test_preview_json_matches_the_engine(staff_client: Client, busy: Namespace) 
         ("0.3", "six", "block_turns", "whole number"),
     ],
 )
-def test_preview_json_refuses_what_a_save_would_refuse(
+def test_the_preview_partial_shows_what_a_save_would_refuse_in_the_form(
     staff_client: Client, lam: str, turns: str, field: str, message: str
 ) -> None:
-    response = staff_client.get(PREVIEW, {"block_lambda": lam, "block_turns": turns})
-    assert response.status_code == 422
-    errors = response.json()["errors"]
-    assert list(errors) == [field]
-    assert errors[field]["code"] == f"invalid_{field}"
-    assert message in errors[field]["message"]
+    pieces = preview(staff_client, block_lambda=lam, block_turns=turns)  # 200, never a 500
+    box = pieces["lambda-error" if field == "block_lambda" else "turns-error"]
+    other = pieces["turns-error" if field == "block_lambda" else "lambda-error"]
+    assert shown_piece(box) and not shown_piece(other)
+    assert f'<code class="err-code">invalid_{field}</code>' in box and message in box
+    assert 'id="save-button" disabled' in pieces["save-form"]
+    assert "Fix the values above to save" in pieces["save-form"]
+    if field == "block_lambda":
+        assert levels(pieces["settings-preview"], "proposed") == []  # nothing to preview
     # The same message a save gives (the service and the engine agree).
     html = staff_client.get(URL, {"block_lambda": lam, "block_turns": turns}).content.decode()
-    assert f"invalid_{field}" in html
+    assert shows(html, box)
 
 
 def test_preview_html_shows_both_errors_and_disables_saving(staff_client: Client) -> None:
@@ -225,23 +284,24 @@ def test_preview_html_shows_both_errors_and_disables_saving(staff_client: Client
 def test_block_size_change_suggests_the_lambda_that_keeps_per_turn_decay(
     staff_client: Client,
 ) -> None:
-    data = staff_client.get(PREVIEW, {"block_lambda": "0.30", "block_turns": "9"}).json()
-    assert data["suggestion"]["block_lambda"] == 0.45
-    assert data["suggestion"]["applied"] is False
-    assert "To keep the same decay per turn, use λ = 0.45" in data["suggestion"]["text"]
-    assert data["block_lambda"] == 0.30  # never applied automatically
+    pieces = preview(staff_client, block_lambda="0.30", block_turns="9")
+    suggestion = pieces["lambda-suggestion"]
+    assert shown_piece(suggestion)
+    assert "To keep the same decay per turn, use λ = 0.45" in suggestion
+    assert 'data-lambda="0.45"' in suggestion
+    assert "block_lambda=0.45&amp;block_turns=9" in suggestion  # the no-JS "apply" link
+    assert "partial" not in suggestion  # the link leads to the page, not to the fragment
+    assert "Save λ 0.30 · block size 9" in pieces["save-form"]  # never applied automatically
     html = staff_client.get(URL, {"block_lambda": "0.30", "block_turns": "9"}).content.decode()
-    assert "To keep the same decay per turn, use λ = 0.45" in html
-    assert 'data-lambda="0.45"' in html
-    assert "block_lambda=0.45&amp;block_turns=9" in html  # the no-JS "apply" link
-    unchanged = staff_client.get(PREVIEW, {"block_lambda": "0.30", "block_turns": "6"}).json()
-    assert unchanged["suggestion"] is None
+    assert shows(html, suggestion)
+    unchanged = preview(staff_client, block_lambda="0.30", block_turns="6")
+    assert not shown_piece(unchanged["lambda-suggestion"])
 
 
 def test_warning_appears_above_0_40_only(staff_client: Client) -> None:
     for lam, shown in (("0.40", False), ("0.45", True), ("1", True), ("0", False)):
-        data = staff_client.get(PREVIEW, {"block_lambda": lam, "block_turns": "6"}).json()
-        assert (data["warning"] is not None) is shown, lam
+        warning = preview(staff_client, block_lambda=lam, block_turns="6")["lambda-warning"]
+        assert shown_piece(warning) is shown, lam
         html = staff_client.get(URL, {"block_lambda": lam}).content.decode()
         hidden = 'id="lambda-warning" role="status" hidden' in html
         assert hidden is not shown, lam
@@ -255,7 +315,7 @@ def test_preview_and_page_never_write(staff_client: Client, busy: Namespace) -> 
         ModelCall.objects.count(),
     )
     staff_client.get(URL, {"block_lambda": "0.9", "block_turns": "3", "session": "long"})
-    staff_client.get(PREVIEW, {"block_lambda": "0.9", "block_turns": "3", "session": "long"})
+    preview(staff_client, block_lambda="0.9", block_turns="3", session="long")
     after = (MemorySettings.objects.count(), AdminAction.objects.count(), ModelCall.objects.count())
     assert before == after
     assert memory_settings_get().saved is False
@@ -264,16 +324,30 @@ def test_preview_and_page_never_write(staff_client: Client, busy: Namespace) -> 
 def test_unknown_namespace_or_session_falls_back_to_the_default(
     staff_client: Client, busy: Namespace
 ) -> None:
-    data = staff_client.get(PREVIEW, {"ns": "nope", "session": "nope"}).json()
-    assert (data["ns"], data["session"]) == ("alpha", "short")
+    pieces = preview(staff_client, ns="nope", session="nope")
+    assert '<option value="short" selected>' in pieces["id_session"]
+    save = pieces["save-form"]
+    assert 'name="ns" value="alpha"' in save and 'name="session" value="short"' in save
+
+
+def test_unknown_parts_of_the_settings_page_are_404(staff_client: Client) -> None:
+    for unknown in ("schedule", "save", "form", "1"):
+        response = staff_client.get(URL, {"partial": unknown})
+        assert response.status_code == 404 and b"partial_not_found" in response.content
+    assert staff_client.get("/settings/preview.json").status_code == 404  # no JSON twin
+
+
+def test_a_member_previews_without_a_save_form(member_client: Client, busy: Namespace) -> None:
+    pieces = preview(member_client, block_lambda="0.5")
+    assert "save-form" not in pieces and levels(pieces["settings-preview"], "proposed")
 
 
 def test_empty_installation_still_previews_the_schedule(staff_client: Client) -> None:
-    response = staff_client.get(PREVIEW, {"block_lambda": "0.5"})
-    data = response.json()
-    assert response.status_code == 200
-    assert data["tokens_current"] is None and data["sessions"] == []
-    assert data["schedule_proposed"] == level_schedule(0.5)
+    pieces = preview(staff_client, block_lambda="0.5")
+    assert "id_session" not in pieces  # no namespace, no picker
+    schedule = pieces["settings-preview"]
+    assert 'id="token-estimate" hidden' in schedule and 'id="token-empty"' in schedule
+    assert levels(schedule, "proposed") == level_schedule(0.5)
     assert "No namespaces yet" in staff_client.get(URL).content.decode()
 
 
@@ -289,8 +363,9 @@ def test_page_query_count_does_not_grow_with_sessions(
         response = staff_client.get(URL)
     assert len(response.context["preview"].sessions) == 33
     with django_assert_max_num_queries(18):
-        data = staff_client.get(PREVIEW, {"block_lambda": "0.5", "session": "long"}).json()
-    assert data["session"] == "long" and len(data["sessions"]) == 33
+        pieces = preview(staff_client, block_lambda="0.5", session="long")
+    assert pieces["id_session"].count("<option ") == 33
+    assert '<option value="long" selected>' in pieces["id_session"]
 
 
 def test_session_labels_are_escaped_and_redacted(staff_client: Client, db: None) -> None:
@@ -410,7 +485,6 @@ def test_lambda_arrives_as_exact_decimal(staff_client: Client) -> None:
 
 def test_only_get_head_and_post_are_allowed(staff_client: Client) -> None:
     assert staff_client.put(URL).status_code == 405
-    assert staff_client.post(PREVIEW).status_code == 405
     assert staff_client.get(TEST_MODEL).status_code == 405
 
 

@@ -13,7 +13,6 @@ part of no secret may appear anywhere, in any letter case; the rows still hold e
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import logging
@@ -25,6 +24,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
+from graphui.partials import PAGES
 from memory.models import (
     AgentToken,
     Block,
@@ -200,9 +200,10 @@ def test_no_api_response_shows_a_secret(world: World, logs: pytest.LogCaptureFix
 # --- the Memory UI ------------------------------------------------------------------------------
 
 
-def _partials(callback: Any) -> list[str]:
-    module = importlib.import_module(callback.__module__)
-    return sorted(getattr(module, "PARTIALS", {}))
+def _partials(name: str) -> list[str]:
+    """The partials the page `name` serves alone (graphui.partials), each read like a page."""
+    page = PAGES.get(name)
+    return sorted(page.partials) if page else []
 
 
 def _ui_variants(name: str, world: World) -> list[dict[str, Any]]:
@@ -218,9 +219,9 @@ def _ui_variants(name: str, world: World) -> list[dict[str, Any]]:
         "graphui:graph": [{}, {"history": "1"}, {"q": "Orion"}],
         "graphui:graph_data": [{"focus": n, "depth": "2", "history": "1"} for n in nodes],
         "graphui:node": [{}, {"history": "1", "as_of": "1"}],
-        "graphui:settings": [{"ns": NS, "session": world.session_id}],
-        "graphui:settings_preview": [
-            {"ns": NS, "session": world.session_id, "block_lambda": "0.5"}
+        "graphui:settings": [
+            {"ns": NS, "session": world.session_id},
+            {"ns": NS, "session": world.session_id, "block_lambda": "0.5", "partial": "preview"},
         ],
     }.get(name, [{}])
 
@@ -259,7 +260,7 @@ def ui_pages(world: World, client: Client) -> Iterator[tuple[str, Any]]:
         for values in _ui_values(world, route.parameters):
             url = site_url(route, values)
             queries = _ui_variants(route.name, world)
-            queries += [{"partial": p} for p in _partials(route.callback)]
+            queries += [{"partial": p} for p in _partials(route.name)]
             for query in queries:
                 response = client.get(url, query, follow=True)
                 yield f"{url} {query}", response

@@ -166,6 +166,17 @@ def test_health_shows_failures_with_previews(owner, model, drain):
     assert body["model_mode"] == "model"
     assert body["counts"]["blocks"] == {"failed": 1}
     assert "garbage answer" in body["failed_jobs"][0]["error_preview"]
+    # The rows the health and processing pages show (memory.selectors.processing_rows): the
+    # job as jobs_list gives it, plus its block's place; the calls that failed with it.
+    failed = body["failed_jobs"][0]
+    assert (failed["status"], failed["session_label"], failed["block_sequence"]) == (
+        "failed",
+        "s1",
+        1,
+    )
+    calls = body["model_calls"]
+    assert calls["recent"] == [] and calls["failed"] and not calls["failed"][0]["ok"]
+    assert sum(calls["by_kind"].values()) == len(calls["failed"])
 
 
 def test_draining_a_long_session_asks_each_waiting_block_once_per_pass(owner, admin, monkeypatch):

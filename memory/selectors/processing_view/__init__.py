@@ -1,7 +1,8 @@
 """Reads for the Memory UI's Processing page and its admin actions (SPEC §12.2–12.3, §13.9,
 §5.4): jobs by kind and state, failed jobs with their complete (redacted) error, jobs in
 progress, the last model calls, the admin audit log, what "retry all failed" would retry, and
-what an event action (pin, unpin, forget, restore) would change in the graph.
+what an event action (pin, unpin, forget, restore) would change in the graph. Failed jobs and
+model calls are memory.selectors.processing_rows' rows, the ones the health read has too.
 
 Every function reads a fixed number of queries however many rows there are; every string from
 the database leaves redacted (the templates escape it too)."""
@@ -11,6 +12,12 @@ from __future__ import annotations
 from memory.models import Namespace
 from memory.selectors.out import Out
 from memory.selectors.paging import Page
+from memory.selectors.processing_rows import (
+    JobRowOut,
+    ModelCallsOut,
+    jobs_failed_page,
+    model_calls_recent,
+)
 from memory.selectors.processing_view.admin_log import (
     ADMIN_LOG_PER_PAGE,
     AdminActionOut,
@@ -27,21 +34,14 @@ from memory.selectors.processing_view.event_actions import (
 )
 from memory.selectors.processing_view.jobs import (
     ACTIVE_SHOWN,
-    FAILED_PER_PAGE,
     JOB_KINDS,
     JOB_STATUSES,
-    MODEL_CALLS_SHOWN,
     ActiveJobsOut,
     JobCountsOut,
     JobKindCountsOut,
-    JobRowOut,
-    ModelCallRowOut,
-    ModelCallsOut,
     RetryAllOut,
     job_counts,
     jobs_active,
-    jobs_failed_page,
-    model_calls_recent,
     retry_all_preview,
 )
 
@@ -49,10 +49,8 @@ __all__ = [
     "ACTIVE_SHOWN",
     "ADMIN_LOG_PER_PAGE",
     "EVENT_ACTIONS",
-    "FAILED_PER_PAGE",
     "JOB_KINDS",
     "JOB_STATUSES",
-    "MODEL_CALLS_SHOWN",
     "ActiveJobsOut",
     "AdminActionOut",
     "DetailChangeOut",
@@ -60,10 +58,7 @@ __all__ = [
     "GraphChangeOut",
     "JobCountsOut",
     "JobKindCountsOut",
-    "JobRowOut",
     "LinkedOut",
-    "ModelCallRowOut",
-    "ModelCallsOut",
     "ProcessingOut",
     "RetryAllOut",
     "admin_action_out",
@@ -71,8 +66,6 @@ __all__ = [
     "event_action_preview",
     "job_counts",
     "jobs_active",
-    "jobs_failed_page",
-    "model_calls_recent",
     "processing_overview",
     "retry_all_preview",
 ]
@@ -90,7 +83,7 @@ class ProcessingOut(Out):
 def processing_overview(
     namespace: Namespace, *, failed_page: int | str | None, log_page: int | str | None
 ) -> ProcessingOut:
-    """Everything the Processing page shows; nine queries however many rows."""
+    """Everything the Processing page shows; ten queries however many rows."""
     return ProcessingOut.model_construct(
         namespace=namespace.name,
         counts=job_counts(namespace),

@@ -1,4 +1,5 @@
-/* Copy buttons (processing page: a failed job's error; connect page: snippets and a new token).
+/* Copy buttons (processing and health pages: a failed job's error; connect page: snippets and a
+   new token).
    A button names what it copies: <button data-copy="element-id" data-copied="…"
    data-copy-failed="…" hidden>, with a `.copy-status` element next to it (same parent) for the
    result. Buttons are rendered hidden (they need this script) and shown here, also in regions

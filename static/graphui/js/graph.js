@@ -85,7 +85,7 @@
 
   function loadPanel(id) {
     panel.setAttribute("aria-busy", "true");
-    return fetch(nodeUrl(id, { partial: "1" }), { credentials: "same-origin" })
+    return fetch(nodeUrl(id, { partial: "detail" }), { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) throw new Error(fill(strings.panel_failed, { status: response.status }));
         return response.text();

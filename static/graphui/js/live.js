@@ -5,13 +5,15 @@
  * build, nothing inline (the CSP allows only 'self').
  *
  * Declarative regions:
- *   <div data-live-refresh="kind other.kind" data-live-src="/page/?partial=name"
+ *   <div data-live-refresh="kind other.kind" data-live-src="/page/?partial=<name>"
  *        data-live-match="field:value">
  *   is re-fetched (GET, same origin, credentials, header X-Requested-With: live) when a
  *   message of one of those kinds arrives, debounced ~300 ms, and its innerHTML replaced with
- *   the response (our own escaped template output). With data-live-match, only when the
- *   payload's `field` equals `value` exactly (everything after the first colon; the payload
- *   value compared as a string, with the line-break normalisation an HTML attribute gets).
+ *   the response (our own escaped template output: the page's partial of that name, served by
+ *   graphui.partials; an unknown name is a 404, which leaves the region as it was). With
+ *   data-live-match, only when the payload's `field` equals `value` exactly (everything after
+ *   the first colon; the payload value compared as a string, with the line-break
+ *   normalisation an HTML attribute gets).
  *   Keyboard focus and open <details> inside the region are kept; the region then receives a
  *   bubbling `sg:refreshed` event.
  * Triggers: an element with data-live-refresh (and optional data-live-match) but no

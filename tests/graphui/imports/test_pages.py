@@ -37,6 +37,7 @@ from tests.graphui.imports.support import (
     url,
     v2,
 )
+from tests.graphui.partials_support import assert_fragments_are_in_the_page
 
 pytestmark = pytest.mark.django_db
 
@@ -242,6 +243,11 @@ def test_status_json_and_partials_follow_the_preview(ada: Client, proj: Namespac
     assert "<html" not in progress and 'data-import-status="ready"' in progress
     rows = html_of(ada.get(url("import", batch.pk) + "?partial=rows"))
     assert "<html" not in rows and 'id="row-1"' in rows and "csrfmiddlewaretoken" in rows
+    assert_fragments_are_in_the_page(ada, url("import", batch.pk), ("progress", "rows"))
+    # Any other name is a 404, never the whole page inside the page.
+    for unknown in ("summary", "1", ""):
+        refused = ada.get(url("import", batch.pk), {"partial": unknown})
+        assert refused.status_code == 404 and "partial_not_found" in html_of(refused)
 
 
 def test_a_failed_preview_job_shows_its_redacted_error_and_the_processing_page(
