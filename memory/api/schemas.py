@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from ninja import Field, Schema
@@ -10,8 +12,10 @@ from memory.api.fields import ApiDatetime
 from memory.selectors.blocks import BlockOut
 from memory.selectors.events import EventOut, RelationsOut
 from memory.selectors.graph import EdgeOut, FactOut, NeighbourOut, NodeOut
+from memory.selectors.health import NamespaceHealthOut
 from memory.selectors.jobs import JobOut
 from memory.selectors.messages import MessageOut
+from memory.selectors.out import Out
 
 
 class ToolCallIn(Schema):
@@ -190,3 +194,73 @@ class GraphNodeStateOut(NodeOut):
 class GraphStateOut(Schema):
     as_of: str | None
     nodes: list[GraphNodeStateOut]
+
+
+# --- memory_status: the agent API's brief view of the health page's rows ----------------------
+# The Memory UI reads failed jobs and model calls as full rows (selectors.processing_rows, one
+# row model for the health and processing pages); the API's contract (docs/API.md) keeps its
+# brief fields: clients depend on them, and an agent has no use for tracebacks.
+
+HEALTH_FAILED_JOBS = 20
+HEALTH_RECENT_CALLS = 5
+
+
+class FailedJobOut(Out):
+    id: int
+    kind: str
+    block_id: int | None
+    attempts: int
+    error_preview: str
+
+
+class ModelCallOut(Out):
+    kind: str
+    model: str
+    latency_ms: int
+    prompt_tokens: int
+    completion_tokens: int
+    created_at: datetime
+
+
+class ModelCallsOut(Out):
+    recent: list[ModelCallOut]
+    by_kind: dict[str, int]
+
+
+class HealthOut(NamespaceHealthOut):
+    failed_jobs: list[FailedJobOut]  # type: ignore[assignment]
+    model_calls: ModelCallsOut  # type: ignore[assignment]
+
+    @classmethod
+    def of(cls, health: NamespaceHealthOut, failed: Sequence[JobOut]) -> HealthOut:
+        """`health` with the API's rows; `failed`: the newest failed jobs, newest id first."""
+        recent = health.model_calls.recent[:HEALTH_RECENT_CALLS]
+        return cls.model_construct(
+            **{
+                **dict(health),
+                "failed_jobs": [
+                    FailedJobOut.model_construct(
+                        id=job.id,
+                        kind=job.kind,
+                        block_id=job.block_id,
+                        attempts=job.attempts,
+                        error_preview=job.error_preview,
+                    )
+                    for job in failed
+                ],
+                "model_calls": ModelCallsOut.model_construct(
+                    recent=[
+                        ModelCallOut.model_construct(
+                            kind=call.kind,
+                            model=call.model,
+                            latency_ms=call.latency_ms,
+                            prompt_tokens=call.prompt_tokens,
+                            completion_tokens=call.completion_tokens,
+                            created_at=call.created_at,
+                        )
+                        for call in recent
+                    ],
+                    by_kind=health.model_calls.by_kind,
+                ),
+            }
+        )

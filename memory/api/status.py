@@ -6,11 +6,19 @@ from django.http import HttpRequest
 from ninja import Router
 
 from memory.api.auth import ADMIN, READ_WRITE, request_namespace, request_token
-from memory.api.schemas import JobOut, JobsOut, SettingsIn, SettingsOut
+from memory.api.schemas import (
+    HEALTH_FAILED_JOBS,
+    HealthOut,
+    JobOut,
+    JobsOut,
+    SettingsIn,
+    SettingsOut,
+)
 from memory.engine.decay import level_schedule
 from memory.errors import Forbidden
-from memory.selectors.health import HealthOut, namespace_health
+from memory.selectors.health import namespace_health
 from memory.selectors.jobs import JOBS_LISTED, job_get, job_list, job_out
+from memory.selectors.processing_rows import jobs_failed_newest
 from memory.selectors.settings import EffectiveSettings, memory_settings_get
 from memory.services import jobs
 from memory.services.settings import settings_update
@@ -20,7 +28,9 @@ router = Router(tags=["status"])
 
 @router.get("/ns/{ns}/health", response=HealthOut, operation_id="memory_status")
 def health(request: HttpRequest, ns: str) -> HealthOut:
-    return namespace_health(namespace=request_namespace(request))
+    namespace = request_namespace(request)
+    failed = jobs_failed_newest(namespace, HEALTH_FAILED_JOBS)
+    return HealthOut.of(namespace_health(namespace=namespace), failed)
 
 
 def _settings_out(current: EffectiveSettings) -> SettingsOut:

@@ -72,7 +72,7 @@ class ProcessingOut(Out):
     model: str
 
 
-class HealthOut(Out):
+class NamespaceHealthOut(Out):
     namespace: str
     current_turn: int
     last_activity_at: datetime | None
@@ -101,7 +101,7 @@ def _counts_by(queryset: Any, field: str) -> dict[str, int]:
     return {row[field]: row["n"] for row in queryset.values(field).annotate(n=Count("pk"))}
 
 
-def namespace_health(*, namespace: Namespace) -> HealthOut:
+def namespace_health(*, namespace: Namespace) -> NamespaceHealthOut:
     settings = memory_settings_get()
     chosen = processing_model(namespace.pk)
     jobs: dict[str, dict[str, int]] = {}
@@ -114,7 +114,7 @@ def namespace_health(*, namespace: Namespace) -> HealthOut:
         jobs.setdefault(row["kind"], {})[row["status"]] = row["n"]
     receipts = UsageReceipt.objects.filter(namespace=namespace)
     adopted = Event.objects.filter(namespace=namespace).aggregate(total=Sum(F("adoptions") - 1))
-    return HealthOut.model_construct(
+    return NamespaceHealthOut.model_construct(
         namespace=namespace.name,
         current_turn=namespace.current_turn,
         last_activity_at=namespace.last_activity_at,

@@ -71,6 +71,12 @@ def jobs_failed_page(namespace: Namespace, *, page: int | str | None) -> Page[Jo
     return paginate(rows, page=page, per_page=FAILED_PER_PAGE, convert=job_rows)
 
 
+def jobs_failed_newest(namespace: Namespace, limit: int) -> list[JobRowOut]:
+    """The `limit` newest failed jobs (by id: the agent API's order); one query."""
+    rows = jobs_placed(namespace).filter(status=JobStatus.FAILED).order_by("-pk")[:limit]
+    return job_rows(list(rows))
+
+
 # --- model calls --------------------------------------------------------------------------------
 
 
