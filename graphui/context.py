@@ -30,7 +30,7 @@ def layout(request: HttpRequest) -> dict[str, Any]:
         # Whether to offer the editor's and the admin's actions (the views check again).
         "ui_can_edit": SimpleLazyObject(lambda: bool(ns) and may(user, str(ns), Role.EDITOR)),
         "ui_can_admin": SimpleLazyObject(lambda: bool(ns) and may(user, str(ns), Role.ADMIN)),
-        "ui_ns": ns,
+        "ns": ns,
         "ui_page": match.url_name if match else None,
         "ui_time_zone": settings.TIME_ZONE,
         # Per namespace: with STRATAGATE_LLM_FROM_PROXY each namespace may use another model.
