@@ -8,7 +8,17 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.models import Block, BlockStatus, BlockView, JobStatus, ModelCall, ProcessingJob, Turn
+from memory.models import (
+    Block,
+    BlockStatus,
+    BlockView,
+    JobStatus,
+    ModelCall,
+    Namespace,
+    ProcessingJob,
+    Turn,
+)
+from memory.selectors.processing_rows import jobs_failed_page, model_calls_recent
 from memory.services.jobs import backoff_seconds, job_run, jobs_recover_stalled
 from tests.conftest import turn_body
 
@@ -168,15 +178,12 @@ def test_health_shows_failures_with_previews(owner, model, drain):
     assert "garbage answer" in body["failed_jobs"][0]["error_preview"]
     # The rows the health and processing pages show (memory.selectors.processing_rows): the
     # job as jobs_list gives it, plus its block's place; the calls that failed with it.
-    failed = body["failed_jobs"][0]
-    assert (failed["status"], failed["session_label"], failed["block_sequence"]) == (
-        "failed",
-        "s1",
-        1,
-    )
-    calls = body["model_calls"]
-    assert calls["recent"] == [] and calls["failed"] and not calls["failed"][0]["ok"]
-    assert sum(calls["by_kind"].values()) == len(calls["failed"])
+    namespace = Namespace.objects.get(name="proj")
+    (failed,) = jobs_failed_page(namespace, page=1).items
+    assert (failed.status, failed.session_label, failed.block_sequence) == ("failed", "s1", 1)
+    calls = model_calls_recent(namespace)
+    assert calls.recent == [] and calls.failed and not calls.failed[0].ok
+    assert sum(calls.by_kind.values()) == len(calls.failed)
 
 
 def test_draining_a_long_session_asks_each_waiting_block_once_per_pass(owner, admin, monkeypatch):
