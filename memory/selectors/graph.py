@@ -25,7 +25,7 @@ from memory.engine.redact import redact
 from memory.errors import Invalid, NotFound
 from memory.models import GraphEdge, GraphFact, GraphNode, Namespace
 from memory.models.rows import columns_of, in_chunks, marks, read_values
-from memory.selectors.graph_state import Source, item_states, source_statuses
+from memory.selectors.graph_state import Source, item_states, source_statuses, validity_columns
 from memory.selectors.out import Out
 
 __all__ = [
@@ -323,15 +323,20 @@ def graph_nodes(namespace: Namespace, as_of: AsOf | None = None) -> list[NodeSta
 def graph_networkx(
     namespace: Namespace, *, include_historical: bool = False, as_of: AsOf | None = None
 ) -> nx.MultiDiGraph:
-    """Nodes and non-hidden edges as a networkx graph (for neighbourhoods, paths, importance).
-    Three queries: nodes, edges, and the edges' source event statuses."""
+    """Nodes (name, type) and visible edges (keyed by id, with relation and state) as a
+    networkx graph, for neighbourhoods, paths, importance and the graph page. Three queries:
+    nodes, edges (only the columns the state rule reads), and the namespace's edge sources."""
     graph: nx.MultiDiGraph = nx.MultiDiGraph()
     for pk, name, node_type in GraphNode.objects.filter(namespace=namespace).values_list(
         "pk", "name", "node_type"
     ):
         graph.add_node(pk, name=name, type=node_type)
-    edges = list(GraphEdge.objects.filter(namespace=namespace).values(*_EDGE_COLUMNS))
-    sources = source_statuses(GraphEdge, [e["id"] for e in edges])
+    edges = list(
+        GraphEdge.objects.filter(namespace=namespace).values(
+            "from_node_id", "to_node_id", "relation", *validity_columns(as_of)
+        )
+    )
+    sources = source_statuses(GraphEdge, namespace=namespace)
     states = item_states(edges, as_of, sources=sources)
     for row in edges:
         state = states[row["id"]]
