@@ -96,7 +96,6 @@ def receipt_list_page(request: HttpRequest, ns: str) -> HttpResponse:
         request,
         "graphui/audit.html",
         {
-            "ns": namespace.name,
             "form": form,
             "chips": _chips(form, request.GET),
             "summary": audit_view.receipt_summary(namespace, filters),
@@ -114,7 +113,7 @@ def receipt_page(request: HttpRequest, ns: str, receipt_pk: int) -> HttpResponse
     return render(
         request,
         "graphui/receipt.html",
-        {"ns": namespace.name, "detail": detail, "chain": detail.chain},
+        {"detail": detail, "chain": detail.chain},
     )
 
 
@@ -125,5 +124,5 @@ def event_usage_page(request: HttpRequest, ns: str, event_id: int) -> HttpRespon
     return render(
         request,
         "graphui/event_usage.html",
-        {"ns": namespace.name, "usage": usage, "shown": audit_view.USAGE_SHOWN},
+        {"usage": usage, "shown": audit_view.USAGE_SHOWN},
     )

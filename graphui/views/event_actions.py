@@ -78,7 +78,7 @@ def event_action_page(request: HttpRequest, ns: str, event_id: int, action: str)
         return render(
             request,
             "graphui/event_action.html",
-            {"ns": namespace.name, "a": preview},
+            {"a": preview},
             status=200 if preview.allowed else 409,
         )
     event = event_get(namespace, event_id)

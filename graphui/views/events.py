@@ -99,7 +99,6 @@ def timeline_page(request: HttpRequest, ns: str) -> HttpResponse:
         request,
         "graphui/timeline.html",
         {
-            "ns": namespace.name,
             "form": form,
             "page": page,
             "current_turn": namespace.current_turn,
@@ -117,7 +116,6 @@ def event_page(request: HttpRequest, ns: str, event_id: int) -> HttpResponse:
         request,
         "graphui/event.html",
         {
-            "ns": namespace.name,
             "detail": detail,
             "entry": detail.entry,
             "event": detail.entry.event,

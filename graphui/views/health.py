@@ -108,7 +108,6 @@ def health_page(request: HttpRequest, ns: str) -> HttpResponse:
             "assessments_total": sum(health.retrieval.assessments.values()),
             # The processing page's partials for failed jobs and model calls, with their rows
             # from the health read (its newest failed jobs are the processing page's first).
-            "ns": namespace.name,
             "can_retry": may(request.user, namespace, Role.ADMIN),
             "failed": first_page(
                 health.failed_jobs, total=health.jobs_failed, per_page=FAILED_PER_PAGE

@@ -53,7 +53,7 @@ def _section(request: HttpRequest, namespace: Namespace, name: str) -> dict[str,
 def processing_page(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request.user, ns)
     part = PROCESSING.requested(request)
-    common = {"ns": namespace.name, "can_retry": may(request.user, namespace, Role.ADMIN)}
+    common = {"can_retry": may(request.user, namespace, Role.ADMIN)}
     if part is not None:
         return PROCESSING.render(request, part, {**common, **_section(request, namespace, part)})
     overview = view.processing_overview(
@@ -111,9 +111,7 @@ def jobs_retry_failed_action(request: HttpRequest, ns: str) -> HttpResponse:
     namespace = ui_namespace(request.user, ns, Role.ADMIN)
     if request.method != "POST":
         preview = view.retry_all_preview(namespace)
-        return render(
-            request, "graphui/jobs_retry_failed.html", {"ns": namespace.name, "preview": preview}
-        )
+        return render(request, "graphui/jobs_retry_failed.html", {"preview": preview})
     up_to = request.POST.get("up_to", "")
     retried = jobs_retry_failed(
         namespace_id=namespace.pk,
