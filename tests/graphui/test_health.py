@@ -178,15 +178,25 @@ def test_the_namespaces_page_shows_the_rows_linked_to_their_health(ui, three_nam
     assert "No namespaces yet" not in body
 
 
-def test_a_failed_job_is_flagged_with_words_and_its_error_is_redacted(ui, settings, fake_openai):
+def processed_with_a_model(settings: Any, fake_openai: Any, name: str, answer: str) -> Namespace:
+    """Namespace `name`: one block's worth of turns, processed by the fake model answering
+    `answer` (a valid views answer succeeds; anything else fails the job)."""
     settings.STRATAGATE_LLM_BASE_URL = fake_openai.base_url
     settings.STRATAGATE_LLM_MODEL = "fake-model"
     settings.STRATAGATE_LLM_API_KEY = "sk-test"
-    fake_openai.default = f"garbage answer {SECRET}"
-    namespace = namespace_get_or_create(name="broken")
+    if answer == VIEWS:
+        fake_openai.script([VIEWS])
+    else:
+        fake_openai.default = answer
+    namespace = namespace_get_or_create(name=name)
     for n in range(1, 7):
         say(namespace, f"Question {n} about the storage layer?")
     jobs_drain()
+    return namespace
+
+
+def test_a_failed_job_is_flagged_with_words_and_its_error_is_redacted(ui, settings, fake_openai):
+    processed_with_a_model(settings, fake_openai, "broken", f"garbage answer {SECRET}")
 
     row = _row(namespace_overview(), "broken")
     assert (row.blocks_failed, row.jobs_failed, row.needs_attention) == (1, 1, True)
@@ -204,14 +214,7 @@ def test_a_failed_job_is_flagged_with_words_and_its_error_is_redacted(ui, settin
 
 
 def test_recent_successful_model_calls_are_listed(ui, settings, fake_openai):
-    settings.STRATAGATE_LLM_BASE_URL = fake_openai.base_url
-    settings.STRATAGATE_LLM_MODEL = "fake-model"
-    settings.STRATAGATE_LLM_API_KEY = "sk-test"
-    fake_openai.script([VIEWS])
-    namespace = namespace_get_or_create(name="modelled")
-    for n in range(1, 7):
-        say(namespace, f"Question {n} about the storage layer?")
-    jobs_drain()
+    processed_with_a_model(settings, fake_openai, "modelled", VIEWS)
     body = ui.get(reverse("graphui:health", kwargs={"ns": "modelled"})).content.decode()
     calls = body[body.index('class="grid model-calls" id="calls-ok"') :].split("</table>")[0]
     assert calls.count('<tr id="call-') == 1
@@ -223,14 +226,7 @@ def test_recent_successful_model_calls_are_listed(ui, settings, fake_openai):
 def test_failed_jobs_and_model_calls_are_the_processing_pages_own_markup(ui, settings, fake_openai):
     """One markup: the health page includes the processing page's partials, so each shows
     exactly what the processing page serves as its `failed` and `calls` fragments."""
-    settings.STRATAGATE_LLM_BASE_URL = fake_openai.base_url
-    settings.STRATAGATE_LLM_MODEL = "fake-model"
-    settings.STRATAGATE_LLM_API_KEY = "sk-test"
-    fake_openai.default = f"garbage answer {SECRET}"
-    namespace = namespace_get_or_create(name="broken")
-    for n in range(1, 7):
-        say(namespace, f"Question {n} about the storage layer?")
-    jobs_drain()
+    namespace = processed_with_a_model(settings, fake_openai, "broken", f"garbage answer {SECRET}")
     job = ProcessingJob.objects.get(namespace=namespace, status="failed")
 
     health = ui.get(reverse("graphui:health", kwargs={"ns": "broken"})).content.decode()
