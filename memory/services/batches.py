@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
+from memory.engine.gate import Ref
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.errors import Invalid, NotFound
 from memory.models import (
@@ -32,15 +33,17 @@ BATCH_ID_PREFIX = "b_"
 
 @dataclass(frozen=True)
 class BatchEntry:
-    """One ref shown to the agent and the events it stands for."""
+    """One ref shown to the agent and the events it stands for. Its kind, object id and block
+    level are the ref's own (`target`), so the recorded row cannot disagree with its ref."""
 
-    ref: str
-    kind: str
-    object_id: int
+    target: Ref
     score: float = 0.0
-    block_level: int | None = None
     expanded: bool = False
     events: tuple[int, ...] = ()
+
+    @property
+    def ref(self) -> str:
+        return str(self.target)
 
 
 def new_batch_id() -> str:
@@ -111,9 +114,9 @@ def batch_create(
                 (
                     batch.pk,
                     ref,
-                    entry.kind,
-                    entry.object_id,
-                    entry.block_level,
+                    entry.target.kind,
+                    entry.target.object_id,
+                    entry.target.level,
                     entry.expanded,
                     rank,
                     entry.score,

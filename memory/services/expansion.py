@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.engine.gate import Ref
-from memory.models import Block, Event, Message, Namespace, RefKind, RetrievalBatch
+from memory.models import Block, Event, Message, Namespace, RetrievalBatch
 from memory.selectors.graph import NodeStateOut
 from memory.services.batches import (
     BatchEntry,
@@ -50,9 +50,7 @@ def _raw_entries(message_ids: list[int]) -> list[BatchEntry]:
     behind = visible_events_for_messages(message_ids)
     return [
         BatchEntry(
-            ref=str(Ref.raw(pk)),
-            kind=RefKind.RAW,
-            object_id=pk,
+            target=Ref.raw(pk),
             expanded=True,
             events=tuple(behind.get(pk, [])),
         )
@@ -71,9 +69,7 @@ def event_expand_batch(
     """A batch with `event:<id>` and its source messages as `raw:<id>` refs, all expanded."""
     origin = _origin(namespace, from_batch)
     head = BatchEntry(
-        ref=str(Ref.event(event.pk)),
-        kind=RefKind.EVENT,
-        object_id=event.pk,
+        target=Ref.event(event.pk),
         expanded=True,
         events=(event.pk,),
     )
@@ -99,9 +95,7 @@ def node_expand_batch(
     """A batch with `node:<id>`, every shown fact and every provenance event, all expanded."""
     origin = _origin(namespace, from_batch)
     head = BatchEntry(
-        ref=str(Ref.node(node_id)),
-        kind=RefKind.NODE,
-        object_id=node_id,
+        target=Ref.node(node_id),
         expanded=True,
         events=tuple(state.provenance_event_ids),
     )
@@ -109,17 +103,13 @@ def node_expand_batch(
     for fact in [*state.current_facts, *state.historical_facts]:
         entries.append(
             BatchEntry(
-                ref=fact.ref,
-                kind=RefKind.FACT,
-                object_id=fact.id,
+                target=Ref.fact(fact.id),
                 expanded=True,
                 events=tuple(fact.source_event_ids),
             )
         )
     entries.extend(
-        BatchEntry(
-            ref=str(Ref.event(i)), kind=RefKind.EVENT, object_id=i, expanded=True, events=(i,)
-        )
+        BatchEntry(target=Ref.event(i), expanded=True, events=(i,))
         for i in state.provenance_event_ids
     )
     batch = batch_create(
@@ -149,10 +139,7 @@ def block_expand_batch(
     origin = _origin(namespace, from_batch)
     session = _session_for(namespace, session_id, origin) if session_id or origin else None
     head = BatchEntry(
-        ref=str(Ref.block(block.pk, level)),
-        kind=RefKind.BLOCK,
-        object_id=block.pk,
-        block_level=level,
+        target=Ref.block(block.pk, level),
         expanded=True,
         events=tuple(visible_events_for_block(block.pk)),
     )

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.engine.gate import Ref
-from memory.models import Event, Namespace, RefKind, RetrievalBatch
+from memory.models import Event, Namespace, RetrievalBatch
 from memory.recall.events import EventHit, EventSearch, events_rank, search_params, validate_search
 from memory.recall.query import validate_limit, validate_query
 from memory.recall.raw import RawHit, RawSearch, raw_rank
@@ -61,9 +61,7 @@ def events_search(*, namespace: Namespace, params: EventSearch) -> Found[EventHi
             )
         entries = [
             BatchEntry(
-                ref=str(Ref.event(h.event.pk)),
-                kind=RefKind.EVENT,
-                object_id=h.event.pk,
+                target=Ref.event(h.event.pk),
                 score=h.score,
                 events=(h.event.pk,),
             )
@@ -89,9 +87,7 @@ def raw_search(*, namespace: Namespace, params: RawSearch) -> Found[RawHit]:
     behind = visible_events_for_messages(m.message.pk for m in results)
     entries = [
         BatchEntry(
-            ref=str(Ref.raw(h.message.pk)),
-            kind=RefKind.RAW,
-            object_id=h.message.pk,
+            target=Ref.raw(h.message.pk),
             score=h.score,
             events=tuple(behind.get(h.message.pk, [])),
         )

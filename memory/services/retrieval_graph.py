@@ -4,7 +4,7 @@ shown fact and timeline event recorded as a ref the agent may cite."""
 from __future__ import annotations
 
 from memory.engine.gate import Ref
-from memory.models import Namespace, RefKind
+from memory.models import Namespace
 from memory.recall.graph import GraphHit, GraphSearch, graph_rank
 from memory.services.batches import BatchEntry, batch_create, caller_session
 from memory.services.retrieval import Found, Shown
@@ -19,9 +19,7 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
     shown: list[Shown[GraphHit]] = []
     for hit in hits:
         node = BatchEntry(
-            ref=str(Ref.node(hit.node.pk)),
-            kind=RefKind.NODE,
-            object_id=hit.node.pk,
+            target=Ref.node(hit.node.pk),
             score=hit.score,
             events=tuple(e.id for e in hit.timeline),
         )
@@ -30,9 +28,7 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
         for fact in [*hit.state.current_facts, *hit.state.historical_facts]:
             entries.append(
                 BatchEntry(
-                    ref=fact.ref,
-                    kind=RefKind.FACT,
-                    object_id=fact.id,
+                    target=Ref.fact(fact.id),
                     score=hit.score,
                     events=tuple(fact.source_event_ids),
                 )
@@ -40,9 +36,7 @@ def graph_search(*, namespace: Namespace, params: GraphSearch) -> Found[GraphHit
         for entry in hit.timeline:
             entries.append(
                 BatchEntry(
-                    ref=entry.ref,
-                    kind=RefKind.EVENT,
-                    object_id=entry.id,
+                    target=Ref.event(entry.id),
                     score=hit.score,
                     events=(entry.id,),
                 )
