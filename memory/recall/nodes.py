@@ -52,17 +52,30 @@ class _Source(NamedTuple):
     session_id: int
 
 
-def _node_terms(node: GraphNode, state: NodeStateOut) -> set[str]:
-    """What the node's card says besides a person's own name: facts, links, tags, type."""
-    texts = [
-        *(f"{f.key.replace('_', ' ')} {f.value}" for f in state.current_facts),
-        *(f"{e.relation.replace('_', ' ')} {e.from_name} {e.to_name}" for e in state.current_edges),
-        *node.tags,
-        node.node_type,
-    ]
+def _own_terms(node: GraphNode) -> set[str]:
+    """What the node's card says besides its state, and besides a person's own name: tags,
+    type, a non-person's names."""
+    texts = [*node.tags, node.node_type]
     if node.node_type != "person":
         texts.extend([node.name, *node.aliases])
     return set(analyze(" ".join(texts)))
+
+
+def _state_terms(state: NodeStateOut) -> set[str]:
+    """What the node's current state says: its facts and links."""
+    return set(
+        analyze(
+            " ".join(
+                [
+                    *(f"{f.key.replace('_', ' ')} {f.value}" for f in state.current_facts),
+                    *(
+                        f"{e.relation.replace('_', ' ')} {e.from_name} {e.to_name}"
+                        for e in state.current_edges
+                    ),
+                ]
+            )
+        )
+    )
 
 
 def node_card(ranked: tuple[GraphNode, NodeStateOut]) -> dict[str, Any]:
@@ -173,12 +186,12 @@ def ranked_nodes(
     important: list[tuple[int, str]],
     limit: int,
 ) -> list[tuple[GraphNode, NodeStateOut]]:
-    """The `limit` best nodes with their current state. A search hit is read in full: its
-    state (the relevance check needs it) and every current source (its weight is theirs). A
+    """The `limit` best nodes with their current state. A search hit is read with every
+    current source (its weight is theirs), and its state when its own words do not match. A
     node tied to a current pinned or safety source weighs 1 (pinned → 1, safety's floor is 1),
     so one that is not a hit needs only those sources' sessions, unless all of them are this
     session's (then its other sources decide whether it is this session's alone). Graph state
-    is read for the hits and for the nodes that make the cut."""
+    is read for those hits and for the nodes that make the cut."""
     hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     always = _important_nodes(namespace, important)
@@ -187,7 +200,6 @@ def ranked_nodes(
     nodes = read_by_id(GraphNode, sorted(read))
     sources_of = _current_sources(list(nodes))
     events = _source_events([*{i for ids in sources_of.values() for i in ids}])
-    states = node_states([nodes[i] for i in hit_ids if i in nodes], current_only=True)
     terms = set(query_terms(query))
     people = {
         t
@@ -200,19 +212,23 @@ def ranked_nodes(
     kept: dict[int, float] = {  # node id → weight
         pk: 1.0 for pk in always if pk not in nodes
     }
-    for node_id, node in nodes.items():
+    candidates: dict[int, list[_Source]] = {}  # node id → its current sources
+    for node_id in nodes:
         # Activation shows current state only; history is for explicit search.
         sources = [events[i] for i in sorted(sources_of[node_id]) if i in events]
-        if not sources or (here is not None and all(e.session_id == here for e in sources)):
-            continue
-        important_node = node_id in always
-        if node_id not in states and not important_node:
-            continue
-        if not important_node and not matches_beyond_names(
-            terms, people, _node_terms(node, states[node_id])
-        ):
-            continue
-        kept[node_id] = max(current_weight(e, current_turn) for e in sources)
+        if sources and not (here is not None and all(e.session_id == here for e in sources)):
+            candidates[node_id] = sources
+    # A hit's own words (tags, type, a non-person's names) usually match the query already;
+    # its graph state is read only when they do not, to look in its facts and links.
+    matched = {
+        pk
+        for pk in candidates
+        if pk in always or matches_beyond_names(terms, people, _own_terms(nodes[pk]))
+    }
+    states = node_states([nodes[pk] for pk in candidates if pk not in matched], current_only=True)
+    for node_id, sources in candidates.items():
+        if node_id in matched or matches_beyond_names(terms, people, _state_terms(states[node_id])):
+            kept[node_id] = max(current_weight(e, current_turn) for e in sources)
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i], i))
     chosen = [pk for pk, _ in rrf([relevance, weight])[:limit]]

@@ -11,7 +11,7 @@ Backends only store and rank these documents; they never look at the models them
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -164,19 +164,27 @@ def message_document(
 
 def event_document(event: Event) -> Document:
     return Document(
-        object_id=event.pk,
-        namespace_id=event.namespace_id,
-        fields=(
-            _terms(event.title),
-            _terms(event.summary),
-            _terms(*event.tags),
-            _terms(*event.quotes),
-            _terms(*event.participants),
-            _terms(event.event_type),
-            _terms(event.temporal_text),
-            tuple(date_terms(event.happened_start, event.happened_end)),
-        ),
+        object_id=event.pk, namespace_id=event.namespace_id, fields=tuple(event_fields(event))
     )
+
+
+def event_fields(event: Event, *, without: str = "") -> Iterator[tuple[str, ...]]:
+    """The event's fields' terms in EVENTS' field order, each analyzed only when reached (a
+    caller that stops at the first field holding a term analyzes no more), leaving out the
+    field named `without`."""
+    texts: dict[str, Callable[[], tuple[str, ...]]] = {
+        "title": lambda: _terms(event.title),
+        "summary": lambda: _terms(event.summary),
+        "tags": lambda: _terms(*event.tags),
+        "quotes": lambda: _terms(*event.quotes),
+        "participants": lambda: _terms(*event.participants),
+        "event_type": lambda: _terms(event.event_type),
+        "temporal": lambda: _terms(event.temporal_text),
+        "dates": lambda: tuple(date_terms(event.happened_start, event.happened_end)),
+    }
+    for field in EVENTS.fields:
+        if field.name != without:
+            yield texts[field.name]()
 
 
 def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:

@@ -23,7 +23,7 @@ from memory.engine.gate import Ref
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
-from memory.engine.relevance import matches_beyond_names
+from memory.engine.relevance import fields_match_beyond_names
 from memory.engine.tokens import estimate_tokens
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
@@ -42,7 +42,7 @@ from memory.models.rows import columns_of, insert_rows, marks, read_by_id, read_
 from memory.recall.messages import RankedMessage, messages_rank_fuse, messages_rank_text
 from memory.recall.nodes import node_card, ranked_nodes
 from memory.recall.query import MAX_QUERY_CHARS
-from memory.search.documents import EVENTS, event_document
+from memory.search.documents import event_fields
 from memory.search.text import analyze, query_terms
 from memory.selectors.namespaces import namespace_turn
 
@@ -221,7 +221,8 @@ def _events(
     by_id = {
         pk: e
         for pk, e in by_id.items()
-        if pk in always or matches_beyond_names(terms, people, _event_terms(full[pk]))
+        if pk in always
+        or fields_match_beyond_names(terms, people, event_fields(full[pk], without="participants"))
     }
     relevance = [i for i in hit_ids if i in by_id]
     weight = sorted(
@@ -256,15 +257,6 @@ def _candidates(
     return read_values(
         _CANDIDATE_FIELDS, f"{rest} ORDER BY e.id LIMIT %s", [*params, EVENT_HITS + 100]
     )
-
-
-def _event_terms(event: Event) -> set[str]:
-    """The event's indexed terms, minus its participants' names."""
-    fields = event_document(event).fields
-    return {t for i, field_terms in enumerate(fields) if i != _PARTICIPANTS for t in field_terms}
-
-
-_PARTICIPANTS = [f.name for f in EVENTS.fields].index("participants")
 
 
 _EVENT_SOURCES = Event.source_messages.through._meta.db_table

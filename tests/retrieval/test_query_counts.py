@@ -119,9 +119,10 @@ def test_activation_issues_a_bounded_number_of_queries_for_two_or_twenty_pinned_
     _add_nodes(namespace, event, 18, 2)
     many = _queries(run)
     assert run() == 4  # MAX_NODES
-    # The rows and state of the nodes that make the cut are read once more when some of them
-    # are not search hits (five queries, whatever their number), so the counts differ by 0 or 5.
-    assert abs(many - few) in (0, 5)
+    # The state of the nodes that make the cut is read once (four queries, whatever their
+    # number); their rows once more when some of them are not search hits (one query), and the
+    # state of hits whose own words do not match once more (four): never more than five apart.
+    assert abs(many - few) <= 5
     # + ranking messages for the passages (BM25, feedback, rows): 26 on both databases since
     # PostgreSQL sets its planner cost when connecting instead of around each search.
     assert max(few, many) <= 30
