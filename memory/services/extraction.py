@@ -7,6 +7,7 @@ import re
 from collections import Counter
 
 from django.db import transaction
+from django.utils import timezone
 
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.offline_events import SourceMessage, TimelineEvent, detect_supersession
@@ -119,7 +120,9 @@ def _timeline_rows(events: list[Event]) -> list[TimelineEvent]:
 
 def extract_for_block(job: ProcessingJob, block: Block, messages: list[Message]) -> ExtractionOut:
     """The raw (ungrounded) extraction: prefetched by the views call, the model, or rules. The
-    model's answers (an `ExtractionGraphOut`) also carry its graph draft."""
+    model's answers (an `ExtractionGraphOut`) also carry its graph draft. Messages are dated
+    in the installation's time zone (STRATAGATE_TIME_ZONE): "tomorrow" said at 23:30 there is
+    the day after that local date, not after the UTC one."""
     prefetched = job.payload.get("prefetched")
     if prefetched is not None:
         return ExtractionGraphOut.model_validate(prefetched)
@@ -130,7 +133,7 @@ def extract_for_block(job: ProcessingJob, block: Block, messages: list[Message])
                 id=m.pk,
                 role=m.role,
                 content=m.content,
-                created_at=m.created_at,
+                created_at=timezone.localtime(m.created_at),
                 speaker=m.name or None,
             )
             for m in messages
@@ -152,7 +155,11 @@ def extraction_user_prompt(block: Block, messages: list[Message]) -> str:
     return build_user_prompt(
         messages=[
             PromptMessage(
-                id=m.pk, role=m.role, content=m.content, created_at=m.created_at, name=m.name
+                id=m.pk,
+                role=m.role,
+                content=m.content,
+                created_at=timezone.localtime(m.created_at),
+                name=m.name,
             )
             for m in messages
         ],
