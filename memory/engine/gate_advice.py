@@ -37,8 +37,10 @@ _WHY = _cues(
     r"why|how come|what (?:was|is|were) the reason|for what reason|what made|what caused",
     "为什么|为何|为啥|原因|怎么会",
 )
+# "Which" asks for a list only before a plural ("which restaurants", "which ones", "which of"):
+# "which database do we use?", "which process", "which status" ask for one thing.
 _LIST = _cues(
-    r"which(?! (?:day|date|year|month|week|time)\b)|what are|what were|list|all|every|each"
+    r"which (?:ones?|of|\w*[^\Wsu]s)\b|what are|what were|list|all|every|each"
     r"|how many|name (?:the|some|all)",
     "哪些|所有|列出|都有|几个|多少个|全部",
 )

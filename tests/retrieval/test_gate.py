@@ -316,6 +316,24 @@ def test_which_day_is_a_when_question_not_a_list_question() -> None:
     assert "when" in intents and "list" not in intents
 
 
+@pytest.mark.parametrize(
+    ("question", "is_list"),
+    [
+        ("Which database do we use?", False),
+        ("Which process runs the worker?", False),
+        ("Which status is the project in?", False),
+        ("Which city does Maya live in?", False),
+        ("哪个数据库？", False),
+        ("Which restaurants did we visit?", True),
+        ("Which ones did Caroline buy?", True),
+        ("Which of the tools broke?", True),
+        ("哪些城市？", True),
+    ],
+)
+def test_which_asks_for_a_list_only_before_a_plural(question: str, is_list: bool) -> None:
+    assert ("list" in question_intents(question)) is is_list
+
+
 def test_advice_never_changes_the_verdict() -> None:
     # SPEC §9.4: "Advice never overrides the verdict" — assess() does not see the question.
     outcome = _assess(evidence_refs=["event:1"])
