@@ -107,6 +107,11 @@ _ABBREVIATION_END: Final = re.compile(
 _FENCE: Final = re.compile(r"^\s*(?:```|~~~)")
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _SUBJECT: Final = re.compile(r"\b(?:I|I'm|my|My)\b|我")
+# A subject other than the speaker right before a statement's cue, opening its clause: a name
+# of one to three capitalised words, or a third-person pronoun.
+_OTHER_SUBJECT: Final = re.compile(
+    r"(?:^|[,;:—–]\s*)((?:[A-Z][\w'’-]*\s+){1,3}|(?:he|she|they|He|She|They)\s+)$"
+)
 _WORD: Final = re.compile(r"[a-z][a-z'+#.-]{3,}", re.IGNORECASE)
 
 
@@ -245,6 +250,9 @@ def _person_title(sentence: str, who: str) -> str:
     subjects = list(_SUBJECT.finditer(sentence[:start]))
     if subjects:  # the last first-person subject before the cue starts the statement
         start = subjects[-1].start()
+    elif found and (other := _OTHER_SUBJECT.search(sentence[:start])):
+        # "Caroline lives in Boston", "She works at Acme": about someone else, said as such.
+        return _shorten(_clean(sentence[other.start(1) :]))
     rest = _clean(sentence[start:].strip())
     for pattern, replacement in _THIRD_PERSON:
         if pattern.search(rest):

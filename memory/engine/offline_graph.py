@@ -93,20 +93,28 @@ _CONNECTORS: Final = frozenset({"of", "and", "&", "de", "la", "del", "van", "von
 _ABBREVIATION: Final = re.compile(r"^(?:[A-Z][a-z]{0,3}|[A-Z]{1,3})\.$")  # "St.", "Corp.", "U."
 _HAN_STOP: Final = re.compile(r"(?:做|当|负责|从事|担任|干).*$")
 _HAN_NAME: Final = r"([^\s，。,.!！？?、]{1,20}?)"
+# What may follow a place in "我搬到了上海工作。": the place ends before the verb, not after it.
+_HAN_AFTER_PLACE: Final = r"(?:工作|上班|生活|学习|读书|定居|居住|发展|了)?(?:[，。,.!！]|$)"
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:work|working)\s+(?i:at|for)\s+{_NAME}"),
-    re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?在{_HAN_NAME}(?:工作|上班)"),
 )  # fmt: skip
+# The same said of someone else: the person is the name right before the verb.
+_WORKS_AT_OTHER: Final = (re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\s+{_NAME}"),)
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:live|living)\s+(?i:in)\s+{_NAME}"),
-    re.compile(rf"\b(?i:lives)\s+(?i:in)\s+{_NAME}"),
     re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+(?i:to)\s+{_NAME}"),
-    re.compile(rf"我(?:现在|目前)?住在{_HAN_NAME}(?:[，。,.!！]|$)"),
-    re.compile(rf"我(?:们)?搬到了?{_HAN_NAME}(?:[，。,.!！]|$)"),
+    re.compile(rf"我(?:现在|目前)?住在{_HAN_NAME}{_HAN_AFTER_PLACE}"),
+    re.compile(rf"我(?:们)?搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
 )  # fmt: skip
+_LIVES_IN_OTHER: Final = (
+    re.compile(rf"\b(?i:lives)\s+(?i:in)\s+{_NAME}"),
+    re.compile(rf"\b(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+(?i:to)\s+{_NAME}"),
+)
+# A name of one to three capitalised words opening the clause right before such a verb.
+_NAMED_SUBJECT: Final = re.compile(r"(?:^|[,;:—–]\s*)((?:[A-Z][\w'’-]*\s+){1,3})$")
 _NAME_IS: Final = (
     re.compile(rf"\b(?i:my\s+name\s+is|call\s+me)\s+{_NAME}"),
     re.compile(rf"我叫{_HAN_NAME}(?:[，。,.!！]|$)"),
@@ -258,19 +266,42 @@ def _project_slots(builder: _Builder, event: ProjectionEvent, text: str) -> None
         builder.edge(project, tool, "uses", event, slot=choice.slot)
 
 
+def _stated(
+    own: Sequence[re.Pattern[str]],
+    others: Sequence[re.Pattern[str]],
+    text: str,
+    speaker: str,
+) -> tuple[str, str] | None:
+    """(whose, what) a sentence states: "I live in Porto" → the speaker's; "Caroline lives in
+    Boston" → Caroline's; "she lives in Oslo" or "the team moved to Slack" name no one: None."""
+    value = _first(own, text)
+    if value:
+        return speaker, value
+    for pattern in others:
+        for match in pattern.finditer(text):
+            subject = _NAMED_SUBJECT.search(text[: match.start()])
+            who = _clean_name(subject.group(1)) if subject else ""
+            value = _clean_name(match.group(1))
+            if who and value and who.lower() not in _NOT_NAME_WORDS:
+                return who, value
+    return None
+
+
 def _project_person(builder: _Builder, event: ProjectionEvent, text: str) -> None:
     if event.temporal_status in NOT_CURRENT:
         return
     person_name = _person(event)
-    employer = _first(_WORKS_AT, text)
-    if employer:
-        person = builder.node("person", person_name, event)
+    employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, text, person_name)
+    if employed:
+        whose, employer = employed
+        person = builder.node("person", whose, event)
         org = builder.node("organization", employer, event, tag="employer")
         builder.fact(person, "employer", employer, event)
         builder.edge(person, org, "works_at", event)
-    home = _first(_LIVES_IN, text)
-    if home and slot_of(home) is None:
-        person = builder.node("person", person_name, event)
+    housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, text, person_name)
+    if housed and slot_of(housed[1]) is None:
+        whose, home = housed
+        person = builder.node("person", whose, event)
         place = builder.node("place", home, event, tag="residence")
         builder.fact(person, "residence", home, event)
         builder.edge(person, place, "lives_in", event)

@@ -478,3 +478,17 @@ def test_a_habit_is_ongoing_and_names_no_single_day() -> None:
 def test_an_abbreviation_does_not_end_the_sentence() -> None:
     event = one([msg(1, "I'm a nurse at St. Mary's hospital.", speaker="Gina")])
     assert event.quotes == ["I'm a nurse at St. Mary's hospital."]
+
+
+@pytest.mark.parametrize(
+    ("content", "title"),
+    [
+        ("Caroline lives in Boston with her dog.", "Caroline lives in Boston with her dog"),
+        ("She works at Acme Corp.", "She works at Acme Corp"),
+        ("I live in Porto.", "Maya lives in Porto"),
+    ],
+)
+def test_a_statement_about_someone_else_is_titled_with_its_own_subject(
+    content: str, title: str
+) -> None:
+    assert one([msg(1, content, speaker="Maya")]).title == title

@@ -281,6 +281,8 @@ def test_a_changed_value_stays_history_not_a_duplicate() -> None:
         ("I work at Johnson & Johnson.", "works_at", "Johnson & Johnson"),
         ("I work at St. Mary's Hospital.", "works_at", "St. Mary's Hospital"),
         ("我现在在一家创业公司做后端开发工作。", "works_at", "创业公司"),
+        ("我搬到了上海工作。", "lives_in", "上海"),
+        ("我们搬到了深圳生活，很开心。", "lives_in", "深圳"),
     ],
 )
 def test_names_stop_at_the_name(content: str, relation: str, target: str) -> None:
@@ -288,3 +290,34 @@ def test_names_stop_at_the_name(content: str, relation: str, target: str) -> Non
     fact_key = {"lives_in": "residence", "works_at": "employer"}[relation]
     assert facts(proposal, "person:ana", fact_key) == [target]
     assert [e.relation for e in proposal.edges] == [relation]
+
+
+@pytest.mark.parametrize(
+    ("content", "person", "relation", "target"),
+    [
+        ("Caroline lives in Boston with her dog.", "caroline", "lives_in", "place:boston"),
+        ("Tom moved to Lisbon last year.", "tom", "lives_in", "place:lisbon"),
+        (
+            "Honestly, Priya Shah works at Globex now.",
+            "priyashah",
+            "works_at",
+            "organization:globex",
+        ),
+    ],
+)
+def test_a_statement_about_someone_else_is_theirs(
+    content: str, person: str, relation: str, target: str
+) -> None:
+    proposal = project_events(projected(content, speaker="Maya"))
+    assert {(e.from_key, e.relation, e.to_key) for e in proposal.edges} == {
+        (f"person:{person}", relation, target)
+    }
+    assert "person:maya" not in {n.key for n in proposal.nodes}
+
+
+@pytest.mark.parametrize(
+    "content", ["She lives in Oslo.", "They work at Initech.", "The team moved to Slack."]
+)
+def test_a_statement_about_no_one_named_is_no_ones(content: str) -> None:
+    proposal = project_events(projected(content, speaker="Maya"))
+    assert proposal.edges == [] and proposal.facts == []
