@@ -254,6 +254,10 @@ def _person_title(sentence: str, who: str) -> str:
         # "Caroline lives in Boston", "She works at Acme": about someone else, said as such.
         return _shorten(_clean(sentence[other.start(1) :]))
     rest = _clean(sentence[start:].strip())
+    if _names(
+        rest, who
+    ):  # "My name is Maya and I prefer tea", said by Maya: no "Maya is called Maya"
+        return _shorten(rest)
     for pattern, replacement in _THIRD_PERSON:
         if pattern.search(rest):
             rest = pattern.sub(replacement, rest, count=1)
@@ -262,6 +266,15 @@ def _person_title(sentence: str, who: str) -> str:
     rest = f"{_VERBS_3RD.get(head.lower(), head)} {tail}".strip() if tail else rest
     joiner = "" if _HAN.search(rest[:1]) else " "
     return _shorten(f"{who}{joiner}{rest}")
+
+
+def _names(text: str, who: str) -> bool:
+    """True when `text` says the name `who` (a whole word; anywhere in Chinese text)."""
+    if not who:
+        return False
+    if _HAN.search(text):
+        return who.casefold() in text.casefold()
+    return re.search(rf"(?<![\w]){re.escape(who)}(?![\w])", text, re.IGNORECASE) is not None
 
 
 def _title(kind: _Kind, sentence: str, who: str, choices: list[SlotChoice]) -> str:

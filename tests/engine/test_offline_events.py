@@ -486,6 +486,9 @@ def test_an_abbreviation_does_not_end_the_sentence() -> None:
         ("Caroline lives in Boston with her dog.", "Caroline lives in Boston with her dog"),
         ("She works at Acme Corp.", "She works at Acme Corp"),
         ("I live in Porto.", "Maya lives in Porto"),
+        # The speaker's own name is not said twice ("Maya is called Maya and …").
+        ("My name is Maya and I prefer tea.", "My name is Maya and I prefer tea"),
+        ("我是Maya，我喜欢喝茶。", "我是Maya，我喜欢喝茶"),
     ],
 )
 def test_a_statement_about_someone_else_is_titled_with_its_own_subject(
