@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from proxy import config, memory, spool
 from proxy.errors import ProxyError
 from proxy.exchange import Call, ChatExchange, Options, relay
+from proxy.history import HISTORY_HEADER, history_header
 from proxy.http import (
     ClientGone,
     Message,
@@ -127,6 +128,7 @@ def options_of(headers: list[tuple[str, str]]) -> Options:
         inject=switches["x-stratagate-inject"],
         capture=switches["x-stratagate-capture"],
         session=session,
+        history=history_header(values.get(HISTORY_HEADER)),
     )
 
 

@@ -53,6 +53,9 @@ class Request:
     stream: bool
     system: str  # the agent's system prompt as text ("" when none)
     messages: tuple[Message, ...]  # every non-system message, in order
+    # For each message, the index in the body's `messages` array of the item it was read from
+    # (one item may give several messages); empty when the adapter does not say.
+    items: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

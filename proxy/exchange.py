@@ -31,6 +31,7 @@ from memory.services.proxy.sessions import ExchangeIn
 from proxy import config, memory, spool, stats
 from proxy.conversation import Reply
 from proxy.errors import ProxyError
+from proxy.history import TOKENS_HEADER
 from proxy.http import Send, encode_headers, in_background, respond, respond_error
 from proxy.protocols import Adapter
 from proxy.sse import EventSplitter
@@ -49,6 +50,7 @@ class Options:
     inject: bool = True
     capture: bool = True
     session: str | None = None
+    history: str | None = None  # layered | native; None: the installation's setting
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,7 @@ class ChatExchange:
                 self.understood,
                 self.call.body,
                 inject=self.call.options.inject,
+                history=self.call.options.history,
                 gate=self.gate,
             )
         )
@@ -202,12 +205,16 @@ class ChatExchange:
                 session = self.prepared.opened.session.external_id
             if self.prepared.injection is not None:
                 tokens = self.prepared.injection.tokens
+        native = self.understood.native_tokens
+        layers = self.prepared.history if self.prepared is not None else None
+        sent = layers.sent_tokens if layers is not None else native
         headers = [
             (
                 "x-stratagate-memory",
                 _header_value("degraded" if self.reason else "ok", self.reason),
             ),
             ("x-stratagate-injected-tokens", str(tokens)),
+            (TOKENS_HEADER, f"{sent}/{native}"),
         ]
         if session:
             headers.append(("x-stratagate-session", session))
@@ -278,6 +285,11 @@ class ChatExchange:
         body = self.call.body
         if self.prepared is not None:
             body = self.prepared.body
+            layers = self.prepared.history
+            STATS.add(namespace_id, stats.HISTORY_NATIVE_TOKENS, layers.native_tokens)
+            STATS.add(namespace_id, stats.HISTORY_SENT_TOKENS, layers.sent_tokens)
+            if layers.blocks:
+                STATS.add(namespace_id, stats.HISTORY_LAYERED)
             if self.prepared.injection is not None:
                 STATS.add(namespace_id, stats.INJECTED)
                 STATS.add(namespace_id, stats.INJECTED_TOKENS, self.prepared.injection.tokens)

@@ -13,7 +13,10 @@ from datetime import datetime
 
 from django.db import DatabaseError
 
-from memory.models import Namespace, TokenScope
+from memory.engine.history_mode import HISTORY_LAYERED
+from memory.models import Namespace, Session, TokenScope
+from memory.selectors.proxy_history import history_blocks
+from memory.selectors.settings import memory_settings_get
 from memory.services.ingest import MessageIn
 from memory.services.proxy.capture import Captured, CaptureIn, proxy_turn_capture
 from memory.services.proxy.exchanges import (
@@ -42,6 +45,7 @@ from proxy.conversation import (
     message_digest,
 )
 from proxy.errors import ProxyError
+from proxy.history import Layered, layered, request_tokens
 from proxy.protocols import Adapter, NotUnderstood
 from proxy.splice import Body, NotAnObject, body_parse
 from proxy.threads import parts
@@ -101,6 +105,7 @@ class Understood:
     request: Request
     conversation: Conversation
     key: TurnKey
+    native_tokens: int  # the estimate of the request as sent (proxy.history.request_tokens)
 
 
 def understand(adapter: Adapter, raw: bytes) -> Understood | None:
@@ -117,7 +122,13 @@ def understand(adapter: Adapter, raw: bytes) -> Understood | None:
         for segment in conversation.earlier
     )
     key = TurnKey(history=conversation.history, openers=openers, opener=conversation.opener_digest)
-    return Understood(body=body, request=request, conversation=conversation, key=key)
+    return Understood(
+        body=body,
+        request=request,
+        conversation=conversation,
+        key=key,
+        native_tokens=request_tokens(request),
+    )
 
 
 class Gate:
@@ -147,6 +158,26 @@ class Prepared:
     opened: Opened
     injection: Injection | None  # None when nothing is injected
     body: bytes  # what goes upstream
+    history: Layered  # the blocks sent in place of earlier turns (none: native)
+
+
+def _native(understood: Understood) -> Layered:
+    return Layered((), (), understood.native_tokens, understood.native_tokens)
+
+
+def history_layers(
+    adapter: Adapter, understood: Understood, session: Session | None, mode: str | None
+) -> Layered:
+    """The request's earlier turns that go as their blocks (docs/PROXY.md, "Layered history"):
+    none with `native` (the header's, else the installation's setting), in a new session, or
+    when no earlier turn matches a stored one exactly."""
+    mode = mode or memory_settings_get().proxy_history
+    conversation = understood.conversation
+    if mode != HISTORY_LAYERED or session is None or not conversation.earlier:
+        return _native(understood)
+    key = understood.key
+    blocks = history_blocks(session, key.history, key.openers)
+    return layered(understood.request, conversation, blocks)
 
 
 def prepare(
@@ -156,33 +187,40 @@ def prepare(
     raw: bytes,
     *,
     inject: bool,
+    history: str | None,
     gate: Gate,
 ) -> Prepared:
     """Find the session and build the memory to inject for it, while the exchange that claims
-    the session is recorded beside it. Past the gate (the request's deadline) nothing is
-    injected. The injection is recorded by `record` (the caller runs it beside the upstream
-    call)."""
+    the session is recorded beside it; then the earlier turns that go as their blocks. Past the
+    gate (the request's deadline) the request goes as it came. The injection is recorded by
+    `record` (the caller runs it beside the upstream call)."""
     query = understood.conversation.query
+    injection: Injection | None = None
     if not inject or not query.strip():
         opened = exchange_open(data)
+    else:
+        found = exchange_find(data)
+        opening = parts().submit(exchange_open, data)
+        try:
+            injection = injection_build(data.namespace, found, query, pool=parts())
+        except BaseException:
+            opening.exception()  # the claim is recorded (or failed) either way
+            raise
+        opened = opening.result()
+        if not injection.text:
+            injection = None
+    layers = history_layers(adapter, understood, opened.session, history)
+    if injection is None and not layers.spans:
         gate.claim()
-        return Prepared(opened=opened, injection=None, body=raw)
-    found = exchange_find(data)
-    opening = parts().submit(exchange_open, data)
-    try:
-        injection = injection_build(data.namespace, found, query, pool=parts())
-    except BaseException:
-        opening.exception()  # the claim is recorded (or failed) either way
-        raise
-    opened = opening.result()
-    if not injection.text:
-        gate.claim()
-        return Prepared(opened=opened, injection=None, body=raw)
-    body = adapter.inject(understood.body, injection.text).encode()
+        return Prepared(opened=opened, injection=None, body=raw, history=layers)
+    body = understood.body
+    if layers.spans:
+        body = body_parse(adapter.replace_history(body, layers.spans).encode())
+    text = adapter.inject(body, injection.text) if injection is not None else body.text
     if not gate.claim():
         exchange_degraded(opened.exchange.pk, "injection_timeout")
-        return Prepared(opened=opened, injection=None, body=raw)
-    return Prepared(opened=opened, injection=injection, body=body)
+        return Prepared(opened=opened, injection=None, body=raw, history=_native(understood))
+    return Prepared(opened=opened, injection=injection, body=text.encode(), history=layers)
 
 
 def record(data: ExchangeIn, prepared: Prepared) -> None:

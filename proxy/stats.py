@@ -31,6 +31,11 @@ CLIENT_GONE = "client_disconnected"
 CAPTURE_FAILED = "capture_failed"
 CAPTURE_RETRIED = "capture_retried"
 CAPTURE_LOST = "capture_lost"
+# Layered history: requests that sent at least one block in place of its turns, and the
+# estimated tokens of every prepared request's history as the agent sent it and as sent.
+HISTORY_LAYERED = "history_layered"
+HISTORY_NATIVE_TOKENS = "history_native_tokens"
+HISTORY_SENT_TOKENS = "history_sent_tokens"
 
 
 def degraded(reason: str) -> str:

@@ -140,6 +140,7 @@ class ContextOut(Schema):
 class SettingsIn(Schema):
     block_lambda: Any = None
     block_turns: Any = None
+    proxy_history: Any = None
 
 
 class SettingsOut(Schema):
@@ -147,6 +148,7 @@ class SettingsOut(Schema):
     block_turns: int
     saved: bool
     level_schedule: list[int]
+    proxy_history: str
 
 
 class JobsOut(Schema):

@@ -39,6 +39,7 @@ def _settings_out(current: EffectiveSettings) -> SettingsOut:
         block_turns=current.block_turns,
         saved=current.saved,
         level_schedule=level_schedule(current.block_lambda),
+        proxy_history=current.proxy_history,
     )
 
 
@@ -49,8 +50,9 @@ def settings_get(request: HttpRequest) -> SettingsOut:
 
 @router.put("/settings", response=SettingsOut, auth=ADMIN, operation_id="settings_update")
 def settings_put(request: HttpRequest, payload: SettingsIn) -> SettingsOut:
-    """λ and block size apply to every namespace: only an installation token may change them
-    (a namespace's admin token gets 403 `installation_scope_required`)."""
+    """λ, block size and the proxy's history mode apply to every namespace: only an
+    installation token may change them (a namespace's admin token gets 403
+    `installation_scope_required`)."""
     token = request_token(request)
     if not token.installation:
         raise Forbidden(
@@ -61,6 +63,7 @@ def settings_put(request: HttpRequest, payload: SettingsIn) -> SettingsOut:
     updated = settings_update(
         block_lambda=payload.block_lambda,
         block_turns=payload.block_turns,
+        proxy_history=payload.proxy_history,
         actor=f"token:{token.prefix}",
     )
     return _settings_out(updated)

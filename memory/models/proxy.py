@@ -104,6 +104,12 @@ class ProxyExchange(models.Model):
     turn = models.ForeignKey(
         Turn, null=True, blank=True, on_delete=models.SET_NULL, related_name="exchanges"
     )
+    # A captured turn's place in the conversation: the digest after it (proxy.conversation.chain
+    # of `earlier_digest` and the turn as the agent sends it back) and how many stored turns it
+    # became (a long tool loop is stored in parts, `turn` the first). A later request whose
+    # history links `earlier_digest` → `digest_after` holds this turn exactly as stored.
+    digest_after = models.CharField(max_length=64, blank=True)
+    turns_stored = models.SmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

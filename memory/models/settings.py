@@ -1,4 +1,4 @@
-"""Installation-wide memory settings (λ, block size); one row, saved values win over env."""
+"""Installation-wide memory settings (λ, block size, the proxy's history); one row, saved values win over env."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ class MemorySettings(models.Model):
 
     block_lambda = models.DecimalField(max_digits=3, decimal_places=2, default=Decimal("0.30"))
     block_turns = models.IntegerField(default=6)
+    # How the model proxy sends earlier turns: layered | native (memory.engine.history_mode).
+    proxy_history = models.CharField(max_length=16, default="layered")
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.CharField(max_length=200, blank=True)
 

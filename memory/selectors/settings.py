@@ -1,4 +1,5 @@
-"""Installation-wide λ and block size as they apply: saved values win over the environment."""
+"""Installation-wide λ, block size and the proxy's history mode as they apply: saved values win
+over the environment (the history mode's default is `layered`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
+from memory.engine.history_mode import HISTORY_DEFAULT
 from memory.models import MemorySettings
 
 
@@ -15,10 +17,14 @@ class EffectiveSettings:
     block_lambda: float
     block_turns: int
     saved: bool
+    proxy_history: str = HISTORY_DEFAULT  # layered | native (memory.engine.history_mode)
 
 
 # Read on every ingest: plain SQL, no query compilation for a one-row table.
-_SAVED_SQL = f"SELECT block_lambda, block_turns FROM {MemorySettings._meta.db_table} WHERE id = %s"
+_SAVED_SQL = (
+    f"SELECT block_lambda, block_turns, proxy_history FROM"
+    f" {MemorySettings._meta.db_table} WHERE id = %s"
+)
 
 
 def memory_settings_get() -> EffectiveSettings:
@@ -31,7 +37,10 @@ def memory_settings_get() -> EffectiveSettings:
             block_turns=int(settings.STRATAGATE_BLOCK_TURNS),
             saved=False,
         )
-    block_lambda, block_turns = row
+    block_lambda, block_turns, proxy_history = row
     return EffectiveSettings(
-        block_lambda=round(float(block_lambda), 2), block_turns=int(block_turns), saved=True
+        block_lambda=round(float(block_lambda), 2),
+        block_turns=int(block_turns),
+        saved=True,
+        proxy_history=str(proxy_history),
     )

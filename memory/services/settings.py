@@ -1,4 +1,5 @@
-"""Change the installation-wide λ and block size (read them with `selectors.settings`)."""
+"""Change the installation-wide λ, block size and the proxy's history mode (read them with
+`selectors.settings`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from decimal import Decimal
 from django.db import transaction
 
 from memory.engine.decay import validate_block_turns, validate_lambda
+from memory.engine.history_mode import validate_history_mode
 from memory.errors import Invalid
 from memory.models import MemorySettings
 from memory.selectors.settings import EffectiveSettings, memory_settings_get
@@ -17,6 +19,7 @@ def memory_settings_update(
     *,
     block_lambda: object = None,
     block_turns: object = None,
+    proxy_history: object = None,
     updated_by: str = "",
 ) -> EffectiveSettings:
     """Validate and persist. λ applies at once everywhere: levels are derived, never stored.
@@ -31,12 +34,19 @@ def memory_settings_update(
         turns = current.block_turns if block_turns is None else validate_block_turns(block_turns)
     except ValueError as exc:
         raise Invalid(str(exc), code="invalid_block_turns") from exc
+    try:
+        history = (
+            current.proxy_history if proxy_history is None else validate_history_mode(proxy_history)
+        )
+    except ValueError as exc:
+        raise Invalid(str(exc), code="invalid_proxy_history") from exc
     with transaction.atomic():
         MemorySettings.objects.update_or_create(
             pk=MemorySettings.SINGLETON_ID,
             defaults={
                 "block_lambda": Decimal(f"{lam:.2f}"),
                 "block_turns": turns,
+                "proxy_history": history,
                 "updated_by": updated_by[:200],
             },
         )
@@ -47,21 +57,30 @@ def _settings_state(current: EffectiveSettings) -> dict[str, object]:
     return {
         "block_lambda": current.block_lambda,
         "block_turns": current.block_turns,
+        "proxy_history": current.proxy_history,
         "source": "database" if current.saved else "environment",
     }
 
 
 def settings_update(
-    *, block_lambda: object = None, block_turns: object = None, actor: str
+    *,
+    block_lambda: object = None,
+    block_turns: object = None,
+    proxy_history: object = None,
+    actor: str,
 ) -> EffectiveSettings:
-    """Save λ and block size (None keeps a value) and log who did it (`user:<name>` from the
-    Memory UI, `token:<prefix>` from the API), in one transaction: an invalid value raises
-    `Invalid` (codes `invalid_block_lambda` / `invalid_block_turns`) and leaves neither the
-    settings row nor an AdminAction row behind."""
+    """Save λ, block size and the proxy's history mode (None keeps a value) and log who did it
+    (`user:<name>` from the Memory UI, `token:<prefix>` from the API), in one transaction: an
+    invalid value raises `Invalid` (codes `invalid_block_lambda` / `invalid_block_turns` /
+    `invalid_proxy_history`) and leaves neither the settings row nor an AdminAction row
+    behind."""
     with transaction.atomic():
         before = memory_settings_get()
         after = memory_settings_update(
-            block_lambda=block_lambda, block_turns=block_turns, updated_by=actor
+            block_lambda=block_lambda,
+            block_turns=block_turns,
+            proxy_history=proxy_history,
+            updated_by=actor,
         )
         admin_action(
             "settings",

@@ -5,14 +5,25 @@ blocks, the string's JSON kept as it was sent); every existing block and its `ca
 stay untouched, so the cached prefix of tools and system is the agent's own. A user message made
 of `tool_result` blocks continues the turn; one with text (or media) opens a turn. Thinking
 blocks are neither stored nor part of a conversation's digest (clients drop them from earlier
-turns). A streamed answer's `input_json_delta`s are reassembled here, for capture only."""
+turns). A streamed answer's `input_json_delta`s are reassembled here, for capture only.
+
+Layered history: a run of replaced turns becomes one `user` message holding one text block per
+block. A run starts at a turn's user message (after an assistant message, or first) and ends
+with the turn's final assistant answer, so the message before it is an assistant's (or none:
+the conversation still opens with a user message). The message after it is the next turn's user
+message: two user messages in a row, which the Messages API combines into one user turn
+(documented behaviour), so the roles still alternate as the model sees them, and not a byte of
+the native messages around the run changes (merging into the next user message would rewrite
+it, and that message may be the current turn)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from proxy.conversation import FILE, IMAGE, Message, Reply, Request, ToolCall
+from proxy.history import Span
 from proxy.protocols.base import (
     Headers,
     NotUnderstood,
@@ -22,7 +33,7 @@ from proxy.protocols.base import (
     status_type,
     text_of,
 )
-from proxy.splice import Body, encode, insert
+from proxy.splice import Body, array_items, encode, insert
 from proxy.sse import Event
 
 PLACEHOLDERS = {"image": IMAGE, "document": FILE, "file": FILE}
@@ -175,18 +186,23 @@ class AnthropicAdapter:
         if not isinstance(items, list):
             raise NotUnderstood("no messages list")
         messages: list[Message] = []
-        for item in items:
+        indexes: list[int] = []
+        for index, item in enumerate(items):
             if not isinstance(item, dict):
                 continue
+            read: list[Message] = []
             if item.get("role") == "user":
-                messages += _user(item.get("content"))
+                read = _user(item.get("content"))
             elif item.get("role") == "assistant":
-                messages += _assistant(item.get("content"))
+                read = _assistant(item.get("content"))
+            messages += read
+            indexes += [index] * len(read)
         return Request(
             model=str(body.get("model") or ""),
             stream=body.get("stream") is True,
             system=_system_text(body.get("system")),
             messages=tuple(messages),
+            items=tuple(indexes),
         )
 
     def inject(self, body: Body, text: str) -> str:
@@ -203,6 +219,15 @@ class AnthropicAdapter:
             closing = part.end - 1  # the array's "]"
             return insert(body.text, closing, ("," if part.value else "") + block)
         raise NotUnderstood("system is neither a string nor a list of blocks")
+
+    def replace_history(self, body: Body, spans: Sequence[Span]) -> str:
+        items = array_items(body.text, body.members["messages"])
+        text = body.text
+        for span in sorted(spans, key=lambda s: -s.start):
+            blocks = [{"type": "text", "text": t} for t in span.texts]
+            message = encode({"role": "user", "content": blocks})
+            text = text[: items[span.start].start] + message + text[items[span.end - 1].end :]
+        return text
 
     def read_reply(self, raw: bytes) -> Reply | None:
         message = json_object(raw)

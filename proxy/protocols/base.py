@@ -6,9 +6,11 @@ exception classes)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from proxy.conversation import Reply, Request
+from proxy.history import Span
 from proxy.splice import Body
 from proxy.sse import Event
 
@@ -52,6 +54,10 @@ class Adapter(Protocol):
 
     def inject(self, body: Body, text: str) -> str:
         """The body text with `text` added as one memory message, the agent's prefix kept."""
+
+    def replace_history(self, body: Body, spans: Sequence[Span]) -> str:
+        """The body text with each span's items replaced by its blocks' messages (docs/PROXY.md,
+        "Layered history"); every other byte as it was sent."""
 
     def read_reply(self, raw: bytes) -> Reply | None:
         """A non-streamed answer; None when it cannot be read."""

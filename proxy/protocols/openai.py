@@ -1,5 +1,10 @@
 """OpenAI Chat Completions (`POST {base}/chat/completions`), streamed and not.
 
+Layered history: each replaced block is one `user` message (role `user`, not `system`: every
+OpenAI-compatible server accepts a user message anywhere in the conversation, while several
+reject a system message after the first; its text says it is StrataGate's record of an earlier
+part of the conversation). Consecutive user messages are valid in Chat Completions.
+
 The memory message is a `system` message placed right after the agent's leading
 `system`/`developer` messages (first when there are none), so everything the agent put before
 it stays byte-identical for the provider's prompt cache. Tool calls are read from
@@ -10,9 +15,11 @@ only."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from proxy.conversation import AUDIO, FILE, IMAGE, Message, Reply, Request, ToolCall
+from proxy.history import Span
 from proxy.protocols.base import (
     Headers,
     NotUnderstood,
@@ -175,12 +182,14 @@ class OpenAIAdapter:
         system = "\n\n".join(
             text_of(item.get("content"), placeholders=PLACEHOLDERS) for item in items[:leading]
         )
-        messages = tuple(m for m in (_message(item) for item in items[leading:]) if m is not None)
+        read = [(i, _message(item)) for i, item in enumerate(items) if i >= leading]
+        kept = [(i, m) for i, m in read if m is not None]
         return Request(
             model=str(body.get("model") or ""),
             stream=body.get("stream") is True,
             system=system,
-            messages=messages,
+            messages=tuple(m for _, m in kept),
+            items=tuple(i for i, _ in kept),
         )
 
     def inject(self, body: Body, text: str) -> str:
@@ -193,6 +202,14 @@ class OpenAIAdapter:
         if leading:
             return insert(body.text, items[leading - 1].end, "," + message)
         return insert(body.text, part.start + 1, message + ("," if items else ""))
+
+    def replace_history(self, body: Body, spans: Sequence[Span]) -> str:
+        items = array_items(body.text, body.members["messages"])
+        text = body.text
+        for span in sorted(spans, key=lambda s: -s.start):
+            messages = ",".join(encode({"role": "user", "content": t}) for t in span.texts)
+            text = text[: items[span.start].start] + messages + text[items[span.end - 1].end :]
+        return text
 
     def read_reply(self, raw: bytes) -> Reply | None:
         answer = json_object(raw)

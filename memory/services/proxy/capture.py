@@ -206,6 +206,8 @@ def proxy_turn_capture(capture: CaptureIn) -> Captured:
             state=ExchangeState.DUPLICATE if duplicate else ExchangeState.CAPTURED,
             receipt_id=receipt,
             turn_id=turn_ids[0] if turn_ids else None,
+            digest_after="" if duplicate else capture.digest_after,
+            turns_stored=0 if duplicate else len(turn_ids),
             upstream_status=capture.upstream_status,
             model=(capture.model or exchange.model)[:200],
             prompt_tokens=capture.prompt_tokens,

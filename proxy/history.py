@@ -1,0 +1,142 @@
+"""Layered history, protocol-neutral (docs/PROXY.md, "Layered history"): which items of a
+request's `messages` array give way to which blocks, the text each block is sent as, and the
+token figures of `X-StrataGate-History-Tokens`. Which blocks may stand for which earlier turns
+is decided by memory (memory.selectors.proxy_history); how a block's message is written is the
+adapter's (`Adapter.replace_history`). Plain Python, no Django (the adapters import it).
+
+A replaced run always covers whole items and whole turns: the items of its turns and nothing
+else (an item that gave no message, e.g. an agent's mid-conversation system message, keeps its
+turn native), so every tool call goes with its results and nothing the agent sent is lost
+without its block standing for it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memory.engine.history_mode import validate_history_mode
+from memory.engine.tokens import estimate_tokens
+from proxy.conversation import Conversation, Message, Request
+from proxy.errors import ProxyError
+
+if TYPE_CHECKING:  # the selector's result type only: this module stays free of Django
+    from memory.selectors.proxy_history import HistoryBlock
+
+HISTORY_HEADER = "x-stratagate-history"
+TOKENS_HEADER = "x-stratagate-history-tokens"
+LEVEL_NAMES = {
+    0: "title and tags",
+    1: "summary",
+    2: "key points",
+    3: "condensed dialogue",
+    4: "near-verbatim",
+    5: "raw messages",
+}
+
+
+def history_header(value: str | None) -> str | None:
+    """The per-request `X-StrataGate-History` (None when absent); a bad value is a 400."""
+    if value is None:
+        return None
+    try:
+        return validate_history_mode(value)
+    except ValueError as exc:
+        raise ProxyError(
+            400, "invalid_proxy_header", f"{HISTORY_HEADER} must be 'layered' or 'native'"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class Span:
+    """Items [start, end) of the body's `messages`, sent as one message per text (one text
+    per block, oldest first)."""
+
+    start: int
+    end: int
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Layered:
+    spans: tuple[Span, ...]
+    blocks: tuple[HistoryBlock, ...]
+    sent_tokens: int  # the request's system prompt and messages as sent upstream (estimate)
+    native_tokens: int  # … as the agent sent them
+
+
+def block_text(block: HistoryBlock) -> str:
+    """A block's message: the same text for as long as its level stays (the cached prompt
+    prefix grows instead of being rewritten)."""
+    if block.first_turn == block.last_turn:
+        turns = f"turn {block.first_turn}"
+    else:
+        turns = f"turns {block.first_turn}–{block.last_turn}"
+    name = LEVEL_NAMES.get(block.level, "")
+    return (
+        f"[StrataGate: an earlier part of this conversation, block {block.block_id}, {turns}, "
+        f"level L{block.level} ({name}). The memory tools give more detail: "
+        f"memory_expand_block with block_id {block.block_id}.]\n\n{block.content}"
+    )
+
+
+def message_tokens(message: Message) -> int:
+    calls = [[c.id, c.name, c.arguments] for c in message.tool_calls]
+    extra = json.dumps(calls, ensure_ascii=False, default=str) if calls else ""
+    return estimate_tokens(message.content) + estimate_tokens(extra)
+
+
+def request_tokens(request: Request) -> int:
+    """The estimate (memory.engine.tokens) of what the agent sent: system prompt and messages."""
+    return estimate_tokens(request.system) + sum(message_tokens(m) for m in request.messages)
+
+
+def _runs(blocks: Sequence[HistoryBlock]) -> list[list[HistoryBlock]]:
+    """Blocks grouped by the segments they share (a turn stored in parts goes with both)."""
+    runs: list[list[HistoryBlock]] = []
+    for block in blocks:
+        if runs and block.segments[0] <= runs[-1][-1].segments[1]:
+            runs[-1].append(block)
+        else:
+            runs.append([block])
+    return runs
+
+
+def _item_span(request: Request, first: int, end: int) -> tuple[int, int] | None:
+    """Items of messages [first, end) when they are exactly those messages' items."""
+    items = request.items
+    if first > 0 and items[first - 1] == items[first]:
+        return None
+    if end < len(items) and items[end] == items[end - 1]:
+        return None
+    start, stop = items[first], items[end - 1] + 1
+    if set(items[first:end]) != set(range(start, stop)):
+        return None
+    return start, stop
+
+
+def layered(
+    request: Request, conversation: Conversation, blocks: Sequence[HistoryBlock]
+) -> Layered:
+    """The spans that give way to `blocks`, and the token figures with them in place."""
+    native = request_tokens(request)
+    if not blocks or len(request.items) != len(request.messages):
+        return Layered((), (), native, native)
+    starts = [0]
+    for segment in conversation.earlier:
+        starts.append(starts[-1] + len(segment))
+    spans: list[Span] = []
+    used: list[HistoryBlock] = []
+    sent = native
+    for run in _runs(blocks):
+        first, end = starts[run[0].segments[0]], starts[run[-1].segments[1] + 1]
+        where = _item_span(request, first, end)
+        if where is None:
+            continue
+        texts = tuple(block_text(block) for block in run)
+        spans.append(Span(where[0], where[1], texts))
+        used += run
+        sent -= sum(message_tokens(m) for m in request.messages[first:end])
+        sent += sum(estimate_tokens(text) for text in texts)
+    return Layered(tuple(spans), tuple(used), sent, native)
