@@ -31,7 +31,7 @@ from memory.services.proxy.sessions import ExchangeIn
 from proxy import config, memory, spool, stats
 from proxy.conversation import Reply
 from proxy.errors import ProxyError
-from proxy.history import TOKENS_HEADER
+from proxy.history import HISTORY_HEADER, TOKENS_HEADER
 from proxy.http import Send, encode_headers, in_background, respond, respond_error
 from proxy.protocols import Adapter
 from proxy.sse import EventSplitter
@@ -216,6 +216,8 @@ class ChatExchange:
             ("x-stratagate-injected-tokens", str(tokens)),
             (TOKENS_HEADER, f"{sent}/{native}"),
         ]
+        if layers is not None:
+            headers.append((HISTORY_HEADER, layers.header))
         if session:
             headers.append(("x-stratagate-session", session))
         return headers

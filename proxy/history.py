@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memory.engine.history_mode import validate_history_mode
+from memory.engine.history_mode import HISTORY_LAYERED, validate_history_mode
 from memory.engine.tokens import estimate_tokens
 from proxy.conversation import Conversation, Message, Request
 from proxy.errors import ProxyError
@@ -60,10 +60,16 @@ class Span:
 
 @dataclass(frozen=True)
 class Layered:
+    mode: str  # the mode in force: the header's, else the installation's setting
     spans: tuple[Span, ...]
     blocks: tuple[HistoryBlock, ...]
     sent_tokens: int  # the request's system prompt and messages as sent upstream (estimate)
     native_tokens: int  # … as the agent sent them
+
+    @property
+    def header(self) -> str:
+        """`X-StrataGate-History`: the mode in force and how many blocks were sent."""
+        return f"{self.mode}; blocks={len(self.blocks)}"
 
 
 def block_text(block: HistoryBlock) -> str:
@@ -93,10 +99,11 @@ def request_tokens(request: Request) -> int:
 
 
 def _runs(blocks: Sequence[HistoryBlock]) -> list[list[HistoryBlock]]:
-    """Blocks grouped by the segments they share (a turn stored in parts goes with both)."""
+    """Blocks over consecutive segments, grouped: each run is one span (a turn stored in parts
+    puts two blocks on one segment; they always go together)."""
     runs: list[list[HistoryBlock]] = []
     for block in blocks:
-        if runs and block.segments[0] <= runs[-1][-1].segments[1]:
+        if runs and block.segments[0] <= runs[-1][-1].segments[1] + 1:
             runs[-1].append(block)
         else:
             runs.append([block])
@@ -122,7 +129,7 @@ def layered(
     """The spans that give way to `blocks`, and the token figures with them in place."""
     native = request_tokens(request)
     if not blocks or len(request.items) != len(request.messages):
-        return Layered((), (), native, native)
+        return Layered(HISTORY_LAYERED, (), (), native, native)
     starts = [0]
     for segment in conversation.earlier:
         starts.append(starts[-1] + len(segment))
@@ -139,4 +146,4 @@ def layered(
         used += run
         sent -= sum(message_tokens(m) for m in request.messages[first:end])
         sent += sum(estimate_tokens(text) for text in texts)
-    return Layered(tuple(spans), tuple(used), sent, native)
+    return Layered(HISTORY_LAYERED, tuple(spans), tuple(used), sent, native)

@@ -161,8 +161,8 @@ class Prepared:
     history: Layered  # the blocks sent in place of earlier turns (none: native)
 
 
-def _native(understood: Understood) -> Layered:
-    return Layered((), (), understood.native_tokens, understood.native_tokens)
+def _native(understood: Understood, mode: str) -> Layered:
+    return Layered(mode, (), (), understood.native_tokens, understood.native_tokens)
 
 
 def history_layers(
@@ -174,7 +174,7 @@ def history_layers(
     mode = mode or memory_settings_get().proxy_history
     conversation = understood.conversation
     if mode != HISTORY_LAYERED or session is None or not conversation.earlier:
-        return _native(understood)
+        return _native(understood, mode)
     key = understood.key
     blocks = history_blocks(session, key.history, key.openers)
     return layered(understood.request, conversation, blocks)
@@ -219,7 +219,8 @@ def prepare(
     text = adapter.inject(body, injection.text) if injection is not None else body.text
     if not gate.claim():
         exchange_degraded(opened.exchange.pk, "injection_timeout")
-        return Prepared(opened=opened, injection=None, body=raw, history=_native(understood))
+        native = _native(understood, layers.mode)
+        return Prepared(opened=opened, injection=None, body=raw, history=native)
     return Prepared(opened=opened, injection=injection, body=text.encode(), history=layers)
 
 

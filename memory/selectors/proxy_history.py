@@ -1,8 +1,9 @@
 """Which earlier turns of a proxied request can be sent as their blocks (docs/PROXY.md, "Layered
 history"): a turn of the request is matched to a stored turn only when the request's history
 links, digest to digest, exactly as the captured turn did (`ProxyExchange.earlier_digest` →
-`digest_after`), and a block is replaced only when it is sealed, ready and every one of its
-turns is matched. Levels come from the blocks' own read (`block_display_list`: SPEC §4 by λ
+`digest_after`), and a block is replaced only when it is sealed, ready, shown below L5 (at L5
+its view is the raw messages the agent already sends) and every one of its turns is
+matched. Levels come from the blocks' own read (`block_display_list`: SPEC §4 by λ
 and anchor, a lifted block at its lifted level)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memory.engine.decay import MAX_LEVEL
 from memory.engine.redact import redact
 from memory.models import ExchangeState, ProxyExchange, Session
 from memory.selectors.blocks import BlockDisplay, block_display_list
@@ -92,7 +94,10 @@ def history_blocks(
     turns = _matched_turns(session, history, openers)
     if not turns:
         return []
-    ready = [b for b in block_display_list(session=session, lam=lam) if b.level is not None]
+    # A block shown at L5 is its raw messages: the agent's own messages are that view, with
+    # their tool calls in the protocol's form, so its turns go as they came.
+    shown_now = block_display_list(session=session, lam=lam)
+    ready = [b for b in shown_now if b.level is not None and b.level < MAX_LEVEL]
     blocks: list[HistoryBlock] = []
     last_segment = -1
     for shown in _replaceable(ready, turns):
