@@ -1,4 +1,5 @@
-"""Installation-wide memory settings (λ, block size, the proxy's history); one row, saved values win over env."""
+"""Installation-wide memory settings (λ, block size, the proxy's history mode); one row, saved
+values win over env."""
 
 from __future__ import annotations
 
