@@ -26,14 +26,6 @@ if TYPE_CHECKING:  # the selector's result type only: this module stays free of 
 
 HISTORY_HEADER = "x-stratagate-history"
 TOKENS_HEADER = "x-stratagate-history-tokens"
-LEVEL_NAMES = {
-    0: "title and tags",
-    1: "summary",
-    2: "key points",
-    3: "condensed dialogue",
-    4: "near-verbatim",
-    5: "raw messages",
-}
 
 
 def history_header(value: str | None) -> str | None:
@@ -72,19 +64,26 @@ class Layered:
         return f"{self.mode}; blocks={len(self.blocks)}"
 
 
-def block_text(block: HistoryBlock) -> str:
-    """A block's message: the same text for as long as its level stays (the cached prompt
-    prefix grows instead of being rewritten)."""
+# Said once per run of blocks, before the first one: what these messages are.
+RUN_NOTE = (
+    "[StrataGate: the messages of earlier parts of this conversation are replaced by memory "
+    "blocks, each labelled [block id, turns, level], at a lower level of detail (L0 title and tags, L1 summary, L2 key points, L3 "
+    "condensed dialogue, L4 near-verbatim). The memory tools, or memory_expand_block with a "
+    "block's id, give more detail.]\n"
+)
+
+
+def block_text(block: HistoryBlock, *, first: bool = False) -> str:
+    """A block's message: a short ASCII label (it is paid for on every request, and a block at
+    L0 is only a title and tags), after the run's note when it is the run's first block, then
+    the view. The same text for as long as its level stays (the cached prompt prefix grows
+    instead of being rewritten)."""
     if block.first_turn == block.last_turn:
         turns = f"turn {block.first_turn}"
     else:
-        turns = f"turns {block.first_turn}–{block.last_turn}"
-    name = LEVEL_NAMES.get(block.level, "")
-    return (
-        f"[StrataGate: an earlier part of this conversation, block {block.block_id}, {turns}, "
-        f"level L{block.level} ({name}). The memory tools give more detail: "
-        f"memory_expand_block with block_id {block.block_id}.]\n\n{block.content}"
-    )
+        turns = f"turns {block.first_turn}-{block.last_turn}"
+    label = f"[block {block.block_id}, {turns}, L{block.level}]"
+    return f"{RUN_NOTE if first else ''}{label}\n{block.content}"
 
 
 def message_tokens(message: Message) -> int:
@@ -141,7 +140,7 @@ def layered(
         where = _item_span(request, first, end)
         if where is None:
             continue
-        texts = tuple(block_text(block) for block in run)
+        texts = tuple(block_text(block, first=i == 0) for i, block in enumerate(run))
         spans.append(Span(where[0], where[1], texts))
         used += run
         sent -= sum(message_tokens(m) for m in request.messages[first:end])

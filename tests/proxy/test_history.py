@@ -15,6 +15,7 @@ from memory.selectors.blocks import block_display_list
 from memory.services.blocks import block_expand
 from memory.services.jobs import jobs_drain
 from memory.services.settings import memory_settings_update
+from proxy.history import RUN_NOTE
 from tests.fakes.model_upstream import Answer, Call
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -78,13 +79,13 @@ def test_ready_blocks_replace_exactly_their_turns_and_the_tail_stays_native(prox
     for message, block in zip(sent[:2], shown[:2], strict=True):
         assert message["role"] == "user"
         first, last = block.turn_range
-        head = (
-            f"[StrataGate: an earlier part of this conversation, block {block.block.pk}, "
-            f"turns {first}–{last}, level L{block.level} "
-        )
-        assert message["content"].startswith(head)
-        assert "memory_expand_block" in message["content"]
+        label = f"[block {block.block.pk}, turns {first}-{last}, L{block.level}]\n"
+        assert label in message["content"]
         assert message["content"].endswith(block.content)
+    # The run's first message says once what these messages are.
+    assert sent[0]["content"].startswith(RUN_NOTE)
+    assert not sent[1]["content"].startswith(RUN_NOTE)
+    assert "memory_expand_block" in RUN_NOTE
     assert sent[2:] == history[8:15]
     sent_tokens, native_tokens = tokens(raw)
     assert raw.headers["x-stratagate-history"] == "layered; blocks=2"
@@ -145,15 +146,15 @@ def test_a_lambda_change_and_an_expansion_change_the_level_sent(proxy, upstream)
 
     before = first_block_message()
     assert before == first_block_message()  # stable while the level stays
-    assert blocks()[0].level == 3 and "level L3 " in before
+    assert blocks()[0].level == 3 and ", L3]" in before
     memory_settings_update(block_lambda=1.0)
     oldest = blocks()[0]
     assert oldest.level == 1
     lowered = first_block_message()
-    assert "level L1 " in lowered and lowered.endswith(oldest.content)
+    assert ", L1]" in lowered and lowered.endswith(oldest.content)
     block_expand(block=oldest.block, target="L4", lifted_by="agent")
     lifted = first_block_message()
-    assert "level L4 " in lifted and lifted.endswith(blocks()[0].content)
+    assert ", L4]" in lifted and lifted.endswith(blocks()[0].content)
     # Lifted to L5, the block is its raw messages again: its turns go as the agent sent them.
     block_expand(block=oldest.block, target="L5", lifted_by="agent")
     client.chat.completions.create(model="m", messages=history)
@@ -234,7 +235,7 @@ def test_a_tool_loop_in_an_earlier_turn_goes_whole_into_its_block(proxy, upstrea
     client.chat.completions.create(model="m", messages=history)
     sent = upstream.last.json["messages"]
     # Turn 1 (its tool loop) and turn 2 are one block message; no tool message lost its call.
-    assert sent[0]["content"].startswith("[StrataGate: an earlier part of this conversation")
+    assert sent[0]["content"].startswith(RUN_NOTE)
     assert "read_file" in sent[0]["content"]
     assert sent[1:] == history[6:]
     assert [m["role"] for m in sent].count("tool") == 1
