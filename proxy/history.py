@@ -67,8 +67,8 @@ class Layered:
 # Said once per run of blocks, before the first one: what these messages are.
 RUN_NOTE = (
     "[StrataGate: the messages of earlier parts of this conversation are replaced by memory "
-    "blocks, each labelled [block id, turns, level], at a lower level of detail (L0 title and tags, L1 summary, L2 key points, L3 "
-    "condensed dialogue, L4 near-verbatim). The memory tools, or memory_expand_block with a "
+    "blocks, each labelled [block id, turns, level], at a lower level of detail (L0 title and "
+    "tags, L1 summary, L2 key points, L3 condensed dialogue, L4 near-verbatim). The memory tools, or memory_expand_block with a "
     "block's id, give more detail.]\n"
 )
 
