@@ -68,8 +68,8 @@ class Layered:
 RUN_NOTE = (
     "[StrataGate: the messages of earlier parts of this conversation are replaced by memory "
     "blocks, each labelled [block id, turns, level], at a lower level of detail (L0 title and "
-    "tags, L1 summary, L2 key points, L3 condensed dialogue, L4 near-verbatim). The memory tools, or memory_expand_block with a "
-    "block's id, give more detail.]\n"
+    "tags, L1 summary, L2 key points, L3 condensed dialogue, L4 near-verbatim). The memory "
+    "tools, or memory_expand_block with a block's id, give more detail.]\n"
 )
 
 
