@@ -1,7 +1,8 @@
-"""Settings page (SPEC §13.6): λ and block size with a live preview before saving (level schedule,
-context tokens of a chosen session, the λ that keeps the per-turn decay when the block size
-changes), the model endpoint with a connection test, and the namespace mode. The preview is
-rendered here only: `?partial=preview` (graphui.partials) answers with the parts that follow the
+"""Settings page (SPEC §13.6): λ, block size and the model proxy's history (layered | native) with
+a live preview before saving (level schedule, context tokens of a chosen session and what a
+proxied request sends of it, the λ that keeps the per-turn decay when the block size changes),
+the model endpoint with a connection test, and the namespace mode. The preview is rendered here
+only: `?partial=preview` (graphui.partials) answers with the parts that follow the
 form, which settings.js swaps in as you type.
 
 Reading and previewing are open to every logged-in user and write nothing; saving and testing
@@ -30,6 +31,7 @@ from memory.engine.decay import (
     LAMBDA_STEP,
     LAMBDA_WARNING_ABOVE,
 )
+from memory.engine.history_mode import HISTORY_MODES
 from memory.errors import Invalid
 from memory.selectors.settings_view import (
     FieldError,
@@ -41,7 +43,11 @@ from memory.selectors.settings_view import (
 from memory.services.llm_check import ConnectionReport, llm_connection_test, llm_endpoint
 from memory.services.settings import settings_update
 
-FIELDS_BY_CODE = {"invalid_block_lambda": "block_lambda", "invalid_block_turns": "block_turns"}
+FIELDS_BY_CODE = {
+    "invalid_block_lambda": "block_lambda",
+    "invalid_block_turns": "block_turns",
+    "invalid_proxy_history": "proxy_history",
+}
 SETTINGS = live_page("graphui:settings", "graphui/settings.html", ("preview",))
 
 
@@ -50,6 +56,7 @@ def _preview(request: HttpRequest, data: QueryDict) -> SettingsPreview:
     return settings_preview_numbers(
         block_lambda=data.get("block_lambda"),
         block_turns=data.get("block_turns"),
+        proxy_history=data.get("proxy_history"),
         ns=data.get("ns", ""),
         session=data.get("session", ""),
         namespaces=list(visible_namespaces(request.user).values_list("name", flat=True)),
@@ -116,6 +123,19 @@ def _difference_text(preview: SettingsPreview) -> str:
     return f"{sign}{abs(diff)} ({sign}{share}%)"
 
 
+def _proxy_saved_text(preview: SettingsPreview) -> str:
+    """ "−9,873 (−76%)": the proxied history's tokens with the values shown, against native."""
+    tokens = preview.tokens
+    if tokens is None or tokens.proxy_sent_proposed is None:
+        return "—"
+    saved = tokens.proxy_native - tokens.proxy_sent_proposed
+    if not saved or not tokens.proxy_native:
+        return "0"
+    sign = "−" if saved > 0 else "+"
+    share = round(100 * abs(saved) / tokens.proxy_native)
+    return f"{sign}{abs(saved):,} ({sign}{share}%)"
+
+
 def _texts() -> dict[str, str]:
     """What the script says itself (placeholders %(n)s / %(total)s), translated here."""
     return {
@@ -139,6 +159,7 @@ def _page(
         "suggestion_detail": _suggestion_detail(preview),
         "session_text": _session_text(preview),
         "difference_text": _difference_text(preview),
+        "proxy_saved_text": _proxy_saved_text(preview),
     }
     if part is None:
         context |= {
@@ -147,6 +168,7 @@ def _page(
             "namespace_mode": settings.STRATAGATE_NAMESPACE_MODE,
             "lambda_limits": {"min": LAMBDA_MIN, "max": LAMBDA_MAX, "step": LAMBDA_STEP},
             "turns_limits": {"min": BLOCK_TURNS_MIN, "max": BLOCK_TURNS_MAX},
+            "history_modes": HISTORY_MODES,
             "settings_texts": _texts(),
         }
     return SETTINGS.render(request, part, context, status=status)
@@ -178,6 +200,7 @@ def _settings_save(request: HttpRequest) -> HttpResponse:
         saved = settings_update(
             block_lambda=exact_number(data.get("block_lambda", "")),
             block_turns=exact_number(data.get("block_turns", "")),
+            proxy_history=data.get("proxy_history"),
             actor=actor(request),
         )
     except Invalid as exc:  # the service re-validates; the preview above normally catches it
@@ -186,8 +209,15 @@ def _settings_save(request: HttpRequest) -> HttpResponse:
         return _page(request, preview.model_copy(update={"errors": errors}), status=422)
     messages.success(
         request,
-        _("Saved: λ %(lam)s, block size %(turns)s. Every block's level was recomputed.")
-        % {"lam": _lam(saved.block_lambda), "turns": saved.block_turns},
+        _(
+            "Saved: λ %(lam)s, block size %(turns)s, proxy history %(history)s. Every block's "
+            "level was recomputed."
+        )
+        % {
+            "lam": _lam(saved.block_lambda),
+            "turns": saved.block_turns,
+            "history": saved.proxy_history,
+        },
     )
     return redirect(_settings_url(data.get("ns", ""), data.get("session", "")))
 

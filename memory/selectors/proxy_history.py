@@ -8,12 +8,14 @@ and anchor, a lifted block at its lifted level)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory.engine.decay import MAX_LEVEL
 from memory.engine.redact import redact
-from memory.models import ExchangeState, ProxyExchange, Session
+from memory.engine.tokens import estimate_tokens
+from memory.models import ExchangeState, Message, ProxyExchange, Session
 from memory.selectors.blocks import BlockDisplay, block_display_list
 
 
@@ -29,6 +31,42 @@ class HistoryBlock:
     level: int
     content: str  # the view at `level`, redacted
     segments: tuple[int, int]
+
+
+def sent_as_block(shown: BlockDisplay) -> bool:
+    """Whether a block goes upstream as its view: ready and below L5. At L5 its view is its raw
+    messages, which the agent already sends (tool calls in the protocol's own form): its turns
+    go as they came."""
+    return shown.level is not None and shown.level < MAX_LEVEL
+
+
+def session_raw_tokens(session: Session) -> tuple[int, dict[int, int]]:
+    """The token estimate of every message of the session as an agent sends it back, and the
+    part of it each block holds (block id → tokens), in one query."""
+    per_block: dict[int, int] = {}
+    native = 0
+    rows = Message.objects.filter(session=session).values_list(
+        "turn__block_id", "content", "tool_calls"
+    )
+    for block_id, content, calls in rows:
+        tokens = estimate_tokens(content)
+        if calls:
+            tokens += estimate_tokens(json.dumps(calls, default=str))
+        native += tokens
+        if block_id is not None:
+            per_block[block_id] = per_block.get(block_id, 0) + tokens
+    return native, per_block
+
+
+def proxied_tokens(
+    blocks: Sequence[BlockDisplay], native: int, per_block: dict[int, int], *, layered: bool
+) -> int:
+    """What a proxied request sending the whole session back sends of its history (the settings
+    preview): `native` (session_raw_tokens), with each block that `sent_as_block` at its view
+    instead when `layered` (the blocks' short labels not counted)."""
+    if not layered:
+        return native
+    return native + sum(b.tokens - per_block.get(b.block.pk, 0) for b in blocks if sent_as_block(b))
 
 
 def _matched_turns(
@@ -94,10 +132,7 @@ def history_blocks(
     turns = _matched_turns(session, history, openers)
     if not turns:
         return []
-    # A block shown at L5 is its raw messages: the agent's own messages are that view, with
-    # their tool calls in the protocol's form, so its turns go as they came.
-    shown_now = block_display_list(session=session, lam=lam)
-    ready = [b for b in shown_now if b.level is not None and b.level < MAX_LEVEL]
+    ready = [b for b in block_display_list(session=session, lam=lam) if sent_as_block(b)]
     blocks: list[HistoryBlock] = []
     last_segment = -1
     for shown in _replaceable(ready, turns):

@@ -17,6 +17,7 @@ from memory.engine.decay import (
     validate_block_turns,
     validate_lambda,
 )
+from memory.engine.history_mode import HISTORY_LAYERED, validate_history_mode
 from memory.engine.redact import redact, redact_actor
 from memory.models import MemorySettings, Namespace, Session
 from memory.selectors.blocks import layered_history
@@ -24,6 +25,7 @@ from memory.selectors.health import ProcessingOut
 from memory.selectors.namespaces import namespace_id_of
 from memory.selectors.out import Out
 from memory.selectors.processing_model import processing_model
+from memory.selectors.proxy_history import proxied_tokens, session_raw_tokens
 from memory.selectors.settings import EffectiveSettings, memory_settings_get
 
 SCHEDULE_AGES = 12  # the preview shows ages 0…12 (blocks sealed after a block)
@@ -37,6 +39,7 @@ class SettingsSource(Out):
 
     block_lambda: float
     block_turns: int
+    proxy_history: str  # layered | native
     saved: bool  # False: never saved, the environment default applies
     updated_by: str
     updated_at: datetime | None
@@ -45,7 +48,7 @@ class SettingsSource(Out):
 
 
 class FieldError(Out):
-    code: str  # invalid_block_lambda | invalid_block_turns
+    code: str  # invalid_block_lambda | invalid_block_turns | invalid_proxy_history
     message: str
 
 
@@ -79,6 +82,11 @@ class TokenEstimate(Out):
     current: int
     proposed: int | None
     difference: int | None
+    # A proxied request sending the whole session back: its history as the agent sends it,
+    # and as the proxy sends it with today's settings and with the proposed ones.
+    proxy_native: int
+    proxy_sent: int
+    proxy_sent_proposed: int | None
 
 
 class Suggestion(Out):
@@ -97,8 +105,10 @@ class SettingsPreview(Out):
     # What the person typed, kept as text so a form re-renders it unchanged.
     input_block_lambda: str
     input_block_turns: str
+    input_proxy_history: str
     block_lambda: float | None  # validated proposal (None when invalid)
     block_turns: int | None
+    proxy_history: str | None
     errors: dict[str, FieldError]
     warning: bool  # proposed λ above 0.40: forgets fast (advice, saving stays allowed)
     schedule: list[ScheduleRow]
@@ -124,6 +134,7 @@ def settings_source() -> SettingsSource:
     return SettingsSource(
         block_lambda=current.block_lambda,
         block_turns=current.block_turns,
+        proxy_history=current.proxy_history,
         saved=current.saved,
         updated_by=redact_actor(row.updated_by) if row else "",
         updated_at=row.updated_at if row else None,
@@ -154,10 +165,15 @@ def block_turns_parse(text: str) -> int:
     return validate_block_turns(exact_number(text))
 
 
+def proxy_history_parse(text: str) -> str:
+    """Form text → `layered` or `native`, or ValueError (what a save would say)."""
+    return validate_history_mode(text[:INPUT_CHARS])
+
+
 def settings_input_errors(
     block_lambda: str, block_turns: str
 ) -> tuple[float | None, int | None, dict[str, FieldError]]:
-    """Validate both fields at once (a form shows every problem, not just the first)."""
+    """Validate λ and block size at once (a form shows every problem, not just the first)."""
     errors: dict[str, FieldError] = {}
     lam: float | None = None
     turns: int | None = None
@@ -242,10 +258,18 @@ def _pick_namespace(names: list[str], wanted: str) -> Namespace | None:
     return Namespace.objects.filter(name=name).first() if name else None
 
 
+def _proxy_history_input(text: str) -> tuple[str | None, FieldError | None]:
+    try:
+        return proxy_history_parse(text), None
+    except ValueError as exc:
+        return None, FieldError(code="invalid_proxy_history", message=str(exc))
+
+
 def settings_preview_numbers(
     *,
     block_lambda: str | None,
     block_turns: str | None,
+    proxy_history: str | None = None,
     ns: str = "",
     session: str = "",
     namespaces: list[str] | None = None,
@@ -259,6 +283,10 @@ def settings_preview_numbers(
     lam_text = f"{current.block_lambda:.2f}" if block_lambda is None else block_lambda
     turns_text = str(current.block_turns) if block_turns is None else block_turns
     lam, turns, errors = settings_input_errors(lam_text, turns_text)
+    history_text = source.proxy_history if proxy_history is None else proxy_history
+    history, history_error = _proxy_history_input(history_text)
+    if history_error is not None:
+        errors["proxy_history"] = history_error
 
     names = (
         sorted(namespaces)
@@ -271,8 +299,24 @@ def settings_preview_numbers(
 
     tokens = None
     if namespace is not None and chosen is not None:
-        now = layered_history(session=chosen, lam=current.block_lambda).tokens
-        then = layered_history(session=chosen, lam=lam).tokens if lam is not None else None
+        shown_now = layered_history(session=chosen, lam=current.block_lambda)
+        shown_then = layered_history(session=chosen, lam=lam) if lam is not None else None
+        now = shown_now.tokens
+        then = shown_then.tokens if shown_then is not None else None
+        proxy_native, per_block = session_raw_tokens(chosen)
+        proxy_sent = proxied_tokens(
+            shown_now.blocks,
+            proxy_native,
+            per_block,
+            layered=source.proxy_history == HISTORY_LAYERED,
+        )
+        proxy_proposed = (
+            proxied_tokens(
+                shown_then.blocks, proxy_native, per_block, layered=history == HISTORY_LAYERED
+            )
+            if shown_then is not None and history is not None
+            else None
+        )
         tokens = TokenEstimate(
             namespace=namespace.name,
             session_id=chosen.external_id,
@@ -280,14 +324,19 @@ def settings_preview_numbers(
             current=now,
             proposed=then,
             difference=(then - now) if then is not None else None,
+            proxy_native=proxy_native,
+            proxy_sent=proxy_sent,
+            proxy_sent_proposed=proxy_proposed,
         )
 
     return SettingsPreview(
         current=source,
         input_block_lambda=lam_text.strip()[:INPUT_CHARS],
         input_block_turns=turns_text.strip()[:INPUT_CHARS],
+        input_proxy_history=history_text.strip()[:INPUT_CHARS],
         block_lambda=lam,
         block_turns=turns,
+        proxy_history=history,
         errors=errors,
         warning=lam is not None and lam > LAMBDA_WARNING_ABOVE,
         schedule=_schedule(current.block_lambda, lam, turns),

@@ -177,6 +177,7 @@ def test_preview_estimates_tokens_of_the_chosen_session_under_both_lambdas(
 PIECES = [
     "lambda-error",
     "turns-error",
+    "history-error",
     "lambda-warning",
     "lambda-suggestion",
     "id_session",
@@ -403,8 +404,18 @@ def test_staff_saves_with_an_audit_row_and_every_level_changes_at_once(
     assert action.namespace is None
     assert (action.actor, action.action, action.target) == ("user:ada", "settings", "settings")
     assert action.details == {
-        "before": {"block_lambda": 0.3, "block_turns": 6, "source": "environment"},
-        "after": {"block_lambda": 0.5, "block_turns": 6, "source": "database"},
+        "before": {
+            "block_lambda": 0.3,
+            "block_turns": 6,
+            "proxy_history": "layered",
+            "source": "environment",
+        },
+        "after": {
+            "block_lambda": 0.5,
+            "block_turns": 6,
+            "proxy_history": "layered",
+            "source": "database",
+        },
     }
     # Levels are derived when read: the saved λ shows on every ready block, no re-anchoring.
     levels_after = [b.level for b in block_display_list(session=long)]
@@ -422,7 +433,10 @@ def test_staff_saves_with_an_audit_row_and_every_level_changes_at_once(
 
     page = staff_client.get(response["Location"])
     text = page.content.decode()
-    assert "Saved: λ 0.50, block size 6. Every block&#x27;s level was recomputed." in text
+    assert (
+        "Saved: λ 0.50, block size 6, proxy history layered. Every block&#x27;s level was "
+        "recomputed." in text
+    )
     assert "last changed by user:ada" in text
     assert 'name="block_lambda" value="0.50"' in text
 
