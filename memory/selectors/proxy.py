@@ -56,11 +56,25 @@ class TrafficOut(Out):
     capture_failed: int
     capture_retried: int
     capture_lost: int
+    # Layered history (docs/PROXY.md): requests that sent blocks, and the history's estimated
+    # tokens of every prepared request as the agent sent it and as it went upstream.
+    history_layered: int
+    history_native_tokens: int
+    history_sent_tokens: int
     degraded: dict[str, int]  # reason → requests
     upstream_errors: dict[str, int]  # HTTP status → requests
     sessions: int  # sessions that came through the proxy (all time)
     last_request_at: datetime | None
     spool: SpoolOut
+
+    @property
+    def history_saved_tokens(self) -> int:
+        return max(0, self.history_native_tokens - self.history_sent_tokens)
+
+    @property
+    def history_saved_percent(self) -> int:
+        native = self.history_native_tokens
+        return round(100 * self.history_saved_tokens / native) if native else 0
 
     @property
     def degraded_total(self) -> int:
@@ -121,6 +135,9 @@ COUNTED = (
     "capture_failed",
     "capture_retried",
     "capture_lost",
+    "history_layered",
+    "history_native_tokens",
+    "history_sent_tokens",
 )
 
 

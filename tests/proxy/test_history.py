@@ -6,17 +6,21 @@ tool chains, a history the agent changed) goes byte for byte as it came."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import httpx2
 import pytest
+from django.template.loader import render_to_string
 
 from memory.models import Block, BlockStatus, ProxyCounter, Session
 from memory.selectors.blocks import block_display_list
+from memory.selectors.proxy import proxy_traffic
 from memory.services.blocks import block_expand
 from memory.services.jobs import jobs_drain
 from memory.services.settings import memory_settings_update
 from proxy.history import RUN_NOTE
 from tests.fakes.model_upstream import Answer, Call
+from tests.proxy.conftest import namespace
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -200,6 +204,18 @@ def test_the_token_header_counts_what_was_saved_and_health_adds_it_up(proxy, ups
     counts = dict(ProxyCounter.objects.values_list("name", "count"))
     assert counts["history_layered"] == 1
     assert counts["history_native_tokens"] - counts["history_sent_tokens"] >= native - sent
+    traffic = proxy_traffic(namespace())
+    assert traffic.history_saved_tokens == (
+        counts["history_native_tokens"] - counts["history_sent_tokens"]
+    )
+    assert 0 < traffic.history_saved_percent < 100
+    # The health page's proxy panel says so.
+    html = render_to_string(
+        "graphui/partials/_health_proxy.html",
+        {"health": SimpleNamespace(proxy=traffic, namespace="proj")},
+    )
+    assert f'<div class="value">{traffic.history_saved_tokens}</div>' in html
+    assert "History tokens saved" in html
 
 
 def test_a_tool_loop_in_an_earlier_turn_goes_whole_into_its_block(proxy, upstream):
