@@ -180,6 +180,32 @@ def history_line(f: Figures) -> str:
     return f"history / transcript tokens: {rows} (goal ≤ {f['goal_ratio']:.3f}: {verdict})"
 
 
+def proxy_history_headline(r: dict[str, Any]) -> Figures:
+    keys = ("end_layered_tokens", "end_native_tokens", "saved")
+    return {
+        "per_conversation": {
+            name: {
+                **{k: c[k] for k in keys},
+                "evidence_layered": c["evidence"]["layered_share"],
+                "evidence_native": c["evidence"]["native_share"],
+            }
+            for name, c in r["conversations"].items()
+        },
+        "goal_saved": r["goal_saved"],
+        "goal_met": r["goal_met"],
+    }
+
+
+def proxy_history_line(f: Figures) -> str:
+    rows = "; ".join(
+        f"{name} {c['end_layered_tokens']:,} vs {c['end_native_tokens']:,} = {c['saved']:.1%} "
+        f"fewer, evidence in request {c['evidence_layered']:.1%} vs {c['evidence_native']:.1%}"
+        for name, c in f["per_conversation"].items()
+    )
+    verdict = "met" if f["goal_met"] else "missed"
+    return f"last request layered vs native: {rows} (goal ≥ {f['goal_saved']:.0%}: {verdict})"
+
+
 def calls_headline(r: dict[str, Any]) -> Figures:
     keys = ("turns", "block_turns", "http_requests", "requests_per_turn", "model_calls_by_kind")
     return {k: r[k] for k in (*keys, "events", "failed_jobs", "goal_per_turn", "goal_met")}

@@ -67,6 +67,8 @@ from _headlines import (  # noqa: E402
     processing_headline,
     processing_line,
     proxy_headline,
+    proxy_history_headline,
+    proxy_history_line,
     proxy_line,
     scalars,
     search_headline,
@@ -202,6 +204,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         missing=need_locomo,
         headline=history_headline,
         line=history_line,
+    ),
+    Benchmark(
+        "proxy_history",
+        quick=("--conversations", "conv-30", "--questions", "20"),
+        missing=need_locomo,
+        headline=proxy_history_headline,
+        line=proxy_history_line,
     ),
     Benchmark("model_calls", quick=("--turns", "12"), headline=calls_headline, line=calls_line),
     Benchmark(
