@@ -133,8 +133,8 @@ def test_preview_follows_the_form_and_saving_changes_every_level(
     with page.expect_navigation():
         page.click("#save-button")
     assert (
-        "Saved: λ 0.45, block size 9. Every block's level was recomputed."
-        in page.locator(".messages").inner_text()
+        "Saved: λ 0.45, block size 9, proxy history layered. Every block's level was "
+        "recomputed." in page.locator(".messages").inner_text()
     )
     assert "saved in the database" in page.locator("#settings-source").inner_text()
     assert "last changed by user:ada" in page.locator("#settings-source").inner_text()
@@ -171,3 +171,36 @@ def test_invalid_value_shows_the_save_error_in_place(
     assert page.locator("#id_block_lambda").get_attribute("aria-invalid") is None
     # The form's error comes with the preview (HTTP 200), as on the page after a Preview.
     watch.assert_clean()
+
+
+def test_the_proxy_history_choice_updates_the_preview_and_saves(
+    staff_user: Any, settings_data: str, live_server: Any, browser_page: Any, watch: Any
+) -> None:
+    page = browser_page
+    base = live_server.url
+    log_in(page, base)
+    page.goto(f"{base}/settings/?ns={NAMESPACE}&session=s1")
+    assert page.locator("#id_proxy_history").input_value() == "layered"
+    native = page.locator("#proxy-native").inner_text()
+    layered = page.locator("#proxy-sent-proposed").inner_text()
+    assert int(layered.replace(",", "")) < int(native.replace(",", ""))
+    page.locator("#proxy-tokens").scroll_into_view_if_needed()
+    screenshot(page, "settings-proxy-history")
+
+    page.evaluate("window.__settingsMarker = 'still here'")
+    page.select_option("#id_proxy_history", "native")
+    expect(page.locator("#proxy-sent-proposed")).to_have_text(native)
+    expect(page.locator("#proxy-saved")).to_have_text("0")
+    assert "proxy_history=native" in page.url
+    assert page.evaluate("window.__settingsMarker") == "still here"
+    expect(page.locator("#save-button")).to_contain_text("native history")
+
+    page.set_viewport_size({"width": 380, "height": 900})
+    screenshot(page, "settings-proxy-history-narrow")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.click("#save-button")
+    expect(page.locator(".messages, [role=status]").first).to_contain_text("proxy history native")
+    assert page.locator("#id_proxy_history").input_value() == "native"
