@@ -165,9 +165,7 @@ def _native(understood: Understood, mode: str) -> Layered:
     return Layered(mode, (), (), understood.native_tokens, understood.native_tokens)
 
 
-def history_layers(
-    adapter: Adapter, understood: Understood, session: Session | None, mode: str | None
-) -> Layered:
+def history_layers(understood: Understood, session: Session | None, mode: str | None) -> Layered:
     """The request's earlier turns that go as their blocks (docs/PROXY.md, "Layered history"):
     none with `native` (the header's, else the installation's setting), in a new session, or
     when no earlier turn matches a stored one exactly."""
@@ -198,18 +196,25 @@ def prepare(
     injection: Injection | None = None
     if not inject or not query.strip():
         opened = exchange_open(data)
+        layers = history_layers(understood, opened.session, history)
     else:
         found = exchange_find(data)
+        # The claim, the history's blocks and the memory are read side by side: the session
+        # found is the one the claim records (a new session has no stored turns to replace).
         opening = parts().submit(exchange_open, data)
+        layering = parts().submit(history_layers, understood, found.session, history)
         try:
             injection = injection_build(data.namespace, found, query, pool=parts())
         except BaseException:
             opening.exception()  # the claim is recorded (or failed) either way
+            layering.exception()
             raise
         opened = opening.result()
+        layers = layering.result()
+        if opened.session != found.session:  # another request claimed it meanwhile
+            layers = history_layers(understood, opened.session, history)
         if not injection.text:
             injection = None
-    layers = history_layers(adapter, understood, opened.session, history)
     if injection is None and not layers.spans:
         gate.claim()
         return Prepared(opened=opened, injection=None, body=raw, history=layers)
