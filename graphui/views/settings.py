@@ -1,9 +1,9 @@
-"""Settings page (SPEC §13.6): λ, block size and the model proxy's history (layered | native) with
-a live preview before saving (level schedule, context tokens of a chosen session and what a
-proxied request sends of it, the λ that keeps the per-turn decay when the block size changes),
-the model endpoint with a connection test, and the namespace mode. The preview is rendered here
-only: `?partial=preview` (graphui.partials) answers with the parts that follow the
-form, which settings.js swaps in as you type.
+"""Settings page (SPEC §13.6): λ, block size and the model proxy's history (layered | native) and
+tools (off | memory) with a live preview before saving (level schedule, context tokens of a
+chosen session and what a proxied request sends of it, the λ that keeps the per-turn decay when
+the block size changes), the model endpoint with a connection test, and the namespace mode. The
+preview is rendered here only: `?partial=preview` (graphui.partials) answers with the parts that
+follow the form, which settings.js swaps in as you type.
 
 Reading and previewing are open to every logged-in user and write nothing; saving and testing
 the model endpoint need staff, as the API needs an admin token for settings."""
@@ -32,6 +32,7 @@ from memory.engine.decay import (
     LAMBDA_WARNING_ABOVE,
 )
 from memory.engine.history_mode import HISTORY_MODES
+from memory.engine.tools_mode import TOOLS_MAX_ROUNDS, TOOLS_MODES
 from memory.errors import Invalid
 from memory.selectors.settings_view import (
     FieldError,
@@ -47,6 +48,7 @@ FIELDS_BY_CODE = {
     "invalid_block_lambda": "block_lambda",
     "invalid_block_turns": "block_turns",
     "invalid_proxy_history": "proxy_history",
+    "invalid_proxy_tools": "proxy_tools",
 }
 SETTINGS = live_page("graphui:settings", "graphui/settings.html", ("preview",))
 
@@ -57,6 +59,7 @@ def _preview(request: HttpRequest, data: QueryDict) -> SettingsPreview:
         block_lambda=data.get("block_lambda"),
         block_turns=data.get("block_turns"),
         proxy_history=data.get("proxy_history"),
+        proxy_tools=data.get("proxy_tools"),
         ns=data.get("ns", ""),
         session=data.get("session", ""),
         namespaces=list(visible_namespaces(request.user).values_list("name", flat=True)),
@@ -169,6 +172,8 @@ def _page(
             "lambda_limits": {"min": LAMBDA_MIN, "max": LAMBDA_MAX, "step": LAMBDA_STEP},
             "turns_limits": {"min": BLOCK_TURNS_MIN, "max": BLOCK_TURNS_MAX},
             "history_modes": HISTORY_MODES,
+            "tools_modes": TOOLS_MODES,
+            "tools_max_rounds": TOOLS_MAX_ROUNDS,
             "settings_texts": _texts(),
         }
     return SETTINGS.render(request, part, context, status=status)
@@ -201,6 +206,7 @@ def _settings_save(request: HttpRequest) -> HttpResponse:
             block_lambda=exact_number(data.get("block_lambda", "")),
             block_turns=exact_number(data.get("block_turns", "")),
             proxy_history=data.get("proxy_history"),
+            proxy_tools=data.get("proxy_tools"),
             actor=actor(request),
         )
     except Invalid as exc:  # the service re-validates; the preview above normally catches it
@@ -210,13 +216,14 @@ def _settings_save(request: HttpRequest) -> HttpResponse:
     messages.success(
         request,
         _(
-            "Saved: λ %(lam)s, block size %(turns)s, proxy history %(history)s. Every block's "
-            "level was recomputed."
+            "Saved: λ %(lam)s, block size %(turns)s, proxy history %(history)s, proxy tools "
+            "%(tools)s. Every block's level was recomputed."
         )
         % {
             "lam": _lam(saved.block_lambda),
             "turns": saved.block_turns,
             "history": saved.proxy_history,
+            "tools": saved.proxy_tools,
         },
     )
     return redirect(_settings_url(data.get("ns", ""), data.get("session", "")))

@@ -141,6 +141,7 @@ class SettingsIn(Schema):
     block_lambda: Any = None
     block_turns: Any = None
     proxy_history: Any = None
+    proxy_tools: Any = None
 
 
 class SettingsOut(Schema):
@@ -149,6 +150,7 @@ class SettingsOut(Schema):
     saved: bool
     level_schedule: list[int]
     proxy_history: str
+    proxy_tools: str
 
 
 class JobsOut(Schema):

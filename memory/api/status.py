@@ -40,6 +40,7 @@ def _settings_out(current: EffectiveSettings) -> SettingsOut:
         saved=current.saved,
         level_schedule=level_schedule(current.block_lambda),
         proxy_history=current.proxy_history,
+        proxy_tools=current.proxy_tools,
     )
 
 
@@ -50,7 +51,7 @@ def settings_get(request: HttpRequest) -> SettingsOut:
 
 @router.put("/settings", response=SettingsOut, auth=ADMIN, operation_id="settings_update")
 def settings_put(request: HttpRequest, payload: SettingsIn) -> SettingsOut:
-    """λ, block size and the proxy's history mode apply to every namespace: only an
+    """λ, block size and the proxy's history and tools modes apply to every namespace: only an
     installation token may change them (a namespace's admin token gets 403
     `installation_scope_required`)."""
     token = request_token(request)
@@ -64,6 +65,7 @@ def settings_put(request: HttpRequest, payload: SettingsIn) -> SettingsOut:
         block_lambda=payload.block_lambda,
         block_turns=payload.block_turns,
         proxy_history=payload.proxy_history,
+        proxy_tools=payload.proxy_tools,
         actor=f"token:{token.prefix}",
     )
     return _settings_out(updated)

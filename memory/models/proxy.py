@@ -110,6 +110,17 @@ class ProxyExchange(models.Model):
     # history links `earlier_digest` → `digest_after` holds this turn exactly as stored.
     digest_after = models.CharField(max_length=64, blank=True)
     turns_stored = models.SmallIntegerField(default=0)
+    # What the model saw (docs/PROXY.md, "What the model saw"). The blocks sent in place of
+    # earlier turns, one {"block_id", "level", "first_turn", "last_turn", "tokens"} each, and
+    # the history's token estimate as sent and as the agent sent it (None: not layered).
+    history_blocks = models.JSONField(default=list, blank=True)
+    history_sent_tokens = models.PositiveIntegerField(null=True, blank=True)
+    history_native_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # The memory rounds the proxy ran for this answer (proxy_tools = memory), in order: each
+    # {"calls": [{"id", "name", "arguments", "status", "ok", "result"}], "prompt_tokens",
+    # "completion_tokens"}, a call's "result" its tool's JSON result (a long one cut, with
+    # "truncated": true). Never stored as conversation messages.
+    memory_rounds = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

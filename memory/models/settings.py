@@ -1,5 +1,5 @@
-"""Installation-wide memory settings (λ, block size, the proxy's history mode); one row, saved
-values win over env."""
+"""Installation-wide memory settings (λ, block size, the proxy's history and tools modes); one
+row, saved values win over env."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ class MemorySettings(models.Model):
     block_turns = models.IntegerField(default=6)
     # How the model proxy sends earlier turns: layered | native (memory.engine.history_mode).
     proxy_history = models.CharField(max_length=16, default="layered")
+    # Whether the model proxy runs the memory tools itself: off | memory (memory.engine.tools_mode).
+    proxy_tools = models.CharField(max_length=16, default="off")
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.CharField(max_length=200, blank=True)
 

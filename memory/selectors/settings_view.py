@@ -19,6 +19,7 @@ from memory.engine.decay import (
 )
 from memory.engine.history_mode import HISTORY_LAYERED, validate_history_mode
 from memory.engine.redact import redact, redact_actor
+from memory.engine.tools_mode import validate_tools_mode
 from memory.models import MemorySettings, Namespace, Session
 from memory.selectors.blocks import layered_history
 from memory.selectors.health import ProcessingOut
@@ -40,6 +41,7 @@ class SettingsSource(Out):
     block_lambda: float
     block_turns: int
     proxy_history: str  # layered | native
+    proxy_tools: str  # off | memory
     saved: bool  # False: never saved, the environment default applies
     updated_by: str
     updated_at: datetime | None
@@ -48,7 +50,8 @@ class SettingsSource(Out):
 
 
 class FieldError(Out):
-    code: str  # invalid_block_lambda | invalid_block_turns | invalid_proxy_history
+    # invalid_block_lambda | invalid_block_turns | invalid_proxy_history | invalid_proxy_tools
+    code: str
     message: str
 
 
@@ -106,9 +109,11 @@ class SettingsPreview(Out):
     input_block_lambda: str
     input_block_turns: str
     input_proxy_history: str
+    input_proxy_tools: str
     block_lambda: float | None  # validated proposal (None when invalid)
     block_turns: int | None
     proxy_history: str | None
+    proxy_tools: str | None
     errors: dict[str, FieldError]
     warning: bool  # proposed λ above 0.40: forgets fast (advice, saving stays allowed)
     schedule: list[ScheduleRow]
@@ -135,6 +140,7 @@ def settings_source() -> SettingsSource:
         block_lambda=current.block_lambda,
         block_turns=current.block_turns,
         proxy_history=current.proxy_history,
+        proxy_tools=current.proxy_tools,
         saved=current.saved,
         updated_by=redact_actor(row.updated_by) if row else "",
         updated_at=row.updated_at if row else None,
@@ -168,6 +174,11 @@ def block_turns_parse(text: str) -> int:
 def proxy_history_parse(text: str) -> str:
     """Form text → `layered` or `native`, or ValueError (what a save would say)."""
     return validate_history_mode(text[:INPUT_CHARS])
+
+
+def proxy_tools_parse(text: str) -> str:
+    """Form text → `off` or `memory`, or ValueError (what a save would say)."""
+    return validate_tools_mode(text[:INPUT_CHARS])
 
 
 def settings_input_errors(
@@ -265,11 +276,19 @@ def _proxy_history_input(text: str) -> tuple[str | None, FieldError | None]:
         return None, FieldError(code="invalid_proxy_history", message=str(exc))
 
 
+def _proxy_tools_input(text: str) -> tuple[str | None, FieldError | None]:
+    try:
+        return proxy_tools_parse(text), None
+    except ValueError as exc:
+        return None, FieldError(code="invalid_proxy_tools", message=str(exc))
+
+
 def settings_preview_numbers(
     *,
     block_lambda: str | None,
     block_turns: str | None,
     proxy_history: str | None = None,
+    proxy_tools: str | None = None,
     ns: str = "",
     session: str = "",
     namespaces: list[str] | None = None,
@@ -287,6 +306,10 @@ def settings_preview_numbers(
     history, history_error = _proxy_history_input(history_text)
     if history_error is not None:
         errors["proxy_history"] = history_error
+    tools_text = source.proxy_tools if proxy_tools is None else proxy_tools
+    tools, tools_error = _proxy_tools_input(tools_text)
+    if tools_error is not None:
+        errors["proxy_tools"] = tools_error
 
     names = (
         sorted(namespaces)
@@ -334,9 +357,11 @@ def settings_preview_numbers(
         input_block_lambda=lam_text.strip()[:INPUT_CHARS],
         input_block_turns=turns_text.strip()[:INPUT_CHARS],
         input_proxy_history=history_text.strip()[:INPUT_CHARS],
+        input_proxy_tools=tools_text.strip()[:INPUT_CHARS],
         block_lambda=lam,
         block_turns=turns,
         proxy_history=history,
+        proxy_tools=tools,
         errors=errors,
         warning=lam is not None and lam > LAMBDA_WARNING_ABOVE,
         schedule=_schedule(current.block_lambda, lam, turns),

@@ -1,5 +1,5 @@
-"""Change the installation-wide λ, block size and the proxy's history mode (read them with
-`selectors.settings`)."""
+"""Change the installation-wide λ, block size and the proxy's history and tools modes (read them
+with `selectors.settings`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.db import transaction
 
 from memory.engine.decay import validate_block_turns, validate_lambda
 from memory.engine.history_mode import validate_history_mode
+from memory.engine.tools_mode import validate_tools_mode
 from memory.errors import Invalid
 from memory.models import MemorySettings
 from memory.selectors.settings import EffectiveSettings, memory_settings_get
@@ -20,6 +21,7 @@ def memory_settings_update(
     block_lambda: object = None,
     block_turns: object = None,
     proxy_history: object = None,
+    proxy_tools: object = None,
     updated_by: str = "",
 ) -> EffectiveSettings:
     """Validate and persist. λ applies at once everywhere: levels are derived, never stored.
@@ -40,6 +42,10 @@ def memory_settings_update(
         )
     except ValueError as exc:
         raise Invalid(str(exc), code="invalid_proxy_history") from exc
+    try:
+        tools = current.proxy_tools if proxy_tools is None else validate_tools_mode(proxy_tools)
+    except ValueError as exc:
+        raise Invalid(str(exc), code="invalid_proxy_tools") from exc
     with transaction.atomic():
         MemorySettings.objects.update_or_create(
             pk=MemorySettings.SINGLETON_ID,
@@ -47,6 +53,7 @@ def memory_settings_update(
                 "block_lambda": Decimal(f"{lam:.2f}"),
                 "block_turns": turns,
                 "proxy_history": history,
+                "proxy_tools": tools,
                 "updated_by": updated_by[:200],
             },
         )
@@ -58,6 +65,7 @@ def _settings_state(current: EffectiveSettings) -> dict[str, object]:
         "block_lambda": current.block_lambda,
         "block_turns": current.block_turns,
         "proxy_history": current.proxy_history,
+        "proxy_tools": current.proxy_tools,
         "source": "database" if current.saved else "environment",
     }
 
@@ -67,19 +75,21 @@ def settings_update(
     block_lambda: object = None,
     block_turns: object = None,
     proxy_history: object = None,
+    proxy_tools: object = None,
     actor: str,
 ) -> EffectiveSettings:
-    """Save λ, block size and the proxy's history mode (None keeps a value) and log who did it
-    (`user:<name>` from the Memory UI, `token:<prefix>` from the API), in one transaction: an
-    invalid value raises `Invalid` (codes `invalid_block_lambda` / `invalid_block_turns` /
-    `invalid_proxy_history`) and leaves neither the settings row nor an AdminAction row
-    behind."""
+    """Save λ, block size and the proxy's history and tools modes (None keeps a value) and log
+    who did it (`user:<name>` from the Memory UI, `token:<prefix>` from the API), in one
+    transaction: an invalid value raises `Invalid` (codes `invalid_block_lambda` /
+    `invalid_block_turns` / `invalid_proxy_history` / `invalid_proxy_tools`) and leaves neither
+    the settings row nor an AdminAction row behind."""
     with transaction.atomic():
         before = memory_settings_get()
         after = memory_settings_update(
             block_lambda=block_lambda,
             block_turns=block_turns,
             proxy_history=proxy_history,
+            proxy_tools=proxy_tools,
             updated_by=actor,
         )
         admin_action(

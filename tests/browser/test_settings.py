@@ -133,8 +133,8 @@ def test_preview_follows_the_form_and_saving_changes_every_level(
     with page.expect_navigation():
         page.click("#save-button")
     assert (
-        "Saved: λ 0.45, block size 9, proxy history layered. Every block's level was "
-        "recomputed." in page.locator(".messages").inner_text()
+        "Saved: λ 0.45, block size 9, proxy history layered, proxy tools off. Every block's "
+        "level was recomputed." in page.locator(".messages").inner_text()
     )
     assert "saved in the database" in page.locator("#settings-source").inner_text()
     assert "last changed by user:ada" in page.locator("#settings-source").inner_text()

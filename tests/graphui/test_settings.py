@@ -178,6 +178,7 @@ PIECES = [
     "lambda-error",
     "turns-error",
     "history-error",
+    "tools-error",
     "lambda-warning",
     "lambda-suggestion",
     "id_session",
@@ -408,12 +409,14 @@ def test_staff_saves_with_an_audit_row_and_every_level_changes_at_once(
             "block_lambda": 0.3,
             "block_turns": 6,
             "proxy_history": "layered",
+            "proxy_tools": "off",
             "source": "environment",
         },
         "after": {
             "block_lambda": 0.5,
             "block_turns": 6,
             "proxy_history": "layered",
+            "proxy_tools": "off",
             "source": "database",
         },
     }
@@ -434,8 +437,8 @@ def test_staff_saves_with_an_audit_row_and_every_level_changes_at_once(
     page = staff_client.get(response["Location"])
     text = page.content.decode()
     assert (
-        "Saved: λ 0.50, block size 6, proxy history layered. Every block&#x27;s level was "
-        "recomputed." in text
+        "Saved: λ 0.50, block size 6, proxy history layered, proxy tools off. Every "
+        "block&#x27;s level was recomputed." in text
     )
     assert "last changed by user:ada" in text
     assert 'name="block_lambda" value="0.50"' in text

@@ -1,4 +1,4 @@
-// Settings page: the preview follows the λ / block size / proxy history form as you type
+// Settings page: the preview follows the λ / block size / proxy history / tools form as you type
 // (debounced), and the model "Test connection" result is shown without leaving the page. The preview is the server's:
 // `?partial=preview` answers with the page's own elements that follow the values (field errors,
 // warning, suggestion, session picker, token estimate and level schedule, save button), and each
@@ -14,6 +14,7 @@
   var lambdaInput = document.getElementById("id_block_lambda");
   var turnsInput = document.getElementById("id_block_turns");
   var historySelect = document.getElementById("id_proxy_history");
+  var toolsSelect = document.getElementById("id_proxy_tools");
   var nsSelect = document.getElementById("id_ns");
   var status = document.getElementById("preview-status");
   var DEBOUNCE_MS = 200;
@@ -36,6 +37,7 @@
     query.set("block_lambda", lambdaInput.value);
     query.set("block_turns", turnsInput.value);
     if (historySelect) query.set("proxy_history", historySelect.value);
+    if (toolsSelect) query.set("proxy_tools", toolsSelect.value);
     if (nsSelect) query.set("ns", nsSelect.value);
     var sessionSelect = byId("id_session"); // replaced by each preview: look it up each time
     if (sessionSelect && !resetSession) query.set("session", sessionSelect.value);
@@ -134,7 +136,12 @@
   // The session picker and the suggestion are replaced by each preview: listen on the form.
   form.addEventListener("change", function (event) {
     if (nsSelect && event.target === nsSelect) schedule(true);
-    else if (event.target.id === "id_session" || event.target === historySelect) schedule(false);
+    else if (
+      event.target.id === "id_session" ||
+      event.target === historySelect ||
+      event.target === toolsSelect
+    )
+      schedule(false);
   });
   form.addEventListener("click", function (event) {
     var apply = event.target.closest("#apply-suggestion");
