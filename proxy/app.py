@@ -32,6 +32,7 @@ from proxy.http import (
     respond_error,
     until_disconnect,
 )
+from proxy.memory_tools import TOOLS_HEADER, tools_header
 from proxy.protocols import ADAPTERS, Adapter
 from proxy.stats import FLUSH_SECONDS, MEMORY_OFF, REQUESTS, STATS, degraded
 from proxy.threads import run_sync
@@ -129,6 +130,7 @@ def options_of(headers: list[tuple[str, str]]) -> Options:
         capture=switches["x-stratagate-capture"],
         session=session,
         history=history_header(values.get(HISTORY_HEADER)),
+        tools=tools_header(values.get(TOOLS_HEADER)),
     )
 
 
@@ -160,6 +162,7 @@ async def _call(scope: Scope, receive: Receive, route: Route, adapter: Adapter) 
         adapter=adapter,
         access=access,
         options=options,
+        token=token,
         method=scope["method"],
         url=upstream.url(route.suffix, scope.get("query_string", b"")),
         headers=upstream_headers(adapter, headers, upstream.key, own_key),

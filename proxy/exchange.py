@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import httpx2
 from django.db import DatabaseError
@@ -33,8 +35,18 @@ from proxy.conversation import Reply
 from proxy.errors import ProxyError
 from proxy.history import HISTORY_HEADER, TOKENS_HEADER
 from proxy.http import Send, encode_headers, in_background, respond, respond_error
+from proxy.memory_tools import (
+    MAX_ROUNDS,
+    NAMES,
+    ROUNDS_HEADER,
+    Round,
+    calls_of,
+    is_memory_round,
+)
 from proxy.protocols import Adapter
-from proxy.sse import EventSplitter
+from proxy.protocols.base import StreamFilter, json_object
+from proxy.splice import body_parse, encode
+from proxy.sse import Event, EventSplitter, parse_event
 from proxy.stats import STATS
 from proxy.threads import run_sync
 from proxy.upstream import answer_headers, open_stream
@@ -51,6 +63,7 @@ class Options:
     capture: bool = True
     session: str | None = None
     history: str | None = None  # layered | native; None: the installation's setting
+    tools: str | None = None  # memory | off; None: the installation's setting
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,7 @@ class Call:
     adapter: Adapter
     access: memory.Access
     options: Options
+    token: str = field(repr=False)  # the StrataGate token (the memory tools' calls carry it)
     method: str
     url: str
     headers: list[tuple[str, str]]  # for the upstream, credentials settled
@@ -134,6 +148,7 @@ class ChatExchange:
         self.reason = ""
         self.recording: asyncio.Future[None] | None = None
         self.started_at = timezone.now()
+        self.rounds: list[Round] = []  # the memory rounds run so far
 
     # --- memory in ---------------------------------------------------------------------------
     def _degrade(self, reason: str) -> None:
@@ -150,6 +165,7 @@ class ChatExchange:
                 self.call.body,
                 inject=self.call.options.inject,
                 history=self.call.options.history,
+                tools=self.call.options.tools,
                 gate=self.gate,
             )
         )
@@ -218,6 +234,8 @@ class ChatExchange:
         ]
         if layers is not None:
             headers.append((HISTORY_HEADER, layers.header))
+        if self.prepared is not None and self.prepared.tools:
+            headers.append((ROUNDS_HEADER, str(len(self.rounds))))
         if session:
             headers.append(("x-stratagate-session", session))
         return headers
@@ -299,27 +317,125 @@ class ChatExchange:
                 self.recording = asyncio.ensure_future(
                     run_sync(memory.record, self.data, self.prepared)
                 )
-        ours = self.our_headers()
+        tools = self.prepared is not None and self.prepared.tools
+        for number in range(MAX_ROUNDS + 1):
+            ours = self.our_headers()
+            try:
+                response = await open_stream(
+                    self.call.method, self.call.url, self.call.headers, body
+                )
+            except ProxyError as error:
+                STATS.add(namespace_id, stats.upstream_error(error.status))
+                self._finish_later(ExchangeState.UPSTREAM_ERROR, error.status)
+                await respond_error(send, self.adapter, error, ours)
+                return
+            try:
+                status = response.status_code
+                streaming = response.headers.get("content-type", "").startswith("text/event-stream")
+                if status >= 300:
+                    STATS.add(namespace_id, stats.upstream_error(status))
+                    self._finish_later(ExchangeState.UPSTREAM_ERROR, status)
+                    await self._relay_whole(response, send, ours)
+                    return
+                if not tools:
+                    if streaming:
+                        await self._relay_stream(response, send, ours)
+                    else:
+                        await self._relay_answer(response, send, ours, await response.aread())
+                    return
+                last = number == MAX_ROUNDS
+                if streaming:
+                    asked = await self._stream_round(response, send, ours, last=last)
+                else:
+                    asked = await self._answer_round(response, send, ours, last=last)
+                if asked is None:  # the final answer went to the agent
+                    return
+            finally:
+                await response.aclose()
+            body = await self._memory_round(number, body, *asked)
+
+    # --- the evidence loop (proxy.memory_tools) -----------------------------------------------
+    async def _answer_round(
+        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]], *, last: bool
+    ) -> tuple[dict[str, Any], Reply] | None:
+        """A non-streamed round: the answer and its memory calls when it is a memory round,
+        else None once the answer (without memory calls) went to the agent."""
+        raw = await response.aread()
+        reply = self.adapter.read_reply(raw)
+        if reply is not None and not last and is_memory_round(reply):
+            return json_object(raw), reply
+        if reply is not None and any(call.name in NAMES for call in calls_of(reply)):
+            STATS.add(self.call.namespace_id, stats.MEMORY_CALLS_DROPPED)
+            raw = encode(self.adapter.without_calls(json_object(raw), NAMES)).encode()
+        await self._keep_rounds()
+        await self._relay_answer(response, send, ours, raw)
+        return None
+
+    async def _stream_round(
+        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]], *, last: bool
+    ) -> tuple[dict[str, Any], Reply] | None:
+        """A streamed round: held until its first text or call. A memory call first: read to
+        its end, and a memory round when every call is one. Anything else streams on to the
+        agent as it arrives, without memory calls."""
+        events = _events(response)
+        reader = self.adapter.stream_reader()
+        rewrite = self.adapter.stream_filter(NAMES)
+        held: list[Event] = []
+        failure: httpx2.HTTPError | None = None
         try:
-            response = await open_stream(self.call.method, self.call.url, self.call.headers, body)
-        except ProxyError as error:
-            STATS.add(namespace_id, stats.upstream_error(error.status))
-            self._finish_later(ExchangeState.UPSTREAM_ERROR, error.status)
-            await respond_error(send, self.adapter, error, ours)
+            decided = ""
+            async for event in events:
+                held.append(event)
+                reader.feed(event)
+                decided = rewrite.classify(event)
+                if decided:
+                    break
+            if decided == "memory" and not last:
+                async for event in events:
+                    held.append(event)
+                    reader.feed(event)
+                reply = reader.reply()
+                errored = any(reader.is_error(event) for event in held)
+                if reply is not None and not errored and is_memory_round(reply):
+                    return reader.answer(), reply
+        except httpx2.HTTPError as exc:
+            failure = exc
+        await self._keep_rounds()
+        await self._relay_stream(
+            response, send, ours, held=held, events=events, rewrite=rewrite, failure=failure
+        )
+        return None
+
+    async def _memory_round(
+        self, number: int, body: bytes, answer: dict[str, Any], reply: Reply
+    ) -> bytes:
+        """Run the round's memory calls and append them and their results to the request."""
+        session = self.prepared.opened.session if self.prepared is not None else None
+        key = self.understood.key
+        records = await run_sync(
+            memory.run_memory_calls,
+            self.call.token,
+            self.call.access.namespace.name,
+            session.external_id if session is not None else None,
+            key.opener[:12] + key.earlier[:12],
+            number,
+            calls_of(reply),
+        )
+        self.rounds.append(Round(records, reply.prompt_tokens, reply.completion_tokens))
+        STATS.add(self.call.namespace_id, stats.MEMORY_ROUNDS)
+        return self.adapter.continue_body(body_parse(body), answer, records).encode()
+
+    async def _keep_rounds(self) -> None:
+        """The memory rounds recorded on the exchange before the final answer's last byte (the
+        session page shows them with the turn)."""
+        if not self.rounds:
             return
-        try:
-            status = response.status_code
-            kind = response.headers.get("content-type", "")
-            if status >= 300:
-                STATS.add(namespace_id, stats.upstream_error(status))
-                self._finish_later(ExchangeState.UPSTREAM_ERROR, status)
-                await self._relay_whole(response, send, ours)
-            elif kind.startswith("text/event-stream"):
-                await self._relay_stream(response, send, ours)
-            else:
-                await self._relay_answer(response, send, ours)
-        finally:
-            await response.aclose()
+        exchange_id = await self.exchange_id()
+        if exchange_id is not None:
+            try:
+                await run_sync(memory.rounds_record, exchange_id, self.rounds)
+            except Exception:
+                log.warning("proxy: could not record the memory rounds of %s", exchange_id)
 
     async def _relay_whole(
         self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
@@ -330,9 +446,8 @@ class ChatExchange:
         return raw
 
     async def _relay_answer(
-        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
+        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]], raw: bytes
     ) -> None:
-        raw = await response.aread()
         reply = self.adapter.read_reply(raw)
         if reply is None:
             await self.exchange_id()
@@ -342,8 +457,20 @@ class ChatExchange:
         await respond(send, response.status_code, [*answer_headers(response), *ours], raw)
 
     async def _relay_stream(
-        self, response: httpx2.Response, send: Send, ours: list[tuple[str, str]]
+        self,
+        response: httpx2.Response,
+        send: Send,
+        ours: list[tuple[str, str]],
+        *,
+        held: Sequence[Event] = (),
+        events: AsyncIterator[Event] | None = None,
+        rewrite: StreamFilter | None = None,
+        failure: BaseException | None = None,
     ) -> None:
+        """Relay a stream event by event: `held`, the events already read (the evidence loop's
+        first events), then the rest; each through `rewrite` when given (the agent's answer
+        without memory calls, which is also what is captured). `failure`: the stream broke
+        while the events were held."""
         headers = [
             *answer_headers(response),
             *ours,
@@ -357,23 +484,34 @@ class ChatExchange:
             }
         )
         reader = self.adapter.stream_reader()
-        splitter = EventSplitter()
         terminal_seen = errored = False
-        failure: BaseException | None = None
-        try:
-            async for chunk in response.aiter_bytes():
-                for event in splitter.feed(chunk):
-                    if reader.is_terminal(event) and not terminal_seen:
-                        terminal_seen = True
-                        reply = reader.reply()
-                        if reply is not None and not errored:
-                            await self.capture(reply, response.status_code)
-                    else:
-                        reader.feed(event)
-                        errored = errored or reader.is_error(event)
-                    await send({"type": "http.response.body", "body": event.raw, "more_body": True})
-        except httpx2.HTTPError as exc:
-            failure = exc
+
+        async def relay(event: Event) -> None:
+            nonlocal terminal_seen, errored
+            if rewrite is not None:
+                raw = rewrite.rewrite(event)
+                if raw is None:
+                    return
+                if raw is not event.raw:
+                    event = parse_event(raw)
+            if reader.is_terminal(event) and not terminal_seen:
+                terminal_seen = True
+                reply = reader.reply()
+                if reply is not None and not errored:
+                    await self.capture(reply, response.status_code)
+            else:
+                reader.feed(event)
+                errored = errored or reader.is_error(event)
+            await send({"type": "http.response.body", "body": event.raw, "more_body": True})
+
+        for event in held:
+            await relay(event)
+        if failure is None:
+            try:
+                async for event in events if events is not None else _events(response):
+                    await relay(event)
+            except httpx2.HTTPError as exc:
+                failure = exc
         reply = reader.reply()
         if not terminal_seen:
             await self.exchange_id()
@@ -388,3 +526,11 @@ class ChatExchange:
                 body = self.adapter.stream_error("proxy_upstream_stream_cut", _cut_message(failure))
                 await send({"type": "http.response.body", "body": body, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
+
+
+async def _events(response: httpx2.Response) -> AsyncIterator[Event]:
+    """The upstream's stream, one whole event at a time."""
+    splitter = EventSplitter()
+    async for chunk in response.aiter_bytes():
+        for event in splitter.feed(chunk):
+            yield event

@@ -8,12 +8,15 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import DatabaseError
 
+from memory.agent_tools.dispatcher import ToolDispatcher
 from memory.engine.history_mode import HISTORY_LAYERED
+from memory.engine.tools_mode import TOOLS_MEMORY
 from memory.models import Namespace, Session, TokenScope
 from memory.selectors.proxy_history import history_blocks
 from memory.selectors.settings import memory_settings_get
@@ -23,6 +26,7 @@ from memory.services.proxy.exchanges import (
     Injection,
     exchange_degraded,
     exchange_finish,
+    exchange_rounds_record,
     injection_build,
     injection_record,
 )
@@ -38,6 +42,7 @@ from proxy.conversation import (
     Conversation,
     Reply,
     Request,
+    ToolCall,
     chain,
     completed_turn,
     conversation_of,
@@ -46,6 +51,7 @@ from proxy.conversation import (
 )
 from proxy.errors import ProxyError
 from proxy.history import Layered, layered, request_tokens
+from proxy.memory_tools import NOTE, CallRecord, Round, call_seed
 from proxy.protocols import Adapter, NotUnderstood
 from proxy.splice import Body, NotAnObject, body_parse
 from proxy.threads import parts
@@ -159,17 +165,17 @@ class Prepared:
     injection: Injection | None  # None when nothing is injected
     body: bytes  # what goes upstream
     history: Layered  # the blocks sent in place of earlier turns (none: native)
+    tools: bool = False  # the memory tools were added: the proxy runs the evidence loop
 
 
 def _native(understood: Understood, mode: str) -> Layered:
     return Layered(mode, (), (), understood.native_tokens, understood.native_tokens)
 
 
-def history_layers(understood: Understood, session: Session | None, mode: str | None) -> Layered:
+def history_layers(understood: Understood, session: Session | None, mode: str) -> Layered:
     """The request's earlier turns that go as their blocks (docs/PROXY.md, "Layered history"):
-    none with `native` (the header's, else the installation's setting), in a new session, or
-    when no earlier turn matches a stored one exactly."""
-    mode = mode or memory_settings_get().proxy_history
+    none with `native`, in a new session, or when no earlier turn matches a stored one
+    exactly."""
     conversation = understood.conversation
     if mode != HISTORY_LAYERED or session is None or not conversation.earlier:
         return _native(understood, mode)
@@ -186,12 +192,19 @@ def prepare(
     *,
     inject: bool,
     history: str | None,
+    tools: str | None,
     gate: Gate,
 ) -> Prepared:
     """Find the session and build the memory to inject for it, while the exchange that claims
-    the session is recorded beside it; then the earlier turns that go as their blocks. Past the
-    gate (the request's deadline) the request goes as it came. The injection is recorded by
-    `record` (the caller runs it beside the upstream call)."""
+    the session is recorded beside it; the earlier turns that go as their blocks; and, with
+    the memory tools on, the tools and their note. `history` and `tools`: the request's
+    headers, else the installation's settings. Past the gate (the request's deadline) the
+    request goes as it came. The injection is recorded by `record` (the caller runs it beside
+    the upstream call)."""
+    if history is None or tools is None:
+        saved = memory_settings_get()
+        history = history or saved.proxy_history
+        tools = tools or saved.proxy_tools
     query = understood.conversation.query
     injection: Injection | None = None
     if not inject or not query.strip():
@@ -215,18 +228,29 @@ def prepare(
             layers = history_layers(understood, opened.session, history)
         if not injection.text:
             injection = None
-    if injection is None and not layers.spans:
+    if injection is None and not layers.spans and tools != TOOLS_MEMORY:
         gate.claim()
         return Prepared(opened=opened, injection=None, body=raw, history=layers)
     body = understood.body
     if layers.spans:
         body = body_parse(adapter.replace_history(body, layers.spans).encode())
-    text = adapter.inject(body, injection.text) if injection is not None else body.text
+    with_tools = adapter.add_tools(body) if tools == TOOLS_MEMORY else None
+    if with_tools is not None:
+        body = body_parse(with_tools.encode())
+    # The memory message: the activated memory, and with the tools the note on using them.
+    said = (injection.text if injection is not None else "") + (NOTE if with_tools else "")
+    text = adapter.inject(body, said.strip()) if said else body.text
     if not gate.claim():
         exchange_degraded(opened.exchange.pk, "injection_timeout")
         native = _native(understood, layers.mode)
         return Prepared(opened=opened, injection=None, body=raw, history=native)
-    return Prepared(opened=opened, injection=injection, body=text.encode(), history=layers)
+    return Prepared(
+        opened=opened,
+        injection=injection,
+        body=text.encode(),
+        history=layers,
+        tools=with_tools is not None,
+    )
 
 
 def record(data: ExchangeIn, prepared: Prepared) -> None:
@@ -235,6 +259,32 @@ def record(data: ExchangeIn, prepared: Prepared) -> None:
         injection_record(
             data.namespace, prepared.opened.session, prepared.opened.exchange.pk, prepared.injection
         )
+
+
+def run_memory_calls(
+    token: str,
+    namespace: str,
+    session_id: str | None,
+    turn: str,
+    round_number: int,
+    calls: Sequence[ToolCall],
+) -> list[CallRecord]:
+    """Run a memory round's calls, in order, through the agent API in process (memory.
+    agent_tools' dispatcher: the same validation, scopes, services and error envelopes as any
+    agent's calls, with the request's own token). A receipt's id is derived from the turn."""
+    dispatcher = ToolDispatcher.in_process(token, namespace=namespace, session_id=session_id)
+    records = []
+    for index, call in enumerate(calls):
+        done = dispatcher.call(
+            call.name, call.arguments, call_id=call_seed(turn, round_number, index)
+        )
+        records.append(CallRecord(call.id, call.name, call.arguments, done.status, done.body))
+    return records
+
+
+def rounds_record(exchange_id: int, rounds: Sequence[Round]) -> None:
+    """Keep the memory rounds on the exchange (the session page shows them with the turn)."""
+    exchange_rounds_record(exchange_id, [r.stored() for r in rounds])
 
 
 def capture(held: CaptureIn) -> Captured:

@@ -102,6 +102,20 @@ def array_items(text: str, part: Part) -> list[Part]:
     return items
 
 
+def append_items(text: str, part: Part, additions: list[str]) -> str:
+    """The array `part` with the encoded `additions` after its last item."""
+    if not additions:
+        return text
+    closing = part.end - 1  # the array's "]"
+    return insert(text, closing, ("," if part.value else "") + ",".join(additions))
+
+
+def add_member(body: Body, key: str, value: Any) -> str:
+    """The body with one more member, first (every byte of the others kept)."""
+    after = "," if body.members else ""
+    return insert(body.text, body.opening + 1, f"{encode(key)}:{encode(value)}{after}")
+
+
 def insert(text: str, at: int, addition: str) -> str:
     return text[:at] + addition + text[at:]
 

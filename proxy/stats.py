@@ -36,6 +36,9 @@ CAPTURE_LOST = "capture_lost"
 HISTORY_LAYERED = "history_layered"
 HISTORY_NATIVE_TOKENS = "history_native_tokens"
 HISTORY_SENT_TOKENS = "history_sent_tokens"
+# The evidence loop: memory rounds the proxy ran, and answers it took memory calls out of.
+MEMORY_ROUNDS = "memory_rounds"
+MEMORY_CALLS_DROPPED = "memory_calls_dropped"
 
 
 def degraded(reason: str) -> str:

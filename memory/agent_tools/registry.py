@@ -384,3 +384,21 @@ TOOLS: tuple[ToolSpec, ...] = (
 )
 
 TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+
+# The tools the model proxy gives a model when it runs the evidence loop itself (docs/PROXY.md,
+# "The evidence loop in the proxy"): searches, expansions, blocks, the gate and the receipt.
+# Not ingest (the proxy stores the turn), context (the proxy injects it) or status.
+PROXY_TOOLS: tuple[ToolSpec, ...] = tuple(
+    TOOLS_BY_NAME[name]
+    for name in (
+        "memory_search_events",
+        "memory_search_graph",
+        "memory_search_raw",
+        "memory_expand_event",
+        "memory_expand_graph_node",
+        "memory_get_blocks",
+        "memory_expand_block",
+        "memory_assess",
+        "memory_record_use",
+    )
+)

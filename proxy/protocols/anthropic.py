@@ -24,6 +24,7 @@ from typing import Any
 
 from proxy.conversation import FILE, IMAGE, Message, Reply, Request, ToolCall
 from proxy.history import Span
+from proxy.memory_tools import CallRecord, anthropic_definitions
 from proxy.protocols.base import (
     Headers,
     NotUnderstood,
@@ -33,7 +34,7 @@ from proxy.protocols.base import (
     status_type,
     text_of,
 )
-from proxy.splice import Body, array_items, encode, insert
+from proxy.splice import Body, add_member, append_items, array_items, encode, insert
 from proxy.sse import Event
 
 PLACEHOLDERS = {"image": IMAGE, "document": FILE, "file": FILE}
@@ -159,8 +160,17 @@ class AnthropicStream:
             block["text"] = str(block.get("text") or "") + delta["text"]
         elif delta.get("type") == "input_json_delta":
             self.partial.setdefault(index, []).append(str(delta.get("partial_json") or ""))
+        elif delta.get("type") == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            block["thinking"] = str(block.get("thinking") or "") + delta["thinking"]
+        elif delta.get("type") == "signature_delta" and isinstance(delta.get("signature"), str):
+            block["signature"] = str(block.get("signature") or "") + delta["signature"]
 
     def reply(self) -> Reply | None:
+        return _reply(self.answer())
+
+    def answer(self) -> dict[str, Any]:
+        """The message as a non-streamed response would have been (thinking blocks and their
+        signatures included: a tool round must send them back)."""
         blocks = []
         for index, block in sorted(self.blocks.items()):
             if index in self.partial:
@@ -170,7 +180,63 @@ class AnthropicStream:
                 except ValueError:
                     block = {**block, "input": raw}
             blocks.append(block)
-        return _reply({**self.message, "content": blocks})
+        return {**self.message, "content": blocks}
+
+
+class AnthropicStreamFilter:
+    """Rewrites a streamed message's events without the named tools' `tool_use` blocks: the
+    other blocks keep their order under new indexes, and a stop that asked only for dropped
+    calls becomes `end_turn`."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        # upstream block index → the agent's (None: dropped)
+        self.blocks: dict[int, int | None] = {}
+        self.calls = 0  # tool_use blocks kept
+
+    def classify(self, event: Event) -> str:
+        """`memory` when the event starts a named tool's block, `visible` when it carries text
+        or starts another tool's, else ""."""
+        data = json_object(event.data) if event.data else {}
+        kind = data.get("type") or event.name
+        if kind == "content_block_start":
+            block = mapping(data.get("content_block"))
+            if _is_call(block):
+                return "memory" if block.get("name") in self.names else "visible"
+        if kind == "content_block_delta":
+            delta = mapping(data.get("delta"))
+            if delta.get("type") == "text_delta" and delta.get("text"):
+                return "visible"
+        return ""
+
+    def rewrite(self, event: Event) -> bytes | None:
+        data = json_object(event.data) if event.data else {}
+        kind = data.get("type") or event.name
+        index = integer(data.get("index"))
+        if kind == "content_block_start" and index is not None:
+            block = mapping(data.get("content_block"))
+            if _is_call(block) and block.get("name") in self.names:
+                self.blocks[index] = None
+            else:
+                self.blocks[index] = sum(1 for kept in self.blocks.values() if kept is not None)
+                self.calls += _is_call(block)
+        if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
+            if index is None or index not in self.blocks:
+                return event.raw
+            new = self.blocks[index]
+            if new is None:
+                return None
+            if new == index:
+                return event.raw
+            data["index"] = new
+        elif kind == "message_delta":
+            delta = mapping(data.get("delta"))
+            if delta.get("stop_reason") != "tool_use" or self.calls:
+                return event.raw
+            data["delta"] = {**delta, "stop_reason": "end_turn"}
+        else:
+            return event.raw
+        return f"event: {kind}\ndata: {encode(data)}\n\n".encode()
 
 
 class AnthropicAdapter:
@@ -232,6 +298,53 @@ class AnthropicAdapter:
     def read_reply(self, raw: bytes) -> Reply | None:
         message = json_object(raw)
         return _reply(message) if message.get("type") == "message" else None
+
+    def add_tools(self, body: Body) -> str | None:
+        """The body with the memory tools after the agent's own; None when the agent turned
+        tools off (`tool_choice: {"type": "none"}`)."""
+        if mapping(body.get("tool_choice")).get("type") == "none":
+            return None
+        tools = anthropic_definitions()
+        part = body.members.get("tools")
+        if part is None or part.value is None:
+            return add_member(body, "tools", tools)
+        if not isinstance(part.value, list):
+            return None
+        return append_items(body.text, part, [encode(tool) for tool in tools])
+
+    def continue_body(self, body: Body, answer: dict[str, Any], calls: Sequence[CallRecord]) -> str:
+        """The body with the answer's content as the assistant's message (thinking blocks
+        included, as the API requires) and one user message holding each call's result."""
+        assistant = {"role": "assistant", "content": answer.get("content") or []}
+        results = [
+            {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": call.content,
+                **({} if call.ok else {"is_error": True}),
+            }
+            for call in calls
+        ]
+        added = [encode(assistant), encode({"role": "user", "content": results})]
+        return append_items(body.text, body.members["messages"], added)
+
+    def without_calls(self, answer: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
+        """The message without the named tools' `tool_use` blocks (a stop that asked only for
+        them becomes `end_turn`)."""
+        content = [
+            block
+            for block in answer.get("content") or []
+            if not (isinstance(block, dict) and _is_call(block) and block.get("name") in names)
+        ]
+        out = {**answer, "content": content}
+        if out.get("stop_reason") == "tool_use" and not any(
+            isinstance(b, dict) and _is_call(b) for b in content
+        ):
+            out["stop_reason"] = "end_turn"
+        return out
+
+    def stream_filter(self, names: frozenset[str]) -> AnthropicStreamFilter:
+        return AnthropicStreamFilter(names)
 
     def stream_reader(self) -> AnthropicStream:
         return AnthropicStream()

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from proxy.conversation import Reply, Request
 from proxy.history import Span
+from proxy.memory_tools import CallRecord
 from proxy.splice import Body
 from proxy.sse import Event
 
@@ -38,6 +39,21 @@ class StreamReader(Protocol):
     def reply(self) -> Reply | None:
         """The answer read so far, or None while it is incomplete (no finish/stop reason)."""
 
+    def answer(self) -> dict[str, Any]:
+        """The answer read so far as the protocol's non-streamed response would be."""
+
+
+class StreamFilter(Protocol):
+    """Rewrites a streamed answer for the agent without the memory tools' calls (the evidence
+    loop, proxy.memory_tools)."""
+
+    def classify(self, event: Event) -> str:
+        """`memory` when the event starts a memory call, `visible` when it carries text or
+        another call (what the agent would see), else ""."""
+
+    def rewrite(self, event: Event) -> bytes | None:
+        """The event as the agent gets it (None: dropped)."""
+
 
 class Adapter(Protocol):
     name: str  # "openai" | "anthropic"
@@ -61,6 +77,19 @@ class Adapter(Protocol):
 
     def read_reply(self, raw: bytes) -> Reply | None:
         """A non-streamed answer; None when it cannot be read."""
+
+    def add_tools(self, body: Body) -> str | None:
+        """The body with the memory tools after the agent's own tools; None when the agent's
+        request rules them out (tools turned off, several choices)."""
+
+    def continue_body(self, body: Body, answer: dict[str, Any], calls: Sequence[CallRecord]) -> str:
+        """The body with a memory round appended: the answer's assistant message as the
+        upstream sent it, then each call's result."""
+
+    def without_calls(self, answer: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
+        """A non-streamed answer without the named tools' calls."""
+
+    def stream_filter(self, names: frozenset[str]) -> StreamFilter: ...
 
     def stream_reader(self) -> StreamReader: ...
 

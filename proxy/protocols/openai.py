@@ -20,6 +20,7 @@ from typing import Any
 
 from proxy.conversation import AUDIO, FILE, IMAGE, Message, Reply, Request, ToolCall
 from proxy.history import Span
+from proxy.memory_tools import CallRecord, openai_definitions
 from proxy.protocols.base import (
     Headers,
     NotUnderstood,
@@ -29,7 +30,7 @@ from proxy.protocols.base import (
     status_type,
     text_of,
 )
-from proxy.splice import Body, array_items, encode, insert
+from proxy.splice import Body, add_member, append_items, array_items, encode, insert
 from proxy.sse import Event
 
 PLACEHOLDERS = {"image_url": IMAGE, "input_image": IMAGE, "input_audio": AUDIO, "file": FILE}
@@ -104,6 +105,7 @@ class OpenAIStream:
         self.calls: dict[int, dict[str, Any]] = {}
         self.finish: str | None = None
         self.model = ""
+        self.id = ""
         self.usage: dict[str, Any] = {}
 
     def is_terminal(self, event: Event) -> bool:
@@ -121,6 +123,7 @@ class OpenAIStream:
         if not chunk:
             return
         self.model = str(chunk.get("model") or self.model)
+        self.id = str(chunk.get("id") or self.id)
         if isinstance(chunk.get("usage"), dict):
             self.usage = chunk["usage"]
         for choice in chunk.get("choices") or []:
@@ -150,20 +153,108 @@ class OpenAIStream:
             slot["a"].append(function["arguments"])
 
     def reply(self) -> Reply | None:
-        if self.finish is None:
+        return _answer_reply(self.answer()) if self.finish is not None else None
+
+    def answer(self) -> dict[str, Any]:
+        """The answer as a non-streamed response would have been."""
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content) or None}
+        if self.refusal:
+            message["refusal"] = "".join(self.refusal)
+        if self.calls:
+            message["tool_calls"] = [
+                {
+                    "id": slot["id"],
+                    "type": "function",
+                    "function": {"name": slot["name"], "arguments": "".join(slot["a"])},
+                }
+                for _, slot in sorted(self.calls.items())
+            ]
+        answer: dict[str, Any] = {
+            "id": self.id,
+            "object": "chat.completion",
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish}],
+        }
+        if self.usage:
+            answer["usage"] = self.usage
+        return answer
+
+
+class OpenAIStreamFilter:
+    """Rewrites a streamed answer's chunks without the calls of the named tools: the other
+    calls keep their order under new indexes, and a finish that asked only for dropped calls
+    becomes `stop`."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        self.kept: dict[int, int] = {}  # upstream call index → the agent's
+        self.dropped: set[int] = set()
+
+    def classify(self, event: Event) -> str:
+        """`memory` when the event starts a named tool's call, `visible` when it carries text or
+        another call, else ""."""
+        for choice in json_object(event.data).get("choices") or []:
+            delta = mapping(mapping(choice).get("delta"))
+            if delta.get("content") or delta.get("refusal"):
+                return "visible"
+            for call in delta.get("tool_calls") or []:
+                name = mapping(mapping(call).get("function")).get("name")
+                if name:
+                    return "memory" if name in self.names else "visible"
+        return ""
+
+    def rewrite(self, event: Event) -> bytes | None:
+        chunk = json_object(event.data) if event.data.lstrip().startswith("{") else {}
+        changed = False
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict):
+                continue
+            delta = mapping(choice.get("delta"))
+            if isinstance(delta.get("tool_calls"), list):
+                calls = [self._call(call) for call in delta["tool_calls"] if isinstance(call, dict)]
+                kept = [call for call in calls if call is not None]
+                if kept != delta["tool_calls"]:
+                    changed = True
+                    if kept:
+                        delta["tool_calls"] = kept
+                    else:
+                        del delta["tool_calls"]
+            if choice.get("finish_reason") in TOOL_FINISH and not self.kept:
+                choice["finish_reason"] = "stop"
+                changed = True
+        if not changed:
+            return event.raw
+        return f"data: {encode(chunk)}\n\n".encode()
+
+    def _call(self, call: dict[str, Any]) -> dict[str, Any] | None:
+        index = integer(call.get("index")) or 0
+        if index not in self.kept and index not in self.dropped:
+            name = mapping(call.get("function")).get("name")
+            if name in self.names:
+                self.dropped.add(index)
+            else:
+                self.kept[index] = len(self.kept)
+        if index in self.dropped:
             return None
-        calls = tuple(
-            ToolCall(slot["id"], slot["name"], _arguments("".join(slot["a"])))
-            for _, slot in sorted(self.calls.items())
-        )
-        content = "".join(self.content) or "".join(self.refusal)
-        return Reply(
-            messages=(Message("assistant", content, tool_calls=calls),),
-            final=self.finish not in TOOL_FINISH and not calls,
-            model=self.model,
-            prompt_tokens=integer(self.usage.get("prompt_tokens")),
-            completion_tokens=integer(self.usage.get("completion_tokens")),
-        )
+        return call if self.kept[index] == index else {**call, "index": self.kept[index]}
+
+
+def _answer_reply(answer: dict[str, Any]) -> Reply | None:
+    choices = answer.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    message = _message(choices[0].get("message"))
+    if message is None:
+        return None
+    usage = mapping(answer.get("usage"))
+    finish = str(choices[0].get("finish_reason") or "")
+    return Reply(
+        messages=(message,),
+        final=finish not in TOOL_FINISH and not message.tool_calls,
+        model=str(answer.get("model") or ""),
+        prompt_tokens=integer(usage.get("prompt_tokens")),
+        completion_tokens=integer(usage.get("completion_tokens")),
+    )
 
 
 class OpenAIAdapter:
@@ -212,22 +303,60 @@ class OpenAIAdapter:
         return text
 
     def read_reply(self, raw: bytes) -> Reply | None:
-        answer = json_object(raw)
-        choices = answer.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return _answer_reply(json_object(raw))
+
+    def add_tools(self, body: Body) -> str | None:
+        """The body with the memory tools after the agent's own; None when the agent turned
+        tools off (`tool_choice: none`) or asked for several choices (`n` > 1)."""
+        if body.get("tool_choice") == "none" or (integer(body.get("n")) or 1) > 1:
             return None
-        message = _message(choices[0].get("message"))
-        if message is None:
+        tools = openai_definitions()
+        part = body.members.get("tools")
+        if part is None or part.value is None:
+            return add_member(body, "tools", tools)
+        if not isinstance(part.value, list):
             return None
-        usage = mapping(answer.get("usage"))
-        finish = str(choices[0].get("finish_reason") or "")
-        return Reply(
-            messages=(message,),
-            final=finish not in TOOL_FINISH and not message.tool_calls,
-            model=str(answer.get("model") or ""),
-            prompt_tokens=integer(usage.get("prompt_tokens")),
-            completion_tokens=integer(usage.get("completion_tokens")),
-        )
+        return append_items(body.text, part, [encode(tool) for tool in tools])
+
+    def continue_body(self, body: Body, answer: dict[str, Any], calls: Sequence[CallRecord]) -> str:
+        """The body with the answer's assistant message (its text and calls, as sent) and a
+        `tool` message per call's result after the last message."""
+        choice = mapping((answer.get("choices") or [{}])[0])
+        said = mapping(choice.get("message"))
+        assistant: dict[str, Any] = {"role": "assistant", "content": said.get("content")}
+        assistant["tool_calls"] = [
+            {"id": c.get("id"), "type": "function", "function": mapping(c.get("function"))}
+            for c in said.get("tool_calls") or []
+            if isinstance(c, dict)
+        ]
+        results = [{"role": "tool", "tool_call_id": c.id, "content": c.content} for c in calls]
+        added = [encode(assistant), *(encode(result) for result in results)]
+        return append_items(body.text, body.members["messages"], added)
+
+    def without_calls(self, answer: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
+        """The answer without the named tools' calls (a finish that asked only for them
+        becomes `stop`)."""
+        choices = [dict(c) if isinstance(c, dict) else c for c in answer.get("choices") or []]
+        for choice in choices:
+            if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+                continue
+            message = dict(choice["message"])
+            calls = [
+                c
+                for c in message.get("tool_calls") or []
+                if mapping(mapping(c).get("function")).get("name") not in names
+            ]
+            if calls:
+                message["tool_calls"] = calls
+            else:
+                message.pop("tool_calls", None)
+                if choice.get("finish_reason") in TOOL_FINISH:
+                    choice["finish_reason"] = "stop"
+            choice["message"] = message
+        return {**answer, "choices": choices}
+
+    def stream_filter(self, names: frozenset[str]) -> OpenAIStreamFilter:
+        return OpenAIStreamFilter(names)
 
     def stream_reader(self) -> OpenAIStream:
         return OpenAIStream()

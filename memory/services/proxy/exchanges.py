@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 
@@ -69,6 +70,12 @@ def injection_record(
             activation_id=activation_id,
         )
     return activation_id
+
+
+def exchange_rounds_record(exchange_id: int, rounds: list[dict[str, Any]]) -> None:
+    """The memory rounds the proxy ran for this exchange (docs/PROXY.md, "The evidence loop in
+    the proxy"): shown with its turn, never stored as conversation messages."""
+    ProxyExchange.objects.filter(pk=exchange_id).update(memory_rounds=rounds)
 
 
 def exchange_degraded(exchange_id: int, reason: str) -> None:
