@@ -313,7 +313,9 @@ class ChatExchange:
             if self.prepared.injection is not None:
                 STATS.add(namespace_id, stats.INJECTED)
                 STATS.add(namespace_id, stats.INJECTED_TOKENS, self.prepared.injection.tokens)
-                # Recorded beside the upstream call; capture waits for it.
+            if memory.to_record(self.prepared):
+                # Recorded beside the upstream call (the injection and the blocks sent);
+                # capture waits for it.
                 self.recording = asyncio.ensure_future(
                     run_sync(memory.record, self.data, self.prepared)
                 )

@@ -16,6 +16,7 @@ from django.db import DatabaseError
 
 from memory.agent_tools.dispatcher import ToolDispatcher
 from memory.engine.history_mode import HISTORY_LAYERED
+from memory.engine.tokens import estimate_tokens
 from memory.engine.tools_mode import TOOLS_MEMORY
 from memory.models import Namespace, Session, TokenScope
 from memory.selectors.proxy_history import history_blocks
@@ -23,7 +24,9 @@ from memory.selectors.settings import memory_settings_get
 from memory.services.ingest import MessageIn
 from memory.services.proxy.capture import Captured, CaptureIn, proxy_turn_capture
 from memory.services.proxy.exchanges import (
+    HistorySent,
     Injection,
+    SentBlock,
     exchange_degraded,
     exchange_finish,
     exchange_rounds_record,
@@ -253,11 +256,42 @@ def prepare(
     )
 
 
+def to_record(prepared: Prepared) -> bool:
+    """Whether the exchange has something to record beside the agent's messages: injected
+    memory, or blocks sent in place of earlier turns."""
+    return prepared.injection is not None or bool(prepared.history.blocks)
+
+
+def history_sent(layers: Layered) -> HistorySent | None:
+    """What `ProxyExchange` keeps of a layered history: each block sent with the tokens of its
+    message as sent (one text per block, in the blocks' order), and the request's figures.
+    None when no block was sent."""
+    if not layers.blocks:
+        return None
+    texts = [text for span in layers.spans for text in span.texts]
+    blocks = [
+        SentBlock(
+            block_id=block.block_id,
+            level=block.level,
+            first_turn=block.first_turn,
+            last_turn=block.last_turn,
+            tokens=estimate_tokens(text),
+        )
+        for block, text in zip(layers.blocks, texts, strict=True)
+    ]
+    return HistorySent(blocks, layers.sent_tokens, layers.native_tokens)
+
+
 def record(data: ExchangeIn, prepared: Prepared) -> None:
-    """Record what was injected (memory.services.proxy.exchanges.injection_record)."""
-    if prepared.injection is not None:
+    """Record what was injected and the blocks sent in place of earlier turns, in one write
+    (memory.services.proxy.exchanges.injection_record)."""
+    if to_record(prepared):
         injection_record(
-            data.namespace, prepared.opened.session, prepared.opened.exchange.pk, prepared.injection
+            data.namespace,
+            prepared.opened.session,
+            prepared.opened.exchange.pk,
+            prepared.injection,
+            history_sent(prepared.history),
         )
 
 

@@ -1,12 +1,13 @@
 """A proxied request's memory: the activated memory built for it (SPEC §8.7, the same service as
-`GET /ns/{ns}/context`), recorded as an Activation once it was really injected, and how the
+`GET /ns/{ns}/context`), recorded as an Activation once it was really injected together with the
+blocks sent in place of earlier turns (docs/PROXY.md, "What the model saw"), and how the
 exchange ended when no turn was stored."""
 
 from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.utils import timezone
 
@@ -23,6 +24,26 @@ class Injection:
     refs: list[str]
     activated: Activated | None  # None when reused from an earlier request of the same turn
     activation_id: int | None = None
+
+
+class SentBlock(TypedDict):
+    """A block sent in place of earlier turns, as `ProxyExchange.history_blocks` keeps it."""
+
+    block_id: int
+    level: int
+    first_turn: int
+    last_turn: int
+    tokens: int  # its message as sent (label included)
+
+
+@dataclass(frozen=True)
+class HistorySent:
+    """The history a layered request sent: its blocks, oldest first, and the request's system
+    prompt and messages as sent upstream and as the agent sent them (token estimates)."""
+
+    blocks: list[SentBlock]
+    sent_tokens: int
+    native_tokens: int
 
 
 def injection_build(
@@ -55,20 +76,37 @@ def injection_build(
 
 
 def injection_record(
-    namespace: Namespace, session: Session | None, exchange_id: int, injection: Injection
+    namespace: Namespace,
+    session: Session | None,
+    exchange_id: int,
+    injection: Injection | None,
+    history: HistorySent | None = None,
 ) -> int | None:
-    """Record what was injected: the Activation (the event pages' "injected" count and the
-    usage audit) and the exchange's copy of the text (the session page shows it)."""
+    """Record what the model was sent besides the agent's messages, in one write: what was
+    injected (the Activation — the event pages' "injected" count and the usage audit — and the
+    exchange's copy of the text) and the blocks that stood for earlier turns with the history's
+    token figures (the session page's "What the model saw")."""
+    changes: dict[str, object] = {}
+    if history is not None:
+        changes |= {
+            "history_blocks": history.blocks,
+            "history_sent_tokens": history.sent_tokens,
+            "history_native_tokens": history.native_tokens,
+        }
     with write_transaction():
-        activation_id = injection.activation_id
-        if injection.activated is not None:
-            activation_id = activation_record(namespace, session, injection.activated)
-        ProxyExchange.objects.filter(pk=exchange_id).update(
-            injected_text=injection.text,
-            injected_tokens=injection.tokens,
-            injected_refs=injection.refs,
-            activation_id=activation_id,
-        )
+        activation_id = None
+        if injection is not None:
+            activation_id = injection.activation_id
+            if injection.activated is not None:
+                activation_id = activation_record(namespace, session, injection.activated)
+            changes |= {
+                "injected_text": injection.text,
+                "injected_tokens": injection.tokens,
+                "injected_refs": injection.refs,
+                "activation_id": activation_id,
+            }
+        if changes:
+            ProxyExchange.objects.filter(pk=exchange_id).update(**changes)
     return activation_id
 
 
