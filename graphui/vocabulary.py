@@ -21,7 +21,7 @@ from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from memory.engine import gate, weights
+from memory.engine import gate, tools_mode, weights
 from memory.models import JobKind, JobStatus
 
 type Text = str | Promise
@@ -213,3 +213,13 @@ CRITICALITIES: Final[Mapping[str, Word]] = {
 def superseded_cap() -> str:
     """The weight a superseded event is capped at, as the UI writes it."""
     return number(weights.SUPERSEDED_CAP)
+
+
+# --- The model proxy's memory rounds (memory.engine.tools_mode) -------------------------------
+
+
+def memory_rounds_limit() -> str:
+    """What the proxy runs for one answer at most ("at most 6 rounds"), from the engine's
+    limit."""
+    rounds = tools_mode.TOOLS_MAX_ROUNDS
+    return ngettext("at most %(n)s round", "at most %(n)s rounds", rounds) % {"n": rounds}

@@ -95,3 +95,9 @@ def gate_note(note: _Note) -> str:
 def superseded_cap() -> str:
     """`{% superseded_cap as cap %}`: the weight a superseded event is capped at."""
     return vocabulary.superseded_cap()
+
+
+@register.simple_tag
+def memory_rounds_limit() -> str:
+    """`{% memory_rounds_limit %}`: how many memory rounds the proxy runs for an answer at most."""
+    return vocabulary.memory_rounds_limit()

@@ -56,10 +56,12 @@ def session_url(
     block: int | None = None,
     view: int | None = None,
     highlight: list[int] | None = None,
+    saw: int | None = None,
     anchor: str = "",
 ) -> str:
     """The session page's URL with a tab selected and messages highlighted: the one place
-    that builds the exact links the timeline, search, graph and audit pages rely on."""
+    that builds the exact links the timeline, search, graph and audit pages rely on. `saw`: a
+    proxied answer's exchange whose "What the model saw" opens (the usage audit's link)."""
     query: dict[str, str] = {}
     if block is not None:
         query["block"] = str(block)
@@ -67,6 +69,8 @@ def session_url(
         query["view"] = str(view)
     if highlight:
         query["hl"] = ",".join(str(n) for n in highlight)
+    if saw is not None:
+        query["saw"] = str(saw)
     url = reverse("graphui:session", args=[ns, session_id])
     if query:
         url += "?" + urlencode(query, safe=",")
@@ -100,7 +104,12 @@ def session_page(request: HttpRequest, ns: str, session_id: str) -> HttpResponse
     # Tab links are built in the template without {% querystring %} (hundreds per page); they
     # keep the highlight so a person can look at other views and come back to it.
     keep = f"&hl={','.join(str(n) for n in shown.highlight)}" if shown.highlight else ""
-    context = {"s": shown, "highlight": set(shown.highlight), "keep_query": keep}
+    context = {
+        "s": shown,
+        "highlight": set(shown.highlight),
+        "keep_query": keep,
+        "saw_open": _int(request.GET.get("saw")),
+    }
     return SESSION.render(request, part, context)
 
 

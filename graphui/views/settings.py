@@ -32,7 +32,7 @@ from memory.engine.decay import (
     LAMBDA_WARNING_ABOVE,
 )
 from memory.engine.history_mode import HISTORY_MODES
-from memory.engine.tools_mode import TOOLS_MAX_ROUNDS, TOOLS_MODES
+from memory.engine.tools_mode import TOOLS_MODES
 from memory.errors import Invalid
 from memory.selectors.settings_view import (
     FieldError,
@@ -173,7 +173,6 @@ def _page(
             "turns_limits": {"min": BLOCK_TURNS_MIN, "max": BLOCK_TURNS_MAX},
             "history_modes": HISTORY_MODES,
             "tools_modes": TOOLS_MODES,
-            "tools_max_rounds": TOOLS_MAX_ROUNDS,
             "settings_texts": _texts(),
         }
     return SETTINGS.render(request, part, context, status=status)

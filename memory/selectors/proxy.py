@@ -185,6 +185,12 @@ class ExchangeOut(Out):
     prompt_tokens: int | None
     completion_tokens: int | None
     turn_id: int | None
+    turns_stored: int
+    # What the model saw besides the injected memory (docs/PROXY.md, "What the model saw").
+    history_blocks: list[Any]
+    history_native_tokens: int | None
+    history_sent_tokens: int | None
+    memory_rounds: list[Any]
 
 
 class SystemPromptOut(Out):
@@ -237,6 +243,11 @@ def session_proxy(session: Session) -> SessionProxyOut | None:
                 prompt_tokens=e.prompt_tokens,
                 completion_tokens=e.completion_tokens,
                 turn_id=e.turn_id,
+                turns_stored=e.turns_stored,
+                history_blocks=list(e.history_blocks or []),
+                history_native_tokens=e.history_native_tokens,
+                history_sent_tokens=e.history_sent_tokens,
+                memory_rounds=list(e.memory_rounds or []),
             )
             for e in reversed(rows)
         ],

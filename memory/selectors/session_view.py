@@ -8,8 +8,9 @@ are read in one query, only for the blocks whose L5 tab is actually shown. View 
 redacted here, once, like every other way out of StrataGate (SPEC §15.3).
 
 A session that came through the model proxy also shows the agent's system prompts and, for each
-proxied request, what memory it was given (`session_proxy_panel`): one query more for any
-session, and a fixed handful more for a proxied one, whatever its number of requests.
+proxied request, what memory it was given, and for each proxied answer what the model saw
+(`session_proxy_panel`, memory.selectors.proxy_exchange_view): one query more for any session,
+and a fixed handful more for a proxied one, whatever its number of requests.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from memory.selectors.proxy import (
     SystemPromptOut,
     session_proxy,
 )
+from memory.selectors.proxy_exchange_view import ExchangeTurn, ModelSawOut, model_saw
 from memory.selectors.settings import memory_settings_get
 
 RAW_LEVEL = MAX_LEVEL
@@ -92,6 +94,7 @@ class ExchangeRow(Out):
     exchange: ExchangeOut
     refs: list[RefTitleOut]  # the injected refs in words, linked where their objects are
     turn: TurnAnchor | None  # the turn this request completed (captured / stored before)
+    saw: ModelSawOut | None  # what the model saw, for a proxied answer (one with its turn)
 
 
 class SystemPromptRow(Out):
@@ -304,6 +307,28 @@ def session_proxy_panel(namespace: Namespace, session: Session) -> ProxyPanel | 
     turn_ids = {e.turn_id for e in found.exchanges if e.turn_id is not None}
     turn_ids |= {p.first_turn_id for p in found.system_prompts if p.first_turn_id is not None}
     anchors = _turn_anchors(session, turn_ids)
+    answers = [
+        ExchangeTurn.model_construct(
+            exchange_id=e.id,
+            session_turn=anchors[e.turn_id].session_turn,
+            turns_stored=e.turns_stored,
+            injected_text=e.injected_text,
+            injected_tokens=e.injected_tokens,
+            history_blocks=e.history_blocks,
+            history_native_tokens=e.history_native_tokens,
+            history_sent_tokens=e.history_sent_tokens,
+            memory_rounds=e.memory_rounds,
+        )
+        for e in found.exchanges
+        if e.turn_id is not None and e.turn_id in anchors
+    ]
+    prompt_turns = [
+        anchors[p.first_turn_id].session_turn
+        if p.first_turn_id is not None and p.first_turn_id in anchors
+        else None
+        for p in found.system_prompts
+    ]
+    saw = model_saw(session, answers, prompt_turns)
     return ProxyPanel.model_construct(
         proxy=found,
         system_prompts=[
@@ -318,6 +343,7 @@ def session_proxy_panel(namespace: Namespace, session: Session) -> ProxyPanel | 
                 exchange=e,
                 refs=[title_of(titles, ref) for ref in refs[e.id]],
                 turn=anchors.get(e.turn_id) if e.turn_id is not None else None,
+                saw=saw.get(e.id),
             )
             for e in found.exchanges
         ],

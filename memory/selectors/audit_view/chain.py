@@ -23,6 +23,7 @@ from memory.selectors.audit import (
 from memory.selectors.audit_view.refs import RefTitleOut, ref_titles, snippet, title_of
 from memory.selectors.messages import MessageOut, messages_by_ids
 from memory.selectors.out import Out
+from memory.selectors.proxy_exchange_view import ExchangeLinkOut, receipt_exchange
 
 INJECTED_SHOWN = 2  # the session's latest activations before the receipt
 
@@ -88,6 +89,8 @@ class ReceiptPageOut(Out):
     sources: list[SourceGroupOut]
     retrieved_unused: list[UnusedOut]
     injected: list[ActivationOut]
+    # The proxied answer this receipt belongs to (its "What the model saw" on the session page).
+    model_saw: ExchangeLinkOut | None = None
 
 
 def receipt_by_pk(namespace: Namespace, receipt_pk: int) -> UsageReceipt:
@@ -272,4 +275,5 @@ def receipt_page_detail(*, namespace: Namespace, receipt_pk: int) -> ReceiptPage
             for u in chain.retrieved_unused
         ],
         injected=_injected(receipt, activations, titles, cited_refs),
+        model_saw=receipt_exchange(namespace, receipt, activations),
     )
