@@ -413,13 +413,12 @@ class ChatExchange:
     ) -> bytes:
         """Run the round's memory calls and append them and their results to the request."""
         session = self.prepared.opened.session if self.prepared is not None else None
-        key = self.understood.key
         records = await run_sync(
             memory.run_memory_calls,
             self.call.token,
             self.call.access.namespace.name,
             session.external_id if session is not None else None,
-            key.opener[:12] + key.earlier[:12],
+            self.understood.key,
             number,
             calls_of(reply),
         )

@@ -17,7 +17,7 @@ from django.db import DatabaseError
 from memory.agent_tools.dispatcher import ToolDispatcher
 from memory.engine.history_mode import HISTORY_LAYERED
 from memory.engine.tokens import estimate_tokens
-from memory.engine.tools_mode import TOOLS_MEMORY
+from memory.engine.tools_mode import TOOLS_MEMORY, proxy_receipt_id
 from memory.models import Namespace, Session, TokenScope
 from memory.selectors.proxy_history import history_blocks
 from memory.selectors.settings import memory_settings_get
@@ -54,7 +54,7 @@ from proxy.conversation import (
 )
 from proxy.errors import ProxyError
 from proxy.history import Layered, layered, request_tokens
-from proxy.memory_tools import NOTE, CallRecord, Round, call_seed
+from proxy.memory_tools import NOTE, CallRecord, Round
 from proxy.protocols import Adapter, NotUnderstood
 from proxy.splice import Body, NotAnObject, body_parse
 from proxy.threads import parts
@@ -299,7 +299,7 @@ def run_memory_calls(
     token: str,
     namespace: str,
     session_id: str | None,
-    turn: str,
+    key: TurnKey,
     round_number: int,
     calls: Sequence[ToolCall],
 ) -> list[CallRecord]:
@@ -309,9 +309,8 @@ def run_memory_calls(
     dispatcher = ToolDispatcher.in_process(token, namespace=namespace, session_id=session_id)
     records = []
     for index, call in enumerate(calls):
-        done = dispatcher.call(
-            call.name, call.arguments, call_id=call_seed(turn, round_number, index)
-        )
+        seed = proxy_receipt_id(key.opener, key.earlier, round_number, index)
+        done = dispatcher.call(call.name, call.arguments, call_id=seed)
         records.append(CallRecord(call.id, call.name, call.arguments, done.status, done.body))
     return records
 

@@ -119,9 +119,3 @@ class Round:
         out = asdict(self)
         out["calls"] = [call.stored() for call in self.calls]
         return out
-
-
-def call_seed(turn: str, round_number: int, index: int) -> str:
-    """The id a memory call's receipt is derived from: the turn (its place in the conversation),
-    the round and the call's place in it, so a retried turn records the same receipts."""
-    return f"proxy-{turn[:24]}-{round_number}-{index}"

@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import Q
 
 from memory.engine.redact import redact
+from memory.engine.tools_mode import proxy_receipt_turn
 from memory.models import Activation, Message, Namespace, ProxyExchange, Session, UsageReceipt
 from memory.selectors.messages import MessageOut, message_out
 from memory.selectors.out import Out
@@ -252,11 +253,15 @@ def receipt_exchange(
     namespace: Namespace, receipt: UsageReceipt, activations: Sequence[Activation]
 ) -> ExchangeLinkOut | None:
     """The proxied answer a usage receipt belongs to, when it came through the proxy: the
-    exchange recorded with the receipt's id, else the one that stored its answer turn, else the
+    exchange whose turn the proxy's evidence loop named the receipt after, else the exchange
+    recorded with the receipt's id, else the one that stored its answer turn, else the
     newest proxied answer given one of the activations shown with the receipt. One query."""
     if receipt.session_id is None:
         return None
     matches = Q(receipt_id=receipt.receipt_id) if receipt.receipt_id else Q(pk__in=[])
+    looped = proxy_receipt_turn(receipt.receipt_id)
+    if looped is not None:  # recorded by the proxy's evidence loop: named after its turn
+        matches |= Q(opener_digest__startswith=looped[0], earlier_digest__startswith=looped[1])
     if receipt.answer_turn_id is not None:
         matches |= Q(turn_id=receipt.answer_turn_id)
     shown = [a.pk for a in activations]
@@ -269,6 +274,11 @@ def receipt_exchange(
         .order_by("-pk")[:EXCHANGES_MATCHED]
     )
     for wanted in (
+        lambda r: (
+            looped is not None
+            and r.opener_digest.startswith(looped[0])
+            and r.earlier_digest.startswith(looped[1])
+        ),
         lambda r: bool(receipt.receipt_id) and r.receipt_id == receipt.receipt_id,
         lambda r: receipt.answer_turn_id is not None and r.turn_id == receipt.answer_turn_id,
         lambda r: r.activation_id in shown,

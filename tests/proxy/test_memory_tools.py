@@ -11,6 +11,9 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 
 from memory.agent_tools.registry import PROXY_TOOLS
 from memory.models import Event, Message, ProxyExchange, UsageReceipt
@@ -151,6 +154,18 @@ def test_openai_the_loop_runs_in_the_proxy_and_the_agent_sees_only_the_answer(pr
     ]
     proxy.settle()
     assert_loop_recorded(event, before)
+    # The usage audit's receipt links to the answer; its session page shows the rounds.
+    client = Client()
+    client.force_login(User.objects.create_user("ada", is_staff=True))
+    exchange = ProxyExchange.objects.get(state="captured")
+    receipt = UsageReceipt.objects.get()
+    chain = client.get(reverse("graphui:receipt", args=["proj", receipt.pk])).content.decode()
+    session_url = reverse("graphui:session", args=["proj", exchange.session.external_id])
+    assert f"{session_url}?saw={exchange.pk}#saw-{exchange.pk}" in chain
+    shown = client.get(session_url, {"saw": exchange.pk}).content.decode()
+    assert f'id="saw-{exchange.pk}" open' in shown
+    for name in ("memory_search_events", "memory_assess", "memory_record_use"):
+        assert name in shown
 
 
 def test_openai_streaming_sends_nothing_of_the_memory_rounds(proxy, upstream):
