@@ -260,6 +260,14 @@ FILLER_PREFIX: Final = re.compile(
     r"|actually|anyway|btw|by\s+the\s+way)\b[,!.;:]?\s*|(?:好的?|嗯+|那就|那么|所以|另外|对了)[，,。！\s]*)+",
     _I,
 )
+# An acknowledgement opening an assistant's sentence ("Noted:", "Got it,", "好的，记下了："): not
+# content, so left out when judging whether the rest restates the user.
+ACKNOWLEDGEMENT: Final = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|sure|noted|understood|got\s+it|great|perfect|alright|all\s+right"
+    r"|thanks|thank\s+you|good|will\s+do|好的|好|收到|明白了?|了解|知道了|记下了?|没问题|嗯)"
+    r"\s*[,，.。:：!！—–-]*\s*)+",
+    _I,
+)
 LETS_PREFIX: Final = re.compile(r"^(?:let'?s|let\s+us)\s+", _I)
 # A word list reads best as words; the split happens once at import.
 STOP_WORDS: Final = frozenset(

@@ -353,21 +353,68 @@ def _event_fields(
     return key, fields, tags
 
 
+# An assistant sentence whose words are at least this share of the user's words of the turn
+# restates them ("Noted: you decided to deploy on Fly.io"): it is no event of its own.
+ECHO_SHARE: Final = 0.6
+ECHO_MIN_WORDS: Final = 2
+ECHO_STEM: Final = 5  # words compare by their first letters: "migrate" is "migration"
+_ECHO_WORD: Final = re.compile(r"[^\W\d_]{3,}|\d+(?:[.,]\d+)*")
+_HAN_RUN: Final = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def echo_words(text: str) -> set[str]:
+    """The words an echo is judged by: Latin words of three letters or more (their first
+    ECHO_STEM letters, stop words left out), numbers, and Han character pairs."""
+    words = {
+        w[:ECHO_STEM]
+        for w in (m.group().casefold() for m in _ECHO_WORD.finditer(_HAN_RUN.sub(" ", text)))
+        if w not in cues.STOP_WORDS
+    }
+    for run in _HAN_RUN.findall(text):
+        words |= {run[i : i + 2] for i in range(len(run) - 1)} or {run}
+    return words
+
+
+def echoes(sentence: str, said: set[str]) -> bool:
+    """True when an assistant sentence restates what the user stated in the turn: at least
+    ECHO_SHARE of its words (and at least ECHO_MIN_WORDS) were said by the user. New content (a
+    recommendation, a result, a tool outcome) brings words of its own and stays."""
+    words = echo_words(cues.ACKNOWLEDGEMENT.sub("", sentence))
+    if len(words) < ECHO_MIN_WORDS:
+        return False
+    return len(words & said) >= ECHO_SHARE * len(words)
+
+
 def extract_events(
     messages: Sequence[SourceMessage], *, timeline: Sequence[TimelineEvent] = ()
 ) -> ExtractionOut:
     """Offline extraction for one target block; deterministic for the same messages.
 
-    Only user and assistant messages are read. Each event cites the message(s) it came from and
-    quotes the sentence verbatim. When `timeline` (existing events shown to extraction) is given,
-    slot supersessions against it are proposed as `supersedes` relations.
+    Only user and assistant messages are read, a turn as a whole: an assistant sentence that
+    restates what the user said in that turn (`echoes`) adds nothing. Each event cites the
+    message(s) it came from and quotes the sentence verbatim. When `timeline` (existing events
+    shown to extraction) is given, slot supersessions against it are proposed as `supersedes`
+    relations.
     """
     drafts: dict[tuple[str, ...], _Draft] = {}
+    said: set[str] = set()  # the words the user stated in the turn under way
+    answered = False
     for message in messages:
         if message.role not in ("user", "assistant"):
             continue
+        if message.role == "user":
+            if answered:  # a user message after an answer opens the next turn
+                said, answered = set(), False
+            # What the user stated (a question is not restated by its answer).
+            for sentence in _sentences(message.content):
+                if not _is_question(sentence):
+                    said |= echo_words(sentence)
+        else:
+            answered = True
         for sentence in _sentences(message.content):
             if _is_question(sentence) or cues.RECALL.search(sentence):
+                continue
+            if message.role == "assistant" and echoes(sentence, said):
                 continue
             # Classified and summarised without a repeated speaker label; quoted verbatim.
             found = _event_fields(message, _without_label(sentence, message.speaker))

@@ -495,3 +495,49 @@ def test_a_statement_about_someone_else_is_titled_with_its_own_subject(
     content: str, title: str
 ) -> None:
     assert one([msg(1, content, speaker="Maya")]).title == title
+
+
+@pytest.mark.parametrize(
+    ("user", "assistant"),
+    [
+        (
+            "We decided to deploy the billing service on Fly.io.",
+            "Noted: you decided to deploy the billing service on Fly.io.",
+        ),
+        (
+            "We will migrate the database to PostgreSQL next week.",
+            "Understood — the database migration to PostgreSQL is planned for next week.",
+        ),
+        ("I prefer dark mode in every editor.", "Got it, you prefer dark mode in every editor."),
+        (
+            "我们决定用PostgreSQL做账单服务的数据库。",
+            "好的，记下了：账单服务的数据库用PostgreSQL。",
+        ),
+    ],
+)
+def test_an_assistant_echo_of_the_user_adds_no_event(user: str, assistant: str) -> None:
+    event = one([msg(1, user), msg(2, assistant, role="assistant", minutes=1)])
+    assert event.source_message_ids == [1]
+
+
+def test_an_assistant_message_with_new_content_still_adds_its_event() -> None:
+    out = extract_events(
+        [
+            msg(1, "What should we use for the job queue?"),
+            msg(2, "We decided last week to use RabbitMQ for the job queue.", role="assistant"),
+        ]
+    )
+    assert [e.source_message_ids for e in out.events] == [[2]]
+
+
+def test_an_echo_is_judged_against_its_own_turn_only() -> None:
+    # The second answer repeats the first turn's user words, not its own turn's: it stays.
+    out = extract_events(
+        [
+            msg(1, "We decided to use Redis for caching."),
+            msg(2, "Good choice.", role="assistant"),
+            msg(3, "Anything else to note?", minutes=1),
+            msg(4, "We decided to use Redis for caching, so keep its memory bounded.", "assistant"),
+        ]
+    )
+    assert sorted(m for e in out.events for m in e.source_message_ids) == [1, 4]
