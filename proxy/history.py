@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from memory.engine.history_mode import HISTORY_LAYERED, validate_history_mode
 from memory.engine.tokens import estimate_tokens
 from proxy.conversation import Conversation, Message, Request
-from proxy.errors import ProxyError
+from proxy.errors import header_choice
 
 if TYPE_CHECKING:  # the selector's result type only: this module stays free of Django
     from memory.selectors.proxy_history import HistoryBlock
@@ -30,14 +30,7 @@ TOKENS_HEADER = "x-stratagate-history-tokens"
 
 def history_header(value: str | None) -> str | None:
     """The per-request `X-StrataGate-History` (None when absent); a bad value is a 400."""
-    if value is None:
-        return None
-    try:
-        return validate_history_mode(value)
-    except ValueError as exc:
-        raise ProxyError(
-            400, "invalid_proxy_header", f"{HISTORY_HEADER} must be 'layered' or 'native'"
-        ) from exc
+    return header_choice(HISTORY_HEADER, value, validate_history_mode)
 
 
 @dataclass(frozen=True)

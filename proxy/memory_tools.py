@@ -20,7 +20,7 @@ from memory.agent_tools.formats import openai_tool
 from memory.agent_tools.registry import PROXY_TOOLS
 from memory.engine.tools_mode import TOOLS_MAX_ROUNDS, validate_tools_mode
 from proxy.conversation import Reply, ToolCall
-from proxy.errors import ProxyError
+from proxy.errors import header_choice
 
 TOOLS_HEADER = "x-stratagate-tools"
 ROUNDS_HEADER = "x-stratagate-memory-rounds"  # on the answer: how many rounds ran
@@ -42,14 +42,7 @@ NOTE = (
 
 def tools_header(value: str | None) -> str | None:
     """The per-request `X-StrataGate-Tools` (None when absent); a bad value is a 400."""
-    if value is None:
-        return None
-    try:
-        return validate_tools_mode(value)
-    except ValueError as exc:
-        raise ProxyError(
-            400, "invalid_proxy_header", f"{TOOLS_HEADER} must be 'memory' or 'off'"
-        ) from exc
+    return header_choice(TOOLS_HEADER, value, validate_tools_mode)
 
 
 def openai_definitions() -> list[dict[str, Any]]:

@@ -110,6 +110,17 @@ def append_items(text: str, part: Part, additions: list[str]) -> str:
     return insert(text, closing, ("," if part.value else "") + ",".join(additions))
 
 
+def extend_list(body: Body, key: str, values: list[Any]) -> str | None:
+    """The body with `values` after the items of its list member `key` (the member added when
+    absent or null); None when that member is not a list."""
+    part = body.members.get(key)
+    if part is None or part.value is None:
+        return add_member(body, key, values)
+    if not isinstance(part.value, list):
+        return None
+    return append_items(body.text, part, [encode(value) for value in values])
+
+
 def add_member(body: Body, key: str, value: Any) -> str:
     """The body with one more member, first (every byte of the others kept)."""
     after = "," if body.members else ""

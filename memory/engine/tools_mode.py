@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from memory.engine.choice import validate_choice
+
 TOOLS_OFF = "off"
 TOOLS_MEMORY = "memory"
 TOOLS_MODES = (TOOLS_OFF, TOOLS_MEMORY)
@@ -16,11 +18,7 @@ TOOLS_MAX_ROUNDS = 6
 
 def validate_tools_mode(value: object) -> str:
     """`off` or `memory` (case and surrounding spaces ignored); ValueError otherwise."""
-    text = value.strip().lower() if isinstance(value, str) else None
-    if text not in TOOLS_MODES:
-        shown = value[:40] if isinstance(value, str) else value
-        raise ValueError(f"proxy tools must be 'off' or 'memory', got {shown!r}")
-    return text
+    return validate_choice(value, TOOLS_MODES, "proxy tools")
 
 
 # A receipt the proxy's loop records is named after its turn: the first 12 hex digits of the

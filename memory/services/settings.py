@@ -3,6 +3,7 @@ with `selectors.settings`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.db import transaction
@@ -14,6 +15,16 @@ from memory.errors import Invalid
 from memory.models import MemorySettings
 from memory.selectors.settings import EffectiveSettings, memory_settings_get
 from memory.services.audit import admin_action
+
+
+def _checked[T](value: object, current: T, validate: Callable[[object], T], code: str) -> T:
+    """`value` validated (None keeps `current`); an invalid one is `Invalid` with `code`."""
+    if value is None:
+        return current
+    try:
+        return validate(value)
+    except ValueError as exc:
+        raise Invalid(str(exc), code=code) from exc
 
 
 def memory_settings_update(
@@ -28,24 +39,12 @@ def memory_settings_update(
     The raw write: people and agents change settings through `settings_update`, which is
     audited; test fixtures and the demo set-up call this one."""
     current = memory_settings_get()
-    try:
-        lam = current.block_lambda if block_lambda is None else validate_lambda(block_lambda)
-    except ValueError as exc:
-        raise Invalid(str(exc), code="invalid_block_lambda") from exc
-    try:
-        turns = current.block_turns if block_turns is None else validate_block_turns(block_turns)
-    except ValueError as exc:
-        raise Invalid(str(exc), code="invalid_block_turns") from exc
-    try:
-        history = (
-            current.proxy_history if proxy_history is None else validate_history_mode(proxy_history)
-        )
-    except ValueError as exc:
-        raise Invalid(str(exc), code="invalid_proxy_history") from exc
-    try:
-        tools = current.proxy_tools if proxy_tools is None else validate_tools_mode(proxy_tools)
-    except ValueError as exc:
-        raise Invalid(str(exc), code="invalid_proxy_tools") from exc
+    lam = _checked(block_lambda, current.block_lambda, validate_lambda, "invalid_block_lambda")
+    turns = _checked(block_turns, current.block_turns, validate_block_turns, "invalid_block_turns")
+    history = _checked(
+        proxy_history, current.proxy_history, validate_history_mode, "invalid_proxy_history"
+    )
+    tools = _checked(proxy_tools, current.proxy_tools, validate_tools_mode, "invalid_proxy_tools")
     with transaction.atomic():
         MemorySettings.objects.update_or_create(
             pk=MemorySettings.SINGLETON_ID,

@@ -34,7 +34,7 @@ from proxy.protocols.base import (
     status_type,
     text_of,
 )
-from proxy.splice import Body, add_member, append_items, array_items, encode, insert
+from proxy.splice import Body, append_items, array_items, encode, extend_list, insert
 from proxy.sse import Event
 
 PLACEHOLDERS = {"image": IMAGE, "document": FILE, "file": FILE}
@@ -304,13 +304,7 @@ class AnthropicAdapter:
         tools off (`tool_choice: {"type": "none"}`)."""
         if mapping(body.get("tool_choice")).get("type") == "none":
             return None
-        tools = anthropic_definitions()
-        part = body.members.get("tools")
-        if part is None or part.value is None:
-            return add_member(body, "tools", tools)
-        if not isinstance(part.value, list):
-            return None
-        return append_items(body.text, part, [encode(tool) for tool in tools])
+        return extend_list(body, "tools", anthropic_definitions())
 
     def continue_body(self, body: Body, answer: dict[str, Any], calls: Sequence[CallRecord]) -> str:
         """The body with the answer's content as the assistant's message (thinking blocks

@@ -30,7 +30,7 @@ from proxy.protocols.base import (
     status_type,
     text_of,
 )
-from proxy.splice import Body, add_member, append_items, array_items, encode, insert
+from proxy.splice import Body, append_items, array_items, encode, extend_list, insert
 from proxy.sse import Event
 
 PLACEHOLDERS = {"image_url": IMAGE, "input_image": IMAGE, "input_audio": AUDIO, "file": FILE}
@@ -310,13 +310,7 @@ class OpenAIAdapter:
         tools off (`tool_choice: none`) or asked for several choices (`n` > 1)."""
         if body.get("tool_choice") == "none" or (integer(body.get("n")) or 1) > 1:
             return None
-        tools = openai_definitions()
-        part = body.members.get("tools")
-        if part is None or part.value is None:
-            return add_member(body, "tools", tools)
-        if not isinstance(part.value, list):
-            return None
-        return append_items(body.text, part, [encode(tool) for tool in tools])
+        return extend_list(body, "tools", openai_definitions())
 
     def continue_body(self, body: Body, answer: dict[str, Any], calls: Sequence[CallRecord]) -> str:
         """The body with the answer's assistant message (its text and calls, as sent) and a
