@@ -3,15 +3,20 @@
 Outside CI a missing Chromium skips the browser tests; in CI (CI=true) it is a failure, so
 browser tests can never silently stop running there.
 
+One Playwright driver and one Chromium serve all the browser tests of a test process; each
+test gets a browser context of its own (fresh cookies, storage and cache).
+
 Create test data *before* the browser starts: list data fixtures (users, namespaces) before
 `browser_page` in a test's arguments, and avoid ORM calls in the test body once the browser
-runs. While Playwright's sync API is active, its event loop counts as running in this thread,
-so Django hands the ORM a separate connection (asgiref's context-local storage), which is never
-closed: on PostgreSQL it then blocks dropping the test database.
+runs. While a test uses Playwright's sync API, its event loop counts as running in this thread,
+so Django hands the ORM a separate connection (asgiref's context-local storage); the fixture
+closes those when the test ends (on PostgreSQL an open one blocks dropping the test database),
+but they do not see the test's own transaction.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,25 +44,58 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
-@pytest.fixture
-def chromium_browser() -> Iterator[Any]:
-    """Chromium for one test. Not session-scoped on purpose: while Playwright's sync API is
-    running, its event loop counts as running in this thread, which would break later
-    non-browser tests that call asyncio.run() or async_to_sync() on the same xdist worker."""
+@pytest.fixture(scope="session")
+def _chromium_per_worker() -> Iterator[tuple[Any, asyncio.AbstractEventLoop]]:
+    """Playwright's driver and one Chromium, started once per test process (xdist worker) at its
+    first browser test and stopped when the process ends: starting both took about 1.5 s of
+    CPU per test. Tests never share more than the browser process: each gets a new context
+    (`browser_page`), so cookies, storage and cache are fresh.
+
+    While Playwright's sync API is active, its event loop counts as running in this thread
+    (every sync call marks it running again). That would break later non-browser tests on the
+    same worker that call asyncio.run() or async_to_sync(), and it would hand the ORM
+    context-local connections instead of the test's own. So the loop is marked running only
+    for the duration of a browser test (`chromium_browser`) and parked in between."""
     if not CHROMIUM.exists():
         if _in_ci():
             pytest.fail(f"{CHROMIUM} is missing in CI: install Debian's chromium package")
         pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); browser tests skipped")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    manager = sync_playwright()
+    playwright = manager.start()
+    loop = asyncio.get_running_loop()  # the driver's loop, marked running by start()
+    try:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
+        asyncio._set_running_loop(None)
+        yield browser, loop
+        asyncio._set_running_loop(loop)
+        browser.close()
+    finally:
+        asyncio._set_running_loop(loop)
+        manager.__exit__()
+        asyncio._set_running_loop(None)
+
+
+@pytest.fixture
+def chromium_browser(_chromium_per_worker: tuple[Any, asyncio.AbstractEventLoop]) -> Iterator[Any]:
+    """The worker's Chromium, for one test: Playwright's loop counts as running in this thread
+    from here until the test's teardown. On the way out, the ORM connections the test body
+    opened meanwhile (context-local ones, see above) are closed, or on PostgreSQL they would
+    keep the test database from being flushed and dropped."""
+    from django.db import connections
+
+    browser, loop = _chromium_per_worker
+    asyncio._set_running_loop(loop)
+    try:
+        yield browser
+    finally:
         try:
-            yield browser
+            connections.close_all()  # only the loop's context-local connections, see above
         finally:
-            browser.close()
+            asyncio._set_running_loop(None)
 
 
 @pytest.fixture
