@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,10 @@ def log_in(page: Any, base_url: str, username: str = "ada", password: str = PASS
         page.click("form.stack button[type=submit]")
 
 
+QUIET = 0.15  # seconds without a request starting or ending: the page has settled
+POLL_MS = 25
+
+
 class PageWatch:
     """Records what a page did: every request, failed loads (a missing favicon counts), console
     errors, CSP violations, uncaught exceptions and dialogs (an XSS probe that runs would open
@@ -144,7 +149,22 @@ class PageWatch:
         self.console_errors: list[str] = []
         self.page_errors: list[str] = []
         self.dialogs: list[str] = []
-        page.on("request", lambda r: self.requests.append(r.url))
+        self.page = page
+        self.in_flight: set[Any] = set()  # requests sent and not yet finished or failed
+        self.last_change = time.monotonic()  # when a request last started, finished or failed
+
+        def started(request: Any) -> None:
+            self.requests.append(request.url)
+            self.in_flight.add(request)
+            self.last_change = time.monotonic()
+
+        def ended(request: Any) -> None:
+            self.in_flight.discard(request)
+            self.last_change = time.monotonic()
+
+        page.on("request", started)
+        page.on("requestfinished", ended)
+        page.on("requestfailed", ended)
         # A load the page itself cancelled by navigating on (ERR_ABORTED) is not a failure; a
         # missing file still is, through its 404 response below.
         page.on(
@@ -174,6 +194,17 @@ class PageWatch:
             dialog.dismiss()
 
         page.on("dialog", on_dialog)
+
+    def settle(self, quiet: float = QUIET, timeout: float = 15.0) -> None:
+        """Wait until every request the page has sent is answered (or has failed) and no new one
+        started for `quiet` seconds: what Playwright's "networkidle" waits for, without its
+        fixed 500 ms of silence after every page (40 s of the walkthrough's 65 s)."""
+        deadline = time.monotonic() + timeout
+        while self.in_flight or time.monotonic() - self.last_change < quiet:
+            if time.monotonic() > deadline:
+                pending = sorted(r.url for r in self.in_flight)
+                raise AssertionError(f"the page did not settle within {timeout} s: {pending}")
+            self.page.wait_for_timeout(POLL_MS)  # events arrive while Playwright waits
 
     def outside_requests(self) -> list[str]:
         return [

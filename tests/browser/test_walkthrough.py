@@ -100,10 +100,10 @@ def hostile_stops(staff_user: Any, settings: Any, tmp_path: Any) -> list[Stop]:
     return [s for s in _stops(HOSTILE) if s.name != "namespaces"]
 
 
-def _visit(page: Any, base: str, stop: Stop) -> None:
+def _visit(page: Any, base: str, stop: Stop, watch: PageWatch) -> None:
     response = page.goto(base + stop.path)
     assert response is not None and response.status == 200, (stop, response and response.status)
-    page.wait_for_load_state("networkidle")
+    watch.settle()  # every request the page made is answered before it is looked at
 
 
 def _fits(page: Any, width: int) -> bool:
@@ -115,13 +115,13 @@ def test_every_page_in_english_wide_and_narrow(
 ) -> None:
     log_in(browser_page, live_server.url)
     for stop in demo_stops:
-        _visit(browser_page, live_server.url, stop)
+        _visit(browser_page, live_server.url, stop, watch)
         assert browser_page.locator("html").get_attribute("lang") == "en"
         screenshot(browser_page, f"walk-{stop.name}")
     browser_page.set_viewport_size(NARROW)
     too_wide = []
     for stop in demo_stops:
-        _visit(browser_page, live_server.url, stop)
+        _visit(browser_page, live_server.url, stop, watch)
         screenshot(browser_page, f"walk-narrow-{stop.name}")
         if not _fits(browser_page, NARROW["width"]):
             too_wide.append(stop.name)
@@ -133,12 +133,12 @@ def test_every_page_in_chinese(
     demo_stops: list[Stop], live_server: Any, browser_page: Any, watch: PageWatch
 ) -> None:
     log_in(browser_page, live_server.url)
-    _visit(browser_page, live_server.url, demo_stops[1])
+    _visit(browser_page, live_server.url, demo_stops[1], watch)
     with browser_page.expect_navigation():
         browser_page.click("form.lang button")  # the switcher in the header
     assert browser_page.locator("html").get_attribute("lang") == "zh-hans"
     for stop in demo_stops:
-        _visit(browser_page, live_server.url, stop)
+        _visit(browser_page, live_server.url, stop, watch)
         assert browser_page.locator("html").get_attribute("lang") == "zh-hans"
         tabs = browser_page.locator("nav.tabs")
         text = tabs.inner_text() if tabs.count() else ""
@@ -153,7 +153,7 @@ def test_hostile_memory_stays_text_on_every_page(
 ) -> None:
     log_in(browser_page, live_server.url)
     for stop in hostile_stops:
-        _visit(browser_page, live_server.url, stop)
+        _visit(browser_page, live_server.url, stop, watch)
         assert_probes_inert(browser_page)
         screenshot(browser_page, f"walk-hostile-{stop.name}")
     assert watch.dialogs == []
