@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -34,15 +35,10 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    path = tmp_path_factory.mktemp("mcp-data")
-    subprocess.run(
-        [sys.executable, MANAGE, "migrate", "-v0"],
-        env=server_env(path),
-        cwd=ROOT,
-        check=True,
-        timeout=TIMEOUT,
-    )
+def data_dir(migrated_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The module's own copy of the data directory migrated once per test process."""
+    path = tmp_path_factory.mktemp("mcp-data") / "data"
+    shutil.copytree(migrated_template / "data", path)
     yield path
 
 
