@@ -25,7 +25,9 @@ fi
 unset PYTHONDONTWRITEBYTECODE
 
 status=0
-"$VENV_DIR/bin/python" -m pytest -n auto "$@" || status=$?
+# worksteal: a worker that runs out of tests takes half of what another still has queued, so
+# the run does not end on one worker alone with a queue of slow tests (see tests/conftest.py).
+"$VENV_DIR/bin/python" -m pytest -n auto --dist worksteal "$@" || status=$?
 if [[ "$status" -eq 5 ]]; then
   echo "scripts/test.sh: pytest collected no tests; that counts as a failure." >&2
 fi

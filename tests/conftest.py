@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from pytest_django.plugin import validate_django_db
 
 from memory.services.jobs import jobs_drain
 from memory.services.tokens import token_create
@@ -21,6 +22,52 @@ from tests.manage_process import (  # noqa: F401  (fixtures)
 )
 
 BASE_TIME = datetime(2023, 5, 6, 13, 56, tzinfo=UTC)
+
+# Tests that take seconds each (a browser, real processes), longest first. Within each of
+# pytest-django's groups (database tests, then transactional ones, then tests without the
+# database: the order Django's runner keeps, so no flushed database reaches a test that expects
+# migrated data), these files are collected first. A parallel run then starts them early and
+# ends on many short tests spread over the workers (scripts/test.sh: --dist worksteal), instead
+# of one worker still busy with them. Only the order changes: every test sets up and cleans up
+# its own state.
+SLOW_FIRST = (
+    "tests/browser/test_walkthrough.py",
+    "tests/test_serve.py",
+    "tests/browser/",
+    "tests/agent_tools/test_mcp_server.py",
+    "tests/proxy/",
+    "tests/security/test_fuzz.py",
+    "tests/reliability/",
+    "tests/test_checks.py",
+    "tests/security/test_secret_key.py",
+)
+
+
+def _django_group(item: pytest.Item) -> int:
+    """pytest-django's order: 0 database (rolled back), 1 transactional (flushed), 2 no database."""
+    fixtures = getattr(item, "fixturenames", ())
+    marker = item.get_closest_marker("django_db")
+    transactional = "transactional_db" in fixtures or "live_server" in fixtures
+    if marker is not None:
+        transaction, reset_sequences, *_ = validate_django_db(marker)
+        transactional = transactional or transaction or reset_sequences
+    if transactional:
+        return 1
+    return 0 if marker is not None or "db" in fixtures else 2
+
+
+def _slowness(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    for rank, prefix in enumerate(SLOW_FIRST):
+        if path.startswith(prefix):
+            return rank
+    return len(SLOW_FIRST)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-django's own sort, whose groups are kept first
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Stable: the collected order within each (group, slowness) is kept.
+    items.sort(key=lambda item: (_django_group(item), _slowness(item)))
 
 
 @pytest.fixture(autouse=True)
