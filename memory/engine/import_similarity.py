@@ -3,8 +3,9 @@ events it matched, decided by deterministic text similarity when no model is con
 
 Both texts are normalised (NFKC, lower-case, whitespace collapsed) as `title + " " + summary`, then
 compared with rapidfuzz: `similarity` = `fuzz.ratio` of the two texts (wording), `overlap` =
-`fuzz.token_set_ratio` of their content words (stop words removed, light English stemming), so
-sentences sharing only "the user … in the …" do not overlap. Thresholds (0–100, docs/IMPORT.md):
+`fuzz.token_set_ratio` of their content words (stop words removed, light English stemming, the
+names of the people either side names left out), so sentences sharing only "the user … in the …"
+or "Maya" do not overlap. Thresholds (0–100, docs/IMPORT.md):
 
 | rule (first that applies wins)                          | action    | confidence |
 |---------------------------------------------------------|-----------|------------|
@@ -125,6 +126,7 @@ class Comparable:
     summary: str
     when: datetime | None = None
     id: int | None = None
+    names: tuple[str, ...] = ()  # the people it names (participants)
 
     @property
     def text(self) -> str:
@@ -156,9 +158,16 @@ def _content_words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text) if w not in _STOP}
 
 
-def overlap(a: str, b: str) -> float:
-    """token_set_ratio over content words: how much of one statement the other shares."""
-    words_a, words_b = _content_words(a), _content_words(b)
+def name_words(names: Sequence[str]) -> frozenset[str]:
+    """The words of people's names, as `_content_words` reads them."""
+    return frozenset(_content_words(normalize_text(" ".join(names))))
+
+
+def overlap(a: str, b: str, names: frozenset[str] = frozenset()) -> float:
+    """token_set_ratio over content words: how much of one statement the other shares. The
+    words of `names` (the people either side names) do not count: two memories about Maya
+    share nothing for being about her (as in activation's relevance gate)."""
+    words_a, words_b = _content_words(a) - names, _content_words(b) - names
     if not words_a or not words_b:
         return 0.0
     return float(fuzz.token_set_ratio(" ".join(sorted(words_a)), " ".join(sorted(words_b))))
@@ -199,7 +208,12 @@ def decide_offline(candidate: Comparable, matches: Sequence[Comparable]) -> Offl
     text = candidate.text
     scored = sorted(
         (
-            (fuzz.ratio(text, m.text), overlap(text, m.text), index, m)
+            (
+                fuzz.ratio(text, m.text),
+                overlap(text, m.text, name_words([*candidate.names, *m.names])),
+                index,
+                m,
+            )
             for index, m in enumerate(matches)
             if m.id is not None
         ),

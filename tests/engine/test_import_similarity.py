@@ -10,7 +10,9 @@ from memory.engine.import_similarity import (
     Comparable,
     decide_offline,
     fingerprint,
+    name_words,
     normalize_text,
+    overlap,
     values_differ,
 )
 
@@ -64,3 +66,18 @@ def test_values_differ_on_a_slot_a_negation_or_a_number():
     assert values_differ("we deploy on fridays", "we no longer deploy on fridays")
     assert values_differ("the team has 5 engineers", "the team has 7 engineers")
     assert not values_differ("we deploy atlas to aws with terraform", "we deploy atlas to aws")
+
+
+def test_a_shared_name_alone_is_no_overlap() -> None:
+    # Two memories about Maya share nothing for being about her: the instruction is new.
+    instruction = Comparable(
+        "Short answers, code first",
+        "Maya wants short answers: code first, then at most three bullet points.",
+        names=("Maya",),
+    )
+    name = Comparable("My name is Maya Chen", "Maya: My name is Maya Chen.", id=1, names=("Maya",))
+    decided = decide_offline(instruction, [name])
+    assert (decided.action, decided.confidence) == ("add", 0.9)
+    assert overlap(instruction.text, name.text) > overlap(
+        instruction.text, name.text, name_words(["Maya"])
+    )

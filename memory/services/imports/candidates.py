@@ -126,6 +126,7 @@ def comparable(candidate: dict[str, Any]) -> Comparable:
         title=str(candidate.get("title", "")),
         summary=str(candidate.get("summary", "")),
         when=start or mention_time(candidate),
+        names=tuple(str(n) for n in (candidate.get("temporal") or {}).get("participants", [])),
     )
 
 

@@ -251,7 +251,12 @@ def _offline_decision(
     confirms the row."""
     offline = decide_offline(
         comparable(payload),
-        [Comparable(e.title, e.summary, e.happened_start or e.mentioned_at, e.pk) for e in matches],
+        [
+            Comparable(
+                e.title, e.summary, e.happened_start or e.mentioned_at, e.pk, tuple(e.participants)
+            )
+            for e in matches
+        ],
     )
     return ImportDecisionOut(
         action=offline.action,
