@@ -122,7 +122,7 @@ def test_the_proxy_parts_of_health_and_session_pages_keep_hostile_text_inert(
     section = page.locator("#proxy")
     assert "2 system prompts" in section.inner_text()
     for details in section.locator("details").all():
-        details.locator("summary").click()
+        details.locator(":scope > summary").click()  # its own, not a nested one
     assert IMG in section.inner_text() and SCRIPT in section.inner_text()
     assert_probes_inert(page)
     screenshot(page, "session-proxy")

@@ -193,7 +193,9 @@ def test_no_api_response_shows_a_secret(world: World, logs: pytest.LogCaptureFix
         if leaks(text):
             found.append((what, leak_context(text)))
     assert not found
-    assert answered >= 60 and redacted >= 20, (answered, redacted)
+    # The walk covers every GET with every id of the world (59 answers since the assistant's
+    # "Noted: …" echoes stopped making events of their own) and finds secrets to redact.
+    assert answered >= 55 and redacted >= 20, (answered, redacted)
     assert not leaks(_log_text(logs))
 
 
