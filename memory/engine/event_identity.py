@@ -1,0 +1,181 @@
+"""When is a newly extracted event the same fact as an existing one (issue 29: one event per
+fact)? A plain-Python rule, shared by the offline processor and the model path: the service that
+stores extracted events (`memory.services.mentions`) asks it about a bounded set of candidates.
+
+Two events state the same fact when all of these hold:
+
+- the same event type;
+- the same occurrence days, when either has an occurrence date: "the demo is on Friday" said in
+  two different weeks names two Fridays, and a dated statement is not an undated one;
+- the same polarity: one negated and the other not is a change, not a repeat (English "not",
+  "no longer", "never", "n't" forms; Chinese 不 / 没 / 没有 / 别 / 不再);
+- the same named participants (generic roles such as "user" and "assistant" left out), and
+  no proper noun or number said in one and not in the other (numbers of the titles too):
+  "Alice owns billing" and "Bob owns billing", "deploy on Fly.io" and "deploy on Render",
+  "5 replicas" and "6 replicas" differ;
+- no substitution: each text has a content word the other lacks ("dark mode" / "light
+  mode", "orders database" / "payments database", 账单 / 订单) — words compared as five-letter
+  stems without stop words, Han text as character pairs; a word only added or dropped ("… the
+  billing service" / "… billing", "… please") is no substitution;
+- normalised content (NFKC, case-folded, a leading "Speaker:" label dropped, punctuation
+  removed, spaces collapsed) at least `SAME_FACT_THRESHOLD` (80) similar by rapidfuzz's
+  `token_sort_ratio` (word order ignored, every word counted).
+
+Measured (tests/engine/test_event_identity.py): restatements score 83.6 ("dark mode in every
+editor" / "in all editors") to 100; a single content word swapped scores up to 87.5 in English
+("orders database" / "payments database") and 95.8 in Chinese (账单 / 订单, one character of
+twenty-four), so similarity alone cannot tell a repeat from a new value at any threshold that
+merges restatements — the substitution rule does, and the threshold only bounds how much may be
+added: "the gateway runs on Kubernetes" against "… and billing runs on Kubernetes too" scores 65.
+`token_set_ratio` was rejected: it scores any sentence contained in a longer one as 100. A
+missed merge costs one extra event; a wrong merge would lose a fact.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Final
+
+from rapidfuzz import fuzz
+
+from memory.engine.offline_cues import STOP_WORDS
+from memory.engine.offline_events import echo_words
+
+SAME_FACT_THRESHOLD: Final = 80.0
+
+# Role words that name no person: a fact said by "user" in two sessions is the same speaker.
+GENERIC_PARTICIPANTS: Final = frozenset(
+    {"user", "assistant", "system", "tool", "me", "i", "we", "us", "用户", "助手", "我", "我们"}
+)
+_SPEAKER_LABEL: Final = re.compile(r"^\s*[^\s:：]{1,40}(?:\s+[^\s:：]{1,40}){0,2}\s*[:：]\s*")
+_APOSTROPHE: Final = re.compile(r"[’‘`´]")
+_NEGATION_EN: Final = re.compile(
+    r"\b(?:not|no\s+longer|never|cannot|nobody|nothing|none)\b|n't\b", re.IGNORECASE
+)
+_NEGATION_ZH: Final = re.compile(r"不再|没有|不|没|别")
+_NON_WORD: Final = re.compile(r"[^\w]+")
+_HAN: Final = re.compile(r"[\u3400-\u9fff]")
+# A word written with a capital: a proper noun, unless it opens its sentence and is a common
+# word ("So we deploy…", "We deploy…").
+_CAPITALISED: Final = re.compile(r"\b[A-Z][\w.-]*")
+_SENTENCE_OPENING: Final = re.compile(r"(?:^|[.!?。！？:：;；]\s*)$")
+_COMMON_OPENERS: Final = STOP_WORDS | frozenset(
+    """
+    a an and as at but for he her his i if in it its my no noted of ok on our please she so
+    that the then there this to us we yes got let lets note also
+    """.split()  # noqa: SIM905
+)
+_NUMBER: Final = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class FactText:
+    """What identity compares of one event, new or stored."""
+
+    event_type: str
+    summary: str
+    title: str = ""
+    participants: Sequence[str] = ()
+    happened_start: datetime | None = None
+    happened_end: datetime | None = None
+
+
+def without_speaker(text: str) -> str:
+    """The text without a leading "Name:" label (at most three words before the colon)."""
+    stripped = _SPEAKER_LABEL.sub("", text, count=1)
+    return stripped if stripped.strip() else text
+
+
+def normalise(text: str) -> str:
+    """NFKC, case-folded, speaker label dropped, punctuation removed, spaces collapsed."""
+    text = unicodedata.normalize("NFKC", without_speaker(text)).casefold()
+    text = _APOSTROPHE.sub("'", text).replace("'", "")
+    return " ".join(_NON_WORD.sub(" ", text).replace("_", " ").split())
+
+
+def negated(text: str) -> bool:
+    text = _APOSTROPHE.sub("'", unicodedata.normalize("NFKC", text))
+    return bool(_NEGATION_EN.search(text) or _NEGATION_ZH.search(text))
+
+
+def named_participants(participants: Sequence[str]) -> frozenset[str]:
+    names = {" ".join(p.casefold().split()) for p in participants}
+    return frozenset(n for n in names if n and n not in GENERIC_PARTICIPANTS)
+
+
+def _marked_words(text: str, title: str = "") -> frozenset[str]:
+    """Proper nouns of the text (capitalised, unless a common word opening a sentence) and the
+    numbers of text and title, normalised like the content. A model's title is often in title
+    case, so only its numbers count ("Works at Firm 1" / "Works at Firm 2")."""
+    body = without_speaker(unicodedata.normalize("NFKC", text)).strip()
+    words = {
+        normalise(m.group())
+        for m in _CAPITALISED.finditer(body)
+        if not (
+            _SENTENCE_OPENING.search(body[: m.start()])
+            and m.group().casefold().rstrip(".") in _COMMON_OPENERS
+        )
+        and m.group() != "I"
+    }
+    words |= {normalise(n) for n in _NUMBER.findall(f"{body} {title}")}
+    return frozenset(w for w in words if w)
+
+
+def _day(value: datetime | None) -> date | None:
+    return value.date() if value is not None else None
+
+
+def similarity(a: str, b: str) -> float:
+    """rapidfuzz `token_sort_ratio` of the normalised texts, 0–100."""
+    return float(fuzz.token_sort_ratio(normalise(a), normalise(b)))
+
+
+def substituted(a: str, b: str) -> bool:
+    """True when each text has a content word the other lacks: one value replaced by another
+    ("dark mode" / "light mode", 账单 / 订单). Words compare as the echo rule compares them
+    (`offline_events.echo_words`: five-letter stems without stop words, Han character pairs),
+    so "editor" / "editors" is no substitution; a word only added ("… please") is none either."""
+    words_a, words_b = echo_words(without_speaker(a)), echo_words(without_speaker(b))
+    return bool(words_a - words_b) and bool(words_b - words_a)
+
+
+def why_different(new: FactText, old: FactText) -> str | None:
+    """The first must-not-merge rule the pair breaks, or None when they are the same fact."""
+    if new.event_type != old.event_type:
+        return "event_type"
+    if (_day(new.happened_start), _day(new.happened_end)) != (
+        _day(old.happened_start),
+        _day(old.happened_end),
+    ):
+        return "dates"
+    if negated(without_speaker(new.summary)) != negated(without_speaker(old.summary)):
+        return "negation"
+    if named_participants(new.participants) != named_participants(old.participants):
+        return "participants"
+    if _marked_words(new.summary, new.title) != _marked_words(old.summary, old.title):
+        return "names_or_numbers"
+    if substituted(new.summary, old.summary):
+        return "substitution"
+    if similarity(new.summary, old.summary) < SAME_FACT_THRESHOLD:
+        return "content"
+    return None
+
+
+def same_fact(new: FactText, old: FactText) -> bool:
+    return why_different(new, old) is None
+
+
+def best_match(new: FactText, candidates: Sequence[tuple[int, FactText]]) -> int | None:
+    """The id of the most similar candidate stating the same fact (ties: the oldest id)."""
+    best: tuple[float, int] | None = None
+    for pk, old in candidates:
+        if not same_fact(new, old):
+            continue
+        key = (similarity(new.summary, old.summary), -pk)
+        if best is None or key > best:
+            best = key
+    return -best[1] if best is not None else None
