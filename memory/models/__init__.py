@@ -6,6 +6,7 @@ from memory.models.diagnostics import ModelCall
 from memory.models.events import (
     AdminAction,
     Event,
+    EventMention,
     EventOrigin,
     EventRelation,
     EventStatus,
@@ -55,6 +56,7 @@ __all__ = [
     "BlockStatus",
     "BlockView",
     "Event",
+    "EventMention",
     "EventOrigin",
     "EventRelation",
     "EventStatus",

@@ -70,6 +70,10 @@ class Event(models.Model):
     adoptions = models.IntegerField(default=1)
     last_adopted_turn = models.BigIntegerField()
     last_retrieved_at = models.DateTimeField(null=True, blank=True)
+    # Mentions (issue 29): the same fact stated again adds a mention (EventMention), not an
+    # event. `mentioned_at` stays the first mention; a mention is not use (weights untouched).
+    mention_count = models.PositiveIntegerField(default=1)
+    last_mentioned_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -88,6 +92,32 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"event {self.pk}: {self.title}"
+
+
+class EventMention(models.Model):
+    """A later statement of an existing event's fact: its block, time and source messages (also
+    added to the event's `source_messages`) and the quotes it added to the event. The first
+    mention is the event itself (its source block and `mentioned_at`), so an event mentioned
+    N times has N − 1 rows."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="+")
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="mentions")
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="event_mentions")
+    messages = models.ManyToManyField(Message, related_name="event_mentions")
+    mentioned_at = models.DateTimeField()
+    formed_turn = models.BigIntegerField()
+    quotes_added = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["mentioned_at", "id"]
+        indexes = [
+            models.Index(fields=["event", "mentioned_at"], name="event_mention_event"),
+            models.Index(fields=["block"], name="event_mention_block"),
+        ]
+
+    def __str__(self) -> str:
+        return f"mention of event {self.event_id} in block {self.block_id}"
 
 
 class RelationKind(models.TextChoices):

@@ -29,6 +29,7 @@ from memory.models import (
     Block,
     BlockView,
     Event,
+    EventMention,
     EventStatus,
     JobKind,
     Message,
@@ -41,6 +42,7 @@ from memory.services.events import EventContext, event_create, event_relate, eve
 from memory.services.jobs import job_create, job_handler
 from memory.services.live import publish
 from memory.services.llm_runtime import llm_call, llm_client
+from memory.services.mentions import event_mention_add, event_mention_target
 
 TIMELINE_RELEVANT = 8
 TIMELINE_RECENT = 4
@@ -183,7 +185,11 @@ def block_events_extract(job: ProcessingJob) -> None:
     """Extract, ground and store a block's events, then the block is ready (idempotent)."""
     block = job.block
     assert block is not None
-    if Event.objects.filter(source_block=block).exists():  # a re-run after a crash
+    stored_before = (
+        Event.objects.filter(source_block=block).exists()
+        or EventMention.objects.filter(block=block).exists()
+    )
+    if stored_before:  # a re-run after a crash
         with transaction.atomic():
             block_mark_ready(block_id=block.pk)
         return
@@ -204,8 +210,10 @@ def block_events_extract(job: ProcessingJob) -> None:
         or 0
     )
     with transaction.atomic():
-        created = _store_events(block, grounded, timeline, messages, formed_turn)
-        drafted = _drafted_graph(out, grounded, created)
+        stored = _store_events(block, grounded, timeline, messages, formed_turn)
+        created = list({e.pk: e for e, new in stored if new}.values())
+        mentioned = sorted({e.pk for e, new in stored if not new} - {e.pk for e in created})
+        drafted = _drafted_graph(out, grounded, [e for e, _ in stored])
         block_mark_ready(block_id=block.pk)
         if created:
             publish(
@@ -214,6 +222,10 @@ def block_events_extract(job: ProcessingJob) -> None:
                 action="extracted",
                 event_ids=[e.pk for e in created],
             )
+        if mentioned:
+            publish(block.namespace_id, "event.changed", action="mentioned", event_ids=mentioned)
+        # Only new events are projected: a mention adds no fact the event's graph items do not
+        # already cite it for (the existing event stays their source).
         for start in range(0, len(created), PROJECTION_BATCH):
             batch = [e.pk for e in created[start : start + PROJECTION_BATCH]]
             payload: dict[str, object] = {"event_ids": batch}
@@ -225,16 +237,18 @@ def block_events_extract(job: ProcessingJob) -> None:
 
 
 def _drafted_graph(
-    out: ExtractionOut, grounded: list[ExtractedEvent], created: list[Event]
+    out: ExtractionOut, grounded: list[ExtractedEvent], stored: list[Event]
 ) -> GraphProposal | None:
     """The model's graph draft over the stored events, or None (offline, or no draft given).
 
-    Its positions count the answer's events, which were stored one for one and in order;
-    should grounding ever have dropped one, the positions would be off, so the rules serve."""
+    Its positions count the answer's events, each stored (or added as a mention of an existing
+    event) one for one and in order; should grounding ever have dropped one, the positions
+    would be off, so the rules serve. Items about mentioned events fall outside every
+    projection batch (`restricted_to`), so they are not applied again."""
     draft = out.graph if isinstance(out, ExtractionGraphOut) else None
-    if draft is None or len(grounded) != len(out.events) or len(created) != len(grounded):
+    if draft is None or len(grounded) != len(out.events) or len(stored) != len(grounded):
         return None
-    return draft.to_proposal([(e.pk, e.happened_start or e.mentioned_at) for e in created])
+    return draft.to_proposal([(e.pk, e.happened_start or e.mentioned_at) for e in stored])
 
 
 def _store_events(
@@ -243,25 +257,43 @@ def _store_events(
     timeline: list[Event],
     messages: list[Message],
     formed_turn: int,
-) -> list[Event]:
+) -> list[tuple[Event, bool]]:
+    """Each grounded event stored, in order, as (event, True) when created, or (the existing
+    event, False) when it restates an active event's fact and was added as its mention (one
+    event per fact, `services.mentions`). Relations and supersessions proposed for a restated
+    fact apply to the existing event."""
     context = EventContext(
         block=block, formed_turn=formed_turn, messages={m.pk: m for m in messages}
     )
     by_id = {e.pk: e for e in timeline}
-    created: list[Event] = []
+    stored: list[tuple[Event, bool]] = []
     for extracted in grounded:
-        event = event_create(extracted=extracted, context=context)
+        event = event_mention_target(namespace_id=block.namespace_id, extracted=extracted)
+        new = event is None
+        if event is not None:
+            event_mention_add(
+                event=event,
+                extracted=extracted,
+                block_id=block.pk,
+                formed_turn=formed_turn,
+                messages=context.messages,
+            )
+            if event.pk in by_id:
+                by_id[event.pk] = event  # the row just locked and updated, not the stale one
+        else:
+            event = event_create(extracted=extracted, context=context)
         for relation in extracted.relations:
             target = by_id.get(relation.target_event_id)
             if target is not None:
                 event_relate(event=event, other=target, kind=relation.kind)
         # Rules catch what the extractor did not say: a new value for the same slot supersedes.
+        earlier = [e for e, _ in stored]
         candidates = _timeline_rows(
-            [e for e in [*timeline, *created] if e.status == EventStatus.ACTIVE]
+            [e for e in [*timeline, *earlier] if e.status == EventStatus.ACTIVE and e != event]
         )
         for old_id in detect_supersession(extracted, candidates):
-            old = by_id.get(old_id) or next((e for e in created if e.pk == old_id), None)
+            old = by_id.get(old_id) or next((e for e in earlier if e.pk == old_id), None)
             if old is not None:
                 event_supersede(new=event, old=old)
-        created.append(event)
-    return created
+        stored.append((event, new))
+    return stored

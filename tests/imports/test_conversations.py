@@ -159,3 +159,26 @@ def test_mem0_memories_become_candidates(owner, drain):
     event = Event.objects.get(pk=body["created_event_ids"][0])
     assert event.mentioned_at == datetime(2024, 7, 20, 8, 23, 45, 123456, tzinfo=UTC)
     assert event.origin == "import"
+
+
+def test_undo_takes_a_conversation_mention_back_out_of_the_event(
+    owner, drain, one_turn_blocks, say
+):
+    """An imported conversation that restates a known fact adds a mention to its event (issue
+    29); undoing the import removes that mention, its sources and quotes: the dump is as before."""
+    say("Let's switch to pnpm for Atlas then.")
+    drain()
+    namespace = Namespace.objects.get(name="proj")
+    event = Event.objects.get()
+    before = memory_dump(namespace)
+    preview = run_import(owner, drain, sample("chatgpt_conversations.json"))
+    _commit(owner, preview)
+    drain()
+    event.refresh_from_db()
+    assert event.mention_count == 2
+    assert event.source_messages.filter(session__external_id=CHATGPT_SESSION).exists()
+
+    assert owner.post(f"/ns/proj/imports/{preview['import_id']}/undo").status_code == 200
+    event.refresh_from_db()
+    assert (event.mention_count, event.last_mentioned_at) == (1, None)
+    assert memory_dump(namespace) == before

@@ -1,6 +1,7 @@
 """Every derived row has its sources (SPEC §5.1, §6.1): an event its source messages, all inside
-its source block; a graph fact or edge at least one source event; a node its source events or
-facts/edges that have them — and never sources from another namespace.
+its source block or the blocks of its later mentions; a graph fact or edge at least one source
+event; a node its source events or facts/edges that have them — and never sources from another
+namespace.
 
 Nothing here is repairable: a source cannot be invented, and dropping the derived row would lose
 memory an operator may want to look at first (`rebuild_graph` re-derives the graph from events).
@@ -12,7 +13,7 @@ from collections import defaultdict
 
 from django.db.models import Exists, F, OuterRef, Q
 
-from memory.models import Event, GraphEdge, GraphFact, GraphNode
+from memory.models import Event, EventMention, GraphEdge, GraphFact, GraphNode
 from memory.services.consistency.base import PROVENANCE, Violation, scoped
 
 
@@ -34,10 +35,14 @@ def events_without_source_messages(namespace_id: int | None) -> list[Violation]:
 
 
 def event_sources_outside_block(namespace_id: int | None) -> list[Violation]:
-    """Source messages whose turn is not in the event's source block (or in no block at all)."""
+    """Source messages whose turn is neither in the event's source block nor in the block of
+    one of its later mentions (issue 29: one event per fact), or in no block at all."""
+    mentioned_there = EventMention.objects.filter(
+        event_id=OuterRef("event_id"), block_id=OuterRef("message__turn__block_id")
+    )
     through = Event.source_messages.through.objects.filter(
         Q(message__turn__block_id__isnull=True)
-        | ~Q(message__turn__block_id=F("event__source_block_id"))
+        | (~Q(message__turn__block_id=F("event__source_block_id")) & ~Exists(mentioned_there))
     )
     outside: dict[tuple[int, int, int], list[int]] = defaultdict(list)
     rows = scoped(through, namespace_id, "event__namespace_id").values_list(

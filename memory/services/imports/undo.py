@@ -47,6 +47,7 @@ from memory.services.audit import admin_action
 from memory.services.imports.graph_rollback import graph_detach_events
 from memory.services.imports.restore import dump_unrestore
 from memory.services.live import publish
+from memory.services.mentions import mentions_remove
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,9 @@ def import_undo(*, batch: ImportBatch, actor: str) -> UndoResult:
             removed = set(
                 Event.objects.filter(source_block_id__in=blocks).values_list("pk", flat=True)
             )
+            # The imported sessions' statements of facts already known were added to those
+            # events as mentions (issue 29): take them back out of the events that stay.
+            mentions_remove(block_ids=blocks, except_events=removed)
             messages = set(
                 Message.objects.filter(session_id__in=sessions).values_list("pk", flat=True)
             )
