@@ -21,7 +21,7 @@ from graphui.charts import line_chart, sparkline
 from graphui.templatetags.ui import when
 from graphui.vocabulary import CRITICALITIES, Text, superseded_cap
 from memory.engine.weight_trajectory import CAPPED, HIDDEN, PINNED, WeightTrajectory
-from memory.selectors.events import EventOut, TemporalOut
+from memory.selectors.events import EventOut, MentionOut, TemporalOut
 
 register = template.Library()
 
@@ -218,6 +218,14 @@ def event_source_url(ns: str, event: EventOut) -> str:
     """The source block at L5 with the event's messages highlighted (one click to the sources)."""
     base = reverse("graphui:block", args=[ns, event.source_block_id])
     ids = ",".join(str(i) for i in event.source_message_ids)
+    return f"{base}?level=5&hl={ids}"
+
+
+@register.simple_tag
+def mention_source_url(ns: str, mention: MentionOut) -> str:
+    """A mention's block at L5 with that mention's messages highlighted."""
+    base = reverse("graphui:block", args=[ns, mention.block_id])
+    ids = ",".join(str(i) for i in mention.source_message_ids)
     return f"{base}?level=5&hl={ids}"
 
 

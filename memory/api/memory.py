@@ -22,6 +22,7 @@ from memory.selectors.events import (
     TimelineFilter,
     event_detail,
     event_get,
+    event_mentions,
     event_sources,
     event_timeline,
     events_by_ids,
@@ -75,6 +76,7 @@ def expand_event(
             session_id=block.session.external_id,
             turn_range=[block.first_turn, block.last_turn],
         ),
+        mentions=event_mentions(event),
     )
 
 

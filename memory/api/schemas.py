@@ -10,7 +10,7 @@ from ninja import Field, Schema
 
 from memory.api.fields import ApiDatetime
 from memory.selectors.blocks import BlockOut
-from memory.selectors.events import EventOut, RelationsOut
+from memory.selectors.events import EventOut, MentionOut, RelationsOut
 from memory.selectors.graph import EdgeOut, FactOut, NeighbourOut, NodeOut
 from memory.selectors.health import NamespaceHealthOut
 from memory.selectors.jobs import JobOut
@@ -170,6 +170,8 @@ class ExpandEventOut(Schema):
     relations: RelationsOut
     sources: list[MessageOut]
     source_block: SourceBlockOut
+    # Every statement of the fact, the first one first (issue 29; additive field).
+    mentions: list[MentionOut]
 
 
 class TimelineOut(Schema):

@@ -17,7 +17,14 @@ from memory.engine.lifecycle import SUPERSEDED, VISIBLE_STATUSES
 from memory.engine.redact import redact
 from memory.engine.weights import CRITICALITY_FLOORS, SUPERSEDED_CAP, current_weight
 from memory.errors import NotFound
-from memory.models import Event, EventRelation, Message, Namespace, RelationKind
+from memory.models import (
+    Event,
+    EventMention,
+    EventRelation,
+    Message,
+    Namespace,
+    RelationKind,
+)
 from memory.selectors.messages import MessageOut, messages_out
 from memory.selectors.out import Out
 
@@ -25,7 +32,9 @@ from memory.selectors.out import Out
 class TemporalOut(Out):
     """The two time axes (SPEC §5.2): when it was said, and when it happens/happened."""
 
-    mentioned_at: datetime
+    mentioned_at: datetime  # the first mention
+    # The latest later mention (issue 29: the same fact said again); None when said once.
+    last_mentioned_at: datetime | None
     happened_start: datetime | None
     happened_end: datetime | None
     original_text: str | None
@@ -76,6 +85,7 @@ class EventOut(Out):
     source_message_ids: list[int]
     formed_turn: int
     origin: str
+    mention_count: int  # how often the fact was stated; a mention is not use (SPEC §7)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -190,6 +200,7 @@ def event_out(
         participants=[redact(p) for p in event.participants],
         temporal=TemporalOut.model_construct(
             mentioned_at=event.mentioned_at,
+            last_mentioned_at=event.last_mentioned_at,
             happened_start=event.happened_start,
             happened_end=event.happened_end,
             original_text=redact(event.temporal_text) or None,
@@ -203,6 +214,7 @@ def event_out(
         source_message_ids=sorted(m.pk for m in event.source_messages.all()),
         formed_turn=event.formed_turn,
         origin=event.origin,
+        mention_count=event.mention_count,
     )
 
 
@@ -220,6 +232,53 @@ def event_sources(event: Event) -> list[MessageOut]:
     """The event's source messages in conversation order."""
     rows = Message.objects.filter(events=event).select_related("session")
     return messages_out(rows.order_by("turn__session_turn", "position", "pk"))
+
+
+class MentionOut(Out):
+    """One statement of an event's fact: the first (the event's own source block) or a later
+    one that was added to it instead of a second event (issue 29)."""
+
+    mentioned_at: datetime
+    block_id: int
+    session_id: str
+    formed_turn: int
+    source_message_ids: list[int]
+    first: bool
+
+
+def event_mentions(event: Event) -> list[MentionOut]:
+    """Every mention of the event, oldest first, with its source messages; two queries."""
+    later = list(
+        EventMention.objects.filter(event=event)
+        .select_related("block__session")
+        .prefetch_related("messages")
+        .order_by("mentioned_at", "pk")
+    )
+    mentioned = {m.pk for mention in later for m in mention.messages.all()}
+    first_sources = sorted(m.pk for m in event.source_messages.all() if m.pk not in mentioned)
+    block = event.source_block
+    out = [
+        MentionOut.model_construct(
+            mentioned_at=event.mentioned_at,
+            block_id=block.pk,
+            session_id=redact(block.session.external_id),
+            formed_turn=event.formed_turn,
+            source_message_ids=first_sources,
+            first=True,
+        )
+    ]
+    out += [
+        MentionOut.model_construct(
+            mentioned_at=mention.mentioned_at,
+            block_id=mention.block_id,
+            session_id=redact(mention.block.session.external_id),
+            formed_turn=mention.formed_turn,
+            source_message_ids=sorted(m.pk for m in mention.messages.all()),
+            first=False,
+        )
+        for mention in later
+    ]
+    return out
 
 
 def events_by_ids(

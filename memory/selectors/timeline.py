@@ -22,7 +22,9 @@ from memory.models import Event, GraphEdge, GraphFact, Namespace, UsageItem
 from memory.selectors.audit import EventUsageOut, memory_usage
 from memory.selectors.events import (
     EventOut,
+    MentionOut,
     TimelineFilter,
+    event_mentions,
     event_sources,
     event_timeline,
     events_out,
@@ -214,6 +216,7 @@ class SupportedEdgeOut(Out):
 class EventPageOut(Out):
     entry: TimelineEntry
     sources: list[MessageOut]
+    mentions: list[MentionOut]  # every statement of its fact, the first one first (issue 29)
     facts: list[SupportedFactOut]
     edges: list[SupportedEdgeOut]
     usage: EventUsageOut
@@ -297,6 +300,7 @@ def event_page_detail(*, namespace: Namespace, event_id: int) -> EventPageOut:
     return EventPageOut.model_construct(
         entry=timeline_entries(namespace, [event], current_turn=current_turn)[0],
         sources=event_sources(event),
+        mentions=event_mentions(event),
         facts=facts,
         edges=edges,
         usage=memory_usage(event),
