@@ -69,7 +69,9 @@ _COMMON_OPENERS: Final = STOP_WORDS | frozenset(
     that the then there this to us we yes got let lets note also
     """.split()  # noqa: SIM905
 )
-_NUMBER: Final = re.compile(r"\d+(?:[.,]\d+)*")
+# A word with a digit in it, whole: "queue1" and "queue2" differ even when both texts also
+# hold a 1 and a 2 elsewhere.
+_NUMBER: Final = re.compile(r"[^\W_]*\d[^\W_]*(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True, slots=True)
