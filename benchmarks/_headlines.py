@@ -162,7 +162,10 @@ def locomo_line(f: Figures) -> str:
 def history_headline(r: dict[str, Any]) -> Figures:
     return {
         "per_conversation": {
-            name: {k: c[k] for k in ("history_tokens", "transcript_tokens", "ratio")}
+            name: {
+                **{k: c[k] for k in ("history_tokens", "transcript_tokens", "ratio")},
+                "view_shares": c.get("view_shares", {}).get("median_share_of_l5", {}),
+            }
             for name, c in r["conversations"].items()
         },
         "ratio": r["ratio"],
@@ -177,7 +180,15 @@ def history_line(f: Figures) -> str:
         for name, c in f["per_conversation"].items()
     )
     verdict = "met" if f["goal_met"] else "missed"
-    return f"history / transcript tokens: {rows} (goal ≤ {f['goal_ratio']:.3f}: {verdict})"
+    shares = "; ".join(
+        f"{name} " + " ".join(f"{k} {v:.2f}" for k, v in sorted(c["view_shares"].items()))
+        for name, c in f["per_conversation"].items()
+        if c.get("view_shares")
+    )
+    views = (
+        f"; views as a median share of L5: {shares} (goals L1 ≤ 0.30, L0 ≤ 0.12)" if shares else ""
+    )
+    return f"history / transcript tokens: {rows} (goal ≤ {f['goal_ratio']:.3f}: {verdict}){views}"
 
 
 def proxy_history_headline(r: dict[str, Any]) -> Figures:

@@ -37,6 +37,38 @@ GOAL_RATIO = 1 / 8
 SESSION = "conversation"
 
 
+# Issue 29's goals for the views that compress: L1 and L0 as a share of L5 (median per block).
+SHARE_GOALS = {"L1": 0.30, "L0": 0.12}
+
+
+def view_shares(session: Any) -> dict[str, Any]:
+    """Each level's tokens as a share of the block's L5, the median over the session's ready
+    blocks (the Memory UI's level tabs show the same figure per block)."""
+    from statistics import median
+
+    from memory.models import BlockStatus, BlockView
+
+    per_block: dict[int, dict[int, int]] = {}
+    for block_id, level, tokens in BlockView.objects.filter(
+        block__session=session, block__status=BlockStatus.READY
+    ).values_list("block_id", "level", "tokens"):
+        per_block.setdefault(block_id, {})[level] = tokens
+    medians = {
+        f"L{level}": round(
+            median(v[level] / max(1, v[5]) for v in per_block.values() if level in v and 5 in v),
+            3,
+        )
+        for level in range(5)
+        if any(level in v for v in per_block.values())
+    }
+    return {
+        "blocks": len(per_block),
+        "median_share_of_l5": medians,
+        "goals": SHARE_GOALS,
+        "goals_met": {k: medians.get(k, 1.0) <= goal for k, goal in SHARE_GOALS.items()},
+    }
+
+
 def conversation_history(conversation: Conversation) -> dict[str, Any]:
     """Ingest the conversation as one session, drain the jobs, and compare the layered history's
     tokens with the transcript's. Django must be set up."""
@@ -71,6 +103,7 @@ def conversation_history(conversation: Conversation) -> dict[str, Any]:
     pending_tokens = sum(b.tokens for b in history.pending)
     settings = memory_settings_get()
     ratio = history.tokens / max(1, transcript_tokens)
+    shares = view_shares(session)
     return {
         "sessions": len(conversation.sessions),
         "utterances": conversation.utterance_count,
@@ -92,6 +125,7 @@ def conversation_history(conversation: Conversation) -> dict[str, Any]:
         "ratio": round(ratio, 4),
         "goal_met": ratio <= GOAL_RATIO,
         "ingest_seconds": round(seconds, 2),
+        "view_shares": shares,
     }
 
 
@@ -122,6 +156,12 @@ def main() -> int:
                 f"history {row['history_tokens']:,} tokens vs transcript "
                 f"{row['transcript_tokens']:,} = {row['ratio']:.3f} "
                 f"(goal ≤ {GOAL_RATIO:.3f}: {'met' if row['goal_met'] else 'MISSED'})"
+            )
+            shares = row["view_shares"]
+            print(
+                f"  views, median share of L5 over {shares['blocks']} blocks: "
+                + ", ".join(f"{k} {v:.2f}" for k, v in sorted(shares["median_share_of_l5"].items()))
+                + f" (goals L1 ≤ 0.30, L0 ≤ 0.12: {shares['goals_met']})"
             )
         connections.close_all()
 

@@ -23,6 +23,10 @@ FALLBACK_TITLE = "Conversation block"
 EMPTY_SUMMARY = "No readable content in this block."
 TITLE_MAX = 80
 SUMMARY_MAX = 600
+# The summary (L1) compresses: at most this share of the block's L4 text (but never less than
+# SUMMARY_MIN characters), so a short block's summary is not as long as the block itself.
+SUMMARY_SHARE = 0.25
+SUMMARY_MIN = 200
 TAGS_MAX = 8
 KEY_POINTS_MAX = 8
 KEY_POINT_MAX_CHARS = 300
@@ -141,7 +145,7 @@ def offline_block_views(l4_text: str) -> BlockViewsOut:
     return BlockViewsOut(
         title=_title(sentences, scores, ranked),
         tags=[term.lower() for term in ranked[:TAGS_MAX]],
-        summary=_summary(sentences, scores),
+        summary=_summary(sentences, scores, summary_budget(len(l4_text))),
         key_points=key_points,
         should_extract=bool(key_points),
     )
@@ -279,7 +283,12 @@ def _clean_title(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _summary(sentences: list[_Sentence], scores: list[float]) -> str:
+def summary_budget(l4_chars: int) -> int:
+    """The summary's length limit in characters for a block whose L4 text is this long."""
+    return min(SUMMARY_MAX, max(SUMMARY_MIN, round(SUMMARY_SHARE * l4_chars)))
+
+
+def _summary(sentences: list[_Sentence], scores: list[float], budget: int) -> str:
     if not sentences:
         return EMPTY_SUMMARY
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
@@ -290,12 +299,12 @@ def _summary(sentences: list[_Sentence], scores: list[float]) -> str:
         if scores[i] <= 0 and chosen and scores[order[0]] > 0:
             break
         candidate = sorted([*chosen, i])
-        if len(_render(sentences, candidate)) <= SUMMARY_MAX:
+        if len(_render(sentences, candidate)) <= budget:
             chosen = candidate
     if not chosen:  # the single best sentence is longer than the budget on its own
         first = sentences[order[0]]
         prefix = f"{first.label}: " if first.label else ""
-        return prefix + _cut(first.text, SUMMARY_MAX - len(prefix))
+        return prefix + _cut(first.text, budget - len(prefix))
     return _render(sentences, chosen)
 
 

@@ -7,7 +7,14 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.engine.offline import FALLBACK_TITLE, offline_block_views
+from memory.engine.offline import (
+    FALLBACK_TITLE,
+    SUMMARY_MAX,
+    SUMMARY_MIN,
+    SUMMARY_SHARE,
+    offline_block_views,
+    summary_budget,
+)
 
 STORAGE_BLOCK = """\
 User: Hi! I need to pick a database for the memory server. We store conversation blocks and events.
@@ -79,10 +86,22 @@ def test_tags_are_at_most_eight_lower_case_keywords() -> None:
 def test_summary_is_extractive_bounded_and_keeps_speaker_labels() -> None:
     views = offline_block_views(STORAGE_BLOCK)
 
-    assert len(views.summary) <= 600
-    assert views.summary.startswith("User: ")
+    assert len(views.summary) <= summary_budget(len(STORAGE_BLOCK)) == SUMMARY_MIN
+    assert all(line.startswith(("User: ", "Assistant: ")) for line in views.summary.splitlines())
     assert all(sentence in STORAGE_BLOCK for sentence in summary_sentences(views.summary))
     assert "let's use Postgres for storage." in views.summary
+
+
+def test_the_summary_compresses_a_block_to_a_quarter_of_its_text() -> None:
+    # A chatty block of about 2,000 characters: its summary is at most a quarter of it.
+    text = "\n\n".join(
+        f"User: We talked about the garden on day {i}, the tomatoes and the rain this week."
+        for i in range(24)
+    )
+    summary = offline_block_views(text).summary
+    assert 1500 < len(text) < 2500
+    assert 0 < len(summary) <= round(SUMMARY_SHARE * len(text))
+    assert summary_budget(100) == SUMMARY_MIN and summary_budget(10_000) == SUMMARY_MAX
 
 
 def test_summary_of_a_long_block_stays_within_600_characters() -> None:
