@@ -127,14 +127,15 @@ def _difference_text(preview: SettingsPreview) -> str:
 
 
 def _proxy_saved_text(preview: SettingsPreview) -> str:
-    """ "−9,873 (−76%)": the proxied history's tokens with the values shown, against native."""
+    """ "9,873 (76%)": the tokens the proxied history saves with the values shown, against
+    native (under the label "saved"; a true minus sign when it would cost more)."""
     tokens = preview.tokens
     if tokens is None or tokens.proxy_sent_proposed is None:
         return "—"
     saved = tokens.proxy_native - tokens.proxy_sent_proposed
     if not saved or not tokens.proxy_native:
         return "0"
-    sign = "−" if saved > 0 else "+"
+    sign = "" if saved > 0 else "−"
     share = round(100 * abs(saved) / tokens.proxy_native)
     return f"{sign}{abs(saved):,} ({sign}{share}%)"
 
