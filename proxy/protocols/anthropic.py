@@ -300,9 +300,10 @@ class AnthropicAdapter:
         return _reply(message) if message.get("type") == "message" else None
 
     def add_tools(self, body: Body) -> str | None:
-        """The body with the memory tools after the agent's own; None when the agent turned
-        tools off (`tool_choice: {"type": "none"}`)."""
-        if mapping(body.get("tool_choice")).get("type") == "none":
+        """The body with the memory tools after the agent's own; None unless the model chooses
+        its tools freely (`tool_choice` absent or `{"type": "auto"}`: `none`, `any` or a named
+        tool is the agent's decision, which memory tools would change)."""
+        if mapping(body.get("tool_choice")).get("type", "auto") != "auto":
             return None
         return extend_list(body, "tools", anthropic_definitions())
 

@@ -306,9 +306,10 @@ class OpenAIAdapter:
         return _answer_reply(json_object(raw))
 
     def add_tools(self, body: Body) -> str | None:
-        """The body with the memory tools after the agent's own; None when the agent turned
-        tools off (`tool_choice: none`) or asked for several choices (`n` > 1)."""
-        if body.get("tool_choice") == "none" or (integer(body.get("n")) or 1) > 1:
+        """The body with the memory tools after the agent's own; None unless the model chooses
+        its tools freely (`tool_choice` absent or `auto`: `none`, `required` or a named tool is
+        the agent's decision, which memory tools would change) and one choice is asked for."""
+        if body.get("tool_choice", "auto") != "auto" or (integer(body.get("n")) or 1) > 1:
             return None
         return extend_list(body, "tools", openai_definitions())
 

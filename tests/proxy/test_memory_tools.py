@@ -292,8 +292,11 @@ def test_tools_are_off_by_default_and_follow_the_setting_and_the_header(proxy, u
     settings_update(proxy_tools="memory", actor="user:admin")
     assert set(tools_sent()) == NAMES
     assert tools_sent(extra_headers={"x-stratagate-tools": "off"}) == []
-    # An agent that turned tools off gets none.
-    assert tools_sent(tools=[], tool_choice="none") == []
+    # Only a free choice of tools gets them: not "none", "required" or a named tool.
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
+    for choice in ("none", "required", {"type": "function", "function": {"name": "get_weather"}}):
+        assert tools_sent(tools=[weather], tool_choice=choice) == ["get_weather"]
+    assert set(tools_sent(tools=[weather], tool_choice="auto")) == {"get_weather", *NAMES}
     with pytest.raises(openai.BadRequestError) as bad:
         tools_sent(extra_headers={"x-stratagate-tools": "sometimes"})
     assert bad.value.body["code"] == "invalid_proxy_header"
@@ -383,3 +386,24 @@ def test_without_a_stream_a_preamble_beside_memory_calls_is_a_memory_round(proxy
     said = anthropic_ask(proxy, "Hello?", stream=False)
     assert [(b.type, b.text) for b in said.content] == [("text", "Found nothing.")]
     assert len(upstream.model_requests()) == 2
+
+
+def test_anthropic_gets_the_tools_only_when_the_model_chooses_freely(proxy, upstream):
+    client: anthropic.Anthropic = proxy.anthropic()
+    weather = {"name": "get_weather", "input_schema": {"type": "object", "properties": {}}}
+
+    def tools_sent(choice: dict[str, Any] | None) -> set[str]:
+        extra = {"tool_choice": choice} if choice is not None else {}
+        client.messages.create(
+            model="claude-test",
+            max_tokens=50,
+            messages=[{"role": "user", "content": "Hi"}],
+            tools=[weather],
+            extra_headers=TOOLS_ON,
+            **extra,
+        )
+        return {t["name"] for t in upstream.last.json["tools"]}
+
+    assert tools_sent(None) == tools_sent({"type": "auto"}) == {"get_weather", *NAMES}
+    for choice in ({"type": "any"}, {"type": "tool", "name": "get_weather"}, {"type": "none"}):
+        assert tools_sent(choice) == {"get_weather"}
