@@ -7,7 +7,7 @@ import copy
 import logging
 import re
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 
 MARK = "[REDACTED]"
 
@@ -189,10 +189,27 @@ def _fold(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_FOLD).lower()
 
 
+# Short texts (names, titles, fact values) are redacted again on every read that shows them:
+# `redact` is pure, so the result for each of the last CACHED_TEXTS short texts is kept.
+CACHED_CHARS = 512
+CACHED_TEXTS = 8192
+
+
 def redact(text: str) -> str:
     """Replace credentials in `text` with [REDACTED]; everything else is left byte-for-byte."""
     if not text:
         return text
+    if len(text) <= CACHED_CHARS:
+        return _redact_short(text)
+    return _redact(text)
+
+
+@lru_cache(maxsize=CACHED_TEXTS)
+def _redact_short(text: str) -> str:
+    return _redact(text)
+
+
+def _redact(text: str) -> str:
     folded = _fold(text)
     for gate, apply in _RULES:
         if gate(folded):
