@@ -14,6 +14,8 @@ Choices (SPEC silent):
   happenings) and carry their nature in `criticality` and in a tag.
 - Decisions and changes with no time wording are "occurred" (the decision is taken when said);
   with future wording they are "planned" and, like plans, never supersede anything.
+- A plain relation statement without a cue word ("Priya owns the billing service", "账单服务
+  依赖认证服务", see `memory.engine.offline_relations`) is an "ongoing" event of type "other".
 - Chat is mostly not memory: resolutions and encouragement ("I'll do my best", "I won't give
   up", "I'll never forget") are plans only with a date, wishes and leave-taking never; a
   preference needs a real object (`memory.engine.offline_phrases`). Typed happenings without a
@@ -32,6 +34,7 @@ from typing import Final
 
 from memory.engine import offline_cues as cues
 from memory.engine.offline_phrases import preferences
+from memory.engine.offline_relations import relations
 from memory.engine.prompts.extraction import (
     MAX_EVENTS,
     MAX_TAGS,
@@ -179,6 +182,10 @@ def _classify(
     # An explicit intention ("I plan to launch…") is a plan even when it names a release.
     if person and not past and not vague and cues.PLAN.search(sentence):
         return _Kind("plan", "plan", default_status="planned")
+    # A plain statement of who owns or leads what, what runs on or depends on what, who
+    # joined which team ("the billing service runs on Fly.io"): a fact with no cue word.
+    if person and not wish and relations(sentence):
+        return _Kind("other", "relation", default_status="ongoing")
     personal = bool(cues.FIRST_PERSON.search(sentence))
     for event_type, cue in cues.TYPED:
         if cue.search(sentence) and (personal or dated) and not wish:

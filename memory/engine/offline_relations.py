@@ -1,0 +1,473 @@
+"""Relation statements of ordinary team talk → (subject, relation, object), English and Chinese.
+
+Used twice: offline extraction keeps a sentence that states such a relation as an event (plain
+facts carry no decision or plan cue), and offline graph projection turns it into nodes and an
+edge citing that event. Pure rules, no model:
+
+- who owns, leads or maintains what: "Priya owns the billing service", "the billing service is
+  maintained by Priya", "Priya is the tech lead of Atlas", "Priya负责账单服务",
+  "账单服务由Priya维护";
+- what runs where and on what it depends: "the billing service runs on Fly.io / is deployed on
+  Fly.io / uses PostgreSQL / depends on the auth service", "账单服务部署在Fly.io上", "账单服务用
+  PostgreSQL", "账单服务依赖认证服务";
+- membership, employer, home and preferred tools said of someone named: "Tom joined the platform
+  team", "Tom is a member of …", "小王加入了平台组", "小王在Globex工作", "Ana prefers Vim".
+
+Node types (SPEC §6.1): "the billing service", "the Atlas project", 账单服务 → project; "the
+platform team", 平台组 → organization; a known technology (`KNOWN_TOOLS`, and every tool of the
+slot lexicon) → tool; a capitalised name → person where a person is meant. A capitalised subject
+of `uses` may be a person or a project: its type is `AMBIGUOUS`, settled by the caller from
+context. Only a whole clause is a subject: a pronoun ("she", "we", "他"), a negation ("no longer
+runs on"), a question or a condition ("if the billing service runs on …") states nothing. English
+works_at and lives_in stay with `memory.engine.offline_graph`, which already reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from memory.engine.slots import slot_of
+
+AMBIGUOUS: Final = ""
+ME: Final = "\x00me"  # the speaker's own "I"/"我": the caller puts the speaker's name in
+KNOWN_TOOLS: Final = frozenset(
+    """
+    kubernetes k8s docker render railway heroku vercel netlify cloudflare fly.io aws gcp azure
+    digitalocean hetzner linode supabase firebase kafka rabbitmq nats elasticsearch opensearch
+    clickhouse cassandra snowflake bigquery redshift airflow spark s3 ec2 lambda rds terraform
+    ansible nginx linux grafana prometheus sentry datadog slack jira confluence notion github
+    gitlab bitbucket stripe twilio auth0 okta graphql grpc celery sidekiq openai pytorch
+    tensorflow node.js nodejs deno 阿里云 腾讯云 华为云
+    """.split()  # noqa: SIM905
+)
+_SERVICE_NOUNS: Final = (
+    r"(?:service|api|app|application|project|pipeline|backend|frontend|website|site|dashboard"
+    r"|repo|repository|platform|cluster|library|sdk|cli|bot|portal|system|microservice|gateway"
+    r"|monorepo|worker|database|module|engine|server)"
+)
+_NAME_ONLY_NOUNS: Final = frozenset({"project", "app", "repo", "repository"})  # "Atlas project"
+_TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"
+_DETERMINER: Final = r"(?:the|our|my|their|his|her|its|this|a|an)"
+_PLAIN_WORD: Final = (
+    r"(?!(?:the|a|an|and|or|of|to|for|on|in|with|by|at|from|that|which|who|is|are|was|were"
+    r"|now|also|not|it)\b)[\w.+#-]+"
+)
+_SERVICE: Final = re.compile(
+    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS}))", re.IGNORECASE
+)
+_TEAM: Final = re.compile(
+    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_TEAM_NOUNS}))", re.IGNORECASE
+)
+_CAPITALISED: Final = re.compile(r"[A-Z0-9][\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*){0,2}")
+# Words that may open or close a clause around its subject without being part of it.
+_LEADING: Final = re.compile(
+    r"^(?:(?:now|also|then|so|today|currently|actually|btw|and|but|well|ok|okay|yes|yeah|by the"
+    r" way|fyi|for the record|just so you know|oh)\b[,:]?\s+)+",
+    re.IGNORECASE,
+)
+_TRAILING: Final = re.compile(
+    r"(?:\s+(?:now|also|currently|still|mainly|mostly|primarily|already|actually|officially"
+    r"|just|recently|finally|has|have))+$",
+    re.IGNORECASE,
+)
+_NOT_SUBJECT: Final = frozenset(
+    """
+    i we you he she they it this that there here who what which someone everyone nobody
+    everybody somebody anyone one people team everything something mine yours
+    """.split()  # noqa: SIM905
+)
+_NOT_NAME: Final = frozenset(
+    """
+    i monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december the a an my our it this that we
+    he she they since for from to with in on at and but so then also now today yesterday
+    """.split()  # noqa: SIM905
+)
+_BOUNDARY: Final = re.compile(r"[,;:—–()]|\b(?:and|but|so|because|while|that|which|who)\b", re.I)
+_QUESTION_START: Final = re.compile(
+    r"^\s*(?:who|what|which|where|when|why|how|does|do|did|is|are|was|were|can|could|should"
+    r"|will|would|has|have)\b",
+    re.IGNORECASE,
+)
+
+# Kinds of entity a relation takes, by side: "person" (a person, or a team for ownership),
+# "project", "tool", "team", "owner" (person or team), "uses" (person or project).
+_RELATIONS_EN: Final = (
+    # (verb pattern, relation, subject kind, object kind, passive)
+    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?owned\s+by", "owns", "owner", "project", True),
+    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:led|headed|run|managed)\s+by", "leads", "owner",
+     "project", True),
+    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
+     True),
+    (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for",
+     "owns", "owner", "project", False),
+    (r"(?:leads?|heads?|manages?|runs?(?!\s+on\b|\s+in\b))|(?:is|'s|am|'m)\s+in\s+charge\s+of"
+     r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
+     r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
+     "leads", "owner", "project", False),
+    (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of",
+     "maintains", "owner", "project", False),
+    (r"(?:runs?|is\s+running|are\s+running)\s+on", "runs_on", "project", "tool", False),
+    (r"(?:is|are)\s+(?:deployed|hosted)\s+(?:on|to|at)|deploys\s+to", "deployed_on", "project",
+     "tool", False),
+    (r"uses?|is\s+using|(?:is|are)\s+built\s+(?:with|on)|(?:is|are)\s+written\s+in"
+     r"|stores\s+(?:its\s+)?data\s+in", "uses", "uses", "tool", False),
+    (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on", "depends_on", "project",
+     "project_or_tool", False),
+    (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
+     r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
+     r"|(?:works?|moved)\s+(?:on|to)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
+     "member_of", "person", "team", False),
+    (r"prefers?", "prefers", "person", "tool", False),
+)  # fmt: skip
+_VERBS_EN: Final = tuple(
+    (re.compile(rf"(?<![\w'])(?:{verb})(?![\w])", re.IGNORECASE), rel, subj, obj, passive)
+    for verb, rel, subj, obj, passive in _RELATIONS_EN
+)
+_ADVERBS_AFTER: Final = re.compile(r"^\s+(?:(?:now|mainly|mostly|primarily|also)\s+)*")
+_OBJECT_LIST: Final = re.compile(r"^\s*(?:,\s*and|,|and|&|as\s+well\s+as)\s+", re.IGNORECASE)
+# "We deploy the billing service on Fly.io", "we moved the billing service from Heroku to Render":
+# the place a service runs, said with the speakers as the subject.
+_PLACED: Final = re.compile(
+    r"^(?:we|i)\b(?:(?!\b(?:not|never|no\s+longer)\b|n't\b)[^,;:])*?"
+    r"\b(?:run|deploy|host|deployed|hosted|moved|migrated|switched|ported)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_PLACED_TARGET: Final = re.compile(
+    r"\s+(?:from\s+[\w.+#-]+(?:\s+[A-Z][\w.+#-]*)?\s+)?(?:on|to|onto|at)\s+", re.IGNORECASE
+)
+_PLATFORM_SLOTS: Final = frozenset({"hosting"})
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    name: str
+    type: str  # person | project | organization | tool | place, or AMBIGUOUS
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    subject: Entity
+    relation: str
+    object: Entity
+
+
+def known_tool(name: str) -> str | None:
+    """The canonical name of a known technology ("postgres" → "PostgreSQL"), or None."""
+    hit = slot_of(name)
+    if hit is not None:
+        return hit[1]
+    spelled = " ".join(name.split())
+    return spelled if spelled.lower() in KNOWN_TOOLS else None
+
+
+def _service_name(phrase: str) -> str:
+    """ "billing service" stays; "Atlas project" / "Atlas app" → "Atlas"."""
+    words = phrase.split()
+    if (
+        len(words) > 1
+        and words[-1].lower() in _NAME_ONLY_NOUNS
+        and all(w[:1].isupper() for w in words[:-1])
+    ):
+        return " ".join(words[:-1])
+    return " ".join(words)
+
+
+def _name(raw: str) -> str:
+    """A capitalised name cut at the first word that cannot continue it."""
+    words: list[str] = []
+    for word in raw.split():
+        bare = word.strip(".,;:!?\"'").replace("’", "'").lower()
+        if bare in _NOT_NAME or (words and not word[:1].isupper()):
+            break
+        words.append(word)
+        if word.endswith((",", ";", "!", "?")) or (word.endswith(".") and not known_tool(word)):
+            break
+    return " ".join(words).strip(" .,;:!?'\"")
+
+
+def _tool_at(text: str) -> tuple[str, int] | None:
+    """A known technology opening `text` ("the" allowed before it): (canonical name, length)."""
+    article = re.match(r"the\s+", text, re.IGNORECASE)
+    skip = article.end() if article else 0
+    for size in (3, 2, 1):
+        match = re.match(rf"((?:[\w.+#-]+\s+){{{size - 1}}}[\w.+#-]+)", text[skip:])
+        if match:
+            word = match.group(1).rstrip(".")
+            tool = known_tool(word)
+            if tool and not (tool.lower() == "go" and not word[:1].isupper()):
+                return tool, skip + len(word)
+    return None
+
+
+def _subject(clause: str, kind: str) -> Entity | None:
+    """The entity a whole clause names, if it may be the subject of a relation of `kind`."""
+    text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
+    if not text:
+        return None
+    if text in ("I", "i"):
+        return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
+    if text.lower() in _NOT_SUBJECT:
+        return None
+    team = _TEAM.fullmatch(text)
+    if team:
+        return Entity(team.group(1), "organization") if kind == "owner" else None
+    service = _SERVICE.fullmatch(text)
+    if service and kind in ("project", "uses"):
+        return Entity(_service_name(service.group(1)), "project")
+    if service or known_tool(text):
+        return None
+    if not _CAPITALISED.fullmatch(text) or _name(text) != text:
+        return None
+    if kind in ("owner", "person"):
+        return Entity(text, "person")
+    return Entity(text, "project" if kind == "project" else AMBIGUOUS)
+
+
+def _object(text: str, kind: str) -> tuple[Entity, int] | None:
+    """The entity opening `text` as the object of a relation of `kind`, with its length."""
+    if kind in ("tool", "project_or_tool"):
+        tool = _tool_at(text)
+        if tool:
+            return Entity(tool[0], "tool"), tool[1]
+    if kind == "team":
+        team = _TEAM.match(text)
+        if team:
+            return Entity(team.group(1), "organization"), team.end()
+    service = _SERVICE.match(text)
+    if service and kind in ("project", "project_or_tool", "tool"):
+        return Entity(_service_name(service.group(1)), "project"), service.end()
+    bare = re.match(rf"(?:the\s+)?({_CAPITALISED.pattern})", text)
+    if not bare:
+        return None
+    name = _name(bare.group(1))
+    if not name or name.lower() in _NOT_NAME:
+        return None
+    end = bare.start(1) + len(name)
+    typed = {"project": "project", "project_or_tool": "project", "team": "organization"}
+    return Entity(name, typed.get(kind, "tool")), end
+
+
+def _clause_before(text: str) -> tuple[str, bool]:
+    """The clause ending at the end of `text`, and whether a coordinator opened it ("… and")."""
+    cuts = list(_BOUNDARY.finditer(text))
+    if not cuts:
+        return text, False
+    last = cuts[-1]
+    clause = text[last.end() :]
+    coordinated = last.group().lower() in ("and", ",") and not clause.strip()
+    return clause, coordinated
+
+
+def _english(sentence: str) -> list[Relation]:
+    found: list[tuple[int, int, str, str, str, bool]] = []
+    for verb, relation, subject_kind, object_kind, passive in _VERBS_EN:
+        for match in verb.finditer(sentence):
+            found.append((match.start(), match.end(), relation, subject_kind, object_kind, passive))
+    found.sort()
+    out: list[Relation] = []
+    previous: Entity | None = None
+    taken_until = 0
+    for start, end, relation, subject_kind, object_kind, passive in found:
+        if start < taken_until:
+            continue
+        clause, coordinated = _clause_before(sentence[:start])
+        rest = sentence[end:]
+        rest_start = _ADVERBS_AFTER.match(rest)
+        rest = rest[rest_start.end() if rest_start else 0 :]
+        if passive:  # "the billing service is owned by Priya": the object is the clause
+            owned = _subject(clause, "project")
+            team = _TEAM.match(rest)
+            owner = (
+                (Entity(team.group(1), "organization"), team.end())
+                if team
+                else _object(rest, "person")
+            )
+            if owned and owner and owned.type == "project":
+                whom = owner[0] if team else Entity(owner[0].name, "person")
+                out.append(Relation(whom, relation, owned))
+                taken_until = end
+            continue
+        subject = previous if coordinated and previous else _subject(clause, subject_kind)
+        if subject is None:
+            continue
+        target = _object(rest, object_kind)
+        while target is not None:
+            entity, length = target
+            out.append(Relation(subject, relation, entity))
+            taken_until = end
+            rest = rest[length:]
+            more = _OBJECT_LIST.match(rest)
+            if not more or object_kind not in ("tool", "project_or_tool"):
+                break
+            nxt = _object(rest[more.end() :], object_kind)
+            if nxt is None or nxt[0].type != "tool":
+                break
+            rest = rest[more.end() :]
+            target = nxt
+        previous = subject
+    return [_employer(r) for r in [*out, *_placed(sentence)]]
+
+
+def _employer(relation: Relation) -> Relation:
+    """ "Tom joined Globex": joining a named organisation, not a team, is an employer."""
+    if relation.relation == "member_of" and not re.search(
+        rf"(?i:{_TEAM_NOUNS})$|(?:组|团队|部门|小组|中心)$", relation.object.name
+    ):
+        return Relation(relation.subject, "works_at", relation.object)
+    return relation
+
+
+def _placed(sentence: str) -> list[Relation]:
+    """ "We deploy the billing service on Fly.io" → billing service deployed_on Fly.io."""
+    opening = _PLACED.match(sentence)
+    if not opening:
+        return []
+    service = _SERVICE.match(sentence, opening.end())
+    if not service:
+        return []
+    target = _PLACED_TARGET.match(sentence, service.end())
+    tool = _tool_at(sentence[target.end() :]) if target else None
+    if not tool:
+        return []
+    verb = opening.group().split()[-1].lower()
+    relation = "deployed_on" if verb.startswith(("deploy", "host")) else "runs_on"
+    if verb in ("moved", "migrated", "switched", "ported"):
+        slot = slot_of(tool[0])
+        relation = "runs_on" if slot is None or slot[0] in _PLATFORM_SLOTS else "uses"
+    service_entity = Entity(_service_name(service.group(1)), "project")
+    return [Relation(service_entity, relation, Entity(tool[0], "tool"))]
+
+
+# Chinese: a clause is split at punctuation; the subject is the clause before the verb.
+_ZH_SERVICE: Final = re.compile(
+    r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
+    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库)$"
+)
+_ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
+_ZH_SURNAMES: Final = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
+    "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
+    "莫孔向汤"
+)
+_ZH_PERSON: Final = re.compile(
+    rf"^(?:[小老阿][{_ZH_SURNAMES}]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+    rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
+)
+_ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
+_ZH_TRAILING: Final = re.compile(r"(?:现在|目前|也|还|已经|主要|都|一直|则|就|已)+$")
+_ZH_OBJECT_END: Final = re.compile(r"(?:上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$")
+_ZH_RELATIONS: Final = (
+    # (pattern over one clause with groups a and b, relation, which group is the subject,
+    #  subject kind, object kind)
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理)$", "owns", "owner", "project"),
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头)$", "leads", "owner", "project"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:负责人|owner|Owner)$", "owns", "owner", "project"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人)$", "leads", "owner",
+     "project"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的维护者$", "maintains", "owner", "project"),
+    (r"^(?P<a>.+?)(?:负责|管理)(?P<b>.+)$", "owns", "owner", "project"),
+    (r"^(?P<a>.+?)维护(?P<b>.+)$", "maintains", "owner", "project"),
+    (r"^(?P<a>.+?)(?:领导|带领|主导)(?P<b>.+)$", "leads", "owner", "project"),
+    (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
+    (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
+    (r"^(?P<a>.+?)依赖(?:于)?(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
+    (r"^(?P<a>.+?)(?:使用|采用|用)(?P<b>.+)$", "uses", "uses", "tool"),
+    (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
+    (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
+    (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
+    (r"^(?P<a>.+?)(?:更|比较|最)?(?:喜欢用|偏好|偏爱)(?P<b>.+)$", "prefers", "person", "tool"),
+)  # fmt: skip
+_VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
+_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?、]")
+_ZH_NOT_SUBJECT: Final = frozenset(
+    "我们 他 她 它 他们 她们 它们 大家 你 你们 这 那 这个 那个 谁 有人 团队 公司".split()  # noqa: SIM905
+)
+
+
+def _zh_project_name(service: re.Match[str], text: str) -> str:
+    """ "Atlas项目" → "Atlas" (as "the Atlas project"); "账单服务" stays whole."""
+    head, noun = service.group(1), service.group(2)
+    return head if noun == "项目" and head.isascii() else text
+
+
+def _zh_subject(raw: str, kind: str) -> Entity | None:
+    text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
+    if not text or text in _ZH_NOT_SUBJECT:
+        return None
+    if text == "我":
+        return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
+    service = _ZH_SERVICE.match(text)
+    if service:
+        name = _zh_project_name(service, text)
+        return Entity(name, "project") if kind in ("project", "uses") else None
+    if _ZH_TEAM.match(text):
+        return Entity(text, "organization") if kind == "owner" else None
+    if kind in ("project", "uses") and _ZH_PERSON.match(text):
+        return None if kind == "project" else Entity(text, "person")
+    if _ZH_PERSON.match(text):
+        return Entity(text, "person") if kind in ("owner", "person") else None
+    if re.fullmatch(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}", text) and not known_tool(text):
+        return Entity(text, "person" if kind in ("owner", "person") else "project")
+    return None
+
+
+def _zh_object(raw: str, kind: str) -> Entity | None:
+    text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
+    text = re.sub(r"^(?:了|的|是)+", "", text).strip()
+    if not text or len(text) > 30:
+        return None
+    tool = known_tool(text)
+    if kind in ("tool", "project_or_tool") and tool:
+        return Entity(tool, "tool")
+    service = _ZH_SERVICE.match(text)
+    if service and kind in ("project", "project_or_tool"):
+        name = _zh_project_name(service, text)
+        return Entity(name, "project")
+    if kind == "team" and _ZH_TEAM.match(text):
+        return Entity(text, "organization")
+    lead = re.match(r"[A-Za-z][A-Za-z0-9.+#-]*", text)
+    if kind in ("tool", "project_or_tool") and lead and known_tool(lead.group()):
+        return Entity(known_tool(lead.group()) or lead.group(), "tool")  # "用Vim写代码"
+    latin = re.fullmatch(r"[A-Z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*){0,2}", text)
+    if kind in ("tool", "organization", "team") and latin:
+        return Entity(text, "tool" if kind == "tool" else "organization")
+    place = re.fullmatch(r"[\u4e00-\u9fff]{2,6}|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?", text)
+    if kind == "place" and place:
+        return Entity(text, "place")
+    return None
+
+
+def _chinese(sentence: str) -> list[Relation]:
+    out: list[Relation] = []
+    for clause in _ZH_CLAUSE.split(sentence):
+        clause = clause.strip()
+        if not clause or clause.startswith(("如果", "要是", "是否", "假如")) or "不" in clause:
+            continue
+        for pattern, relation, subject_kind, object_kind in _VERBS_ZH:
+            match = pattern.match(clause)
+            if not match:
+                continue
+            subject = _zh_subject(match.group("a"), subject_kind)
+            target = _zh_object(match.group("b"), object_kind)
+            if subject and target:
+                out.append(_employer(Relation(subject, relation, target)))
+                break
+    return out
+
+
+def relations(sentence: str) -> list[Relation]:
+    """The relations one sentence states, in order; none for a question.
+
+    A subject said as "I" / "我" is `ME`; a capitalised subject of `uses` is `AMBIGUOUS`.
+    """
+    text = sentence.strip()
+    if not text or text.endswith(("?", "？")) or _QUESTION_START.match(text):
+        return []
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return _chinese(text)
+    return _english(text)
