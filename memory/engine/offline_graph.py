@@ -11,6 +11,11 @@ Rules, each naming its source event:
   (the topic is the slot when X is a slotted tool, else X's head noun phrase, see
   `memory.engine.offline_phrases`). Only a real noun phrase makes a fact: "I love it", "I love
   to" and "I love how you use it…" make none.
+- relation statements about anyone named or about a service ("Priya owns the billing service",
+  "the billing service runs on Fly.io", "Tom joined the platform team", "账单服务依赖认证服务")
+  → typed nodes and an owns / leads / maintains / uses / runs_on / deployed_on / depends_on /
+  member_of / works_at / lives_in / prefers edge (`memory.engine.offline_relations`); a slotted
+  tool keys `uses` by its slot, so PostgreSQL displaces MySQL for the same service.
 Names stop at the name: "I moved to Lisbon and I love it" lives in "Lisbon", never "Lisbon and I".
 Facts are deduplicated per node and key: a repeated value only adds its source event.
 The person is the event's first named participant, else "user". Planned and cancelled events
@@ -29,6 +34,7 @@ from typing import Final
 
 from memory.engine.event_types import normalize_key
 from memory.engine.offline_phrases import noun_phrase, preferences
+from memory.engine.offline_relations import AMBIGUOUS, ME, relations
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -189,6 +195,22 @@ class _Builder:
     def edge(
         self, from_key: str, to_key: str, relation: str, event: ProjectionEvent, slot: str = ""
     ) -> None:
+        """Add an edge; the same edge again (no other target in between) only adds its source."""
+        for index in range(len(self.edges) - 1, -1, -1):
+            known = self.edges[index]
+            if (known.from_key, known.relation, known.metadata.get("slot", "")) != (
+                from_key,
+                relation,
+                slot,
+            ):
+                continue
+            if known.to_key == to_key:
+                if event.id not in known.source_event_ids:
+                    sources = [*known.source_event_ids, event.id]
+                    self.edges[index] = known.model_copy(update={"source_event_ids": sources})
+                return
+            if known.exclusivity_key:
+                break  # a single-valued edge changed target since: the repeat is new history
         self.edges.append(
             EdgeProposal(
                 from_key=from_key,
@@ -259,7 +281,8 @@ def _project_slots(builder: _Builder, event: ProjectionEvent, text: str) -> None
     choices = slot_choices(event.summary) or slot_choices(event.title)
     if not choices:
         return
-    project = builder.node("project", project_name(text) or DEFAULT_PROJECT, event, tag="project")
+    name = project_name(text) or _service_named(event.summary) or DEFAULT_PROJECT
+    project = builder.node("project", name, event, tag="project")
     for choice in choices:
         tool = builder.node("tool", choice.value, event, tag=choice.slot)
         builder.fact(project, choice.slot, choice.value, event)
@@ -332,6 +355,43 @@ def _role(text: str) -> str | None:
     return role
 
 
+def _service_named(text: str) -> str | None:
+    """The service a slot choice is about ("deploy the billing service on Fly.io")."""
+    for found in relations(_without_speaker(text)):
+        if found.subject.type == "project":
+            return found.subject.name
+    return None
+
+
+def _without_speaker(summary: str) -> str:
+    """The statement without the "Speaker: " label offline extraction puts before it."""
+    label = re.match(r"^[^\s:：]{1,40}(?:\s[^\s:：]{1,40})?[:：]\s*", summary)
+    return summary[label.end() :] if label else summary
+
+
+def _project_relations(builder: _Builder, event: ProjectionEvent) -> None:
+    """Statements of who owns, leads, maintains or joined what and what runs on or uses what
+    (`memory.engine.offline_relations`), as nodes and an edge citing the event."""
+    if event.temporal_status in NOT_CURRENT:
+        return
+    speaker = _person(event)
+    persons = {normalize_key(p) for p in event.participants} | {
+        key.partition(":")[2] for key in builder.nodes if key.startswith("person:")
+    }
+    for found in relations(_without_speaker(event.summary)):
+        subject, target = found.subject, found.object
+        name = speaker if subject.name == ME else subject.name
+        kind = subject.type
+        if kind == AMBIGUOUS:  # "Ana uses Neovim" vs "Atlas uses Django": a known person?
+            kind = "person" if normalize_key(name) in persons else "project"
+        origin = builder.node(kind, name, event)
+        tag = "employer" if found.relation == "works_at" else ""
+        tag = "residence" if found.relation == "lives_in" else tag
+        to = builder.node(target.type, target.name, event, tag=tag)
+        slot = slot_of(target.name) if found.relation == "uses" else None
+        builder.edge(origin, to, found.relation, event, slot=slot[0] if slot else "")
+
+
 def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
     """The offline graph proposal for one projection batch; deterministic, sources named.
 
@@ -344,6 +404,7 @@ def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
         text = f"{event.summary}\n{event.title}"
         _project_slots(builder, event, text)
         _project_person(builder, event, event.summary)
+        _project_relations(builder, event)
     reason = (
         f"offline rules: {len(builder.facts)} facts and {len(builder.edges)} edges "
         f"from {len(events)} events"

@@ -7,7 +7,9 @@ whose sources are not all in the projected batch is rejected whole.
 
 Single-valued edges (a decision recorded here, where SPEC §6.3 says "an edge relation is
 single-valued per source node"): the exclusivity key of an edge is `edge_exclusivity_key`.
-`works_at` and `lives_in` are single-valued per source node; `uses` is single-valued per source
+`works_at`, `lives_in` and where a service runs (`runs_on`, `deployed_on`, one key "runs_on":
+"is deployed on Fly.io" then "now runs on Render" closes the Fly.io edge) are single-valued
+per source node; `uses` is single-valued per source
 node *and slot* (the slot travels in `metadata["slot"]`, e.g. "uses:package_manager"), so a
 project can use npm and PostgreSQL at once while pnpm still displaces npm. Every other relation
 (and a `uses` edge without a slot) is multi-valued: a person may participate in many projects.
@@ -33,7 +35,9 @@ from pydantic import (
 from memory.engine.prompts.extraction import clean_ids, clean_list
 
 NODE_TYPES: Final = ("person", "project", "organization", "tool", "place")
-SINGLE_VALUED_RELATIONS: Final = frozenset({"works_at", "lives_in"})
+SINGLE_VALUED_RELATIONS: Final = frozenset({"works_at", "lives_in", "runs_on", "deployed_on"})
+# Relations that share one exclusivity key: where a service runs is one place, however said.
+SHARED_KEYS: Final = {"deployed_on": "runs_on"}
 SLOTTED_RELATIONS: Final = frozenset({"uses"})
 DEFAULT_CONFIDENCE: Final = 0.8
 KEY_MAX: Final = 120
@@ -50,7 +54,7 @@ def edge_exclusivity_key(relation: str, metadata: dict[str, str] | None = None) 
     with the same key and a different target.
     """
     if relation in SINGLE_VALUED_RELATIONS:
-        return relation
+        return SHARED_KEYS.get(relation, relation)
     slot = (metadata or {}).get("slot")
     if relation in SLOTTED_RELATIONS and slot:
         return f"{relation}:{slot}"
