@@ -5,6 +5,7 @@ source events; a later "now runs on Render" closes the Fly.io edge as history.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -77,7 +78,7 @@ EXPECTED_EDGES = {
 }
 
 
-def _say(owner: ApiClient, drain, lines: list[str], start: int) -> None:
+def _say(owner: ApiClient, drain: Callable[[], int], lines: list[str], start: int) -> None:
     for i, line in enumerate(lines):
         n = start + i
         body = turn_body(n, user=line, assistant="OK.", when=BASE_TIME + timedelta(minutes=n))
@@ -92,7 +93,9 @@ def _edges() -> dict[tuple[str, str, str], GraphEdge]:
     }
 
 
-def test_plain_team_statements_make_a_graph_with_history(owner: ApiClient, drain) -> None:
+def test_plain_team_statements_make_a_graph_with_history(
+    owner: ApiClient, drain: Callable[[], int]
+) -> None:
     _say(owner, drain, STATEMENTS, 1)
     _say(owner, drain, LATER, len(STATEMENTS) + 1)
 
