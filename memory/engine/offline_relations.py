@@ -83,6 +83,8 @@ _NOT_NAME: Final = frozenset(
     i monday tuesday wednesday thursday friday saturday sunday january february march april
     may june july august september october november december the a an my our it this that we
     he she they since for from to with in on at and but so then also now today yesterday
+    i'm i'll i've i'd we'll we're we've we'd you'll you're you've they'll they're they've
+    he's she's he'll she'll it's it'll let's that's there's here's
     """.split()  # noqa: SIM905
 )
 _BOUNDARY: Final = re.compile(r"[,;:—–()]|\b(?:and|but|so|because|while|that|which|who)\b", re.I)

@@ -80,6 +80,8 @@ def test_a_relation_statement_is_an_event_and_an_edge(
         "If the billing service runs on Fly.io, deploys are slow.",  # a condition
         "Priya leads the effort to move everything.",  # no service, team or tool named
         "Django uses Python.",  # a fact about technologies, not about this team
+        "We'll use npm for the Atlas app.",  # a pronoun's contraction is no name
+        "It's running on Fly.io now.",
         "他负责账单服务。",
         "账单服务不再部署在Heroku上。",
         "账单服务是否依赖认证服务？",
