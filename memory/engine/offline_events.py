@@ -33,6 +33,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine import offline_cues as cues
+from memory.engine.changes import parse_change, plain_use
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
 from memory.engine.prompts.extraction import (
@@ -171,7 +172,9 @@ def _classify(
         return _Kind("decision", "decision", default_status="occurred")
     if cues.MIGRATION.search(sentence):
         return _Kind("migration", "change", default_status="occurred")
-    if cues.CHANGE.search(sentence):
+    if cues.CHANGE.search(sentence) or (not future and parse_change(sentence) is not None):
+        # Also the imperative and present forms: "Switch X from A to B", "X now runs on B"; a
+        # dated future move ("I'm moving to Madrid in September") stays a plan.
         return _Kind("change", "change", default_status="occurred")
     if person and cues.SAFETY.search(sentence):
         return _Kind("other", "safety", "safety", "ongoing")
@@ -192,6 +195,10 @@ def _classify(
             return _Kind(event_type, "typed", default_status=_tense_status(sentence))
     if future and not vague:
         return _Kind("plan", "plan", default_status="planned")
+    if person and not dated and plain_use(sentence) is not None:
+        # A plain statement of what is used ("we deploy the billing service on Heroku"): what a
+        # later change statement supersedes (`memory.engine.changes`).
+        return _Kind("other", "usage", default_status="ongoing")
     if person and dated and personal:
         return _Kind("other", "dated")
     return None

@@ -43,6 +43,7 @@ from memory.services.jobs import job_create, job_handler
 from memory.services.live import publish
 from memory.services.llm_runtime import llm_call, llm_client
 from memory.services.mentions import event_mention_add, event_mention_target
+from memory.services.supersession import changes_supersede
 
 TIMELINE_RELEVANT = 8
 TIMELINE_RECENT = 4
@@ -261,7 +262,8 @@ def _store_events(
     """Each grounded event stored, in order, as (event, True) when created, or (the existing
     event, False) when it restates an active event's fact and was added as its mention (one
     event per fact, `services.mentions`). Relations and supersessions proposed for a restated
-    fact apply to the existing event."""
+    fact apply to the existing event, and a change statement supersedes the earlier events
+    stating the use it ends (`services.supersession`)."""
     context = EventContext(
         block=block, formed_turn=formed_turn, messages={m.pk: m for m in messages}
     )
@@ -295,5 +297,10 @@ def _store_events(
             old = by_id.get(old_id) or next((e for e in earlier if e.pk == old_id), None)
             if old is not None:
                 event_supersede(new=event, old=old)
+        # And a change statement ends the earlier uses it names, slot or not.
+        ended = {old.pk: old for old in changes_supersede(event=event, extracted=extracted)}
+        for shown in [*timeline, *earlier]:
+            if shown.pk in ended:  # the rows just written, so later events see them superseded
+                shown.status, shown.superseded_by = EventStatus.SUPERSEDED, event
         stored.append((event, new))
     return stored

@@ -1,0 +1,467 @@
+"""Change statements and what they supersede (issue 29: supersession beyond the fixed slots).
+
+A plain-Python rule shared by the offline processor and the model path: the offline rules use
+`parse_change` / `plain_use` to tell that a sentence states an event at all, and the service
+that stores extracted events (`memory.services.supersession`) asks `change_supersedes` about a
+bounded set of the namespace's recent active events.
+
+`parse_change` reads one statement as (subject X, old value A, new value B, kind), English and
+Chinese, case-insensitive:
+
+- switch: "switch/move/migrate/port [X] from A to B", "… to B from A", "move X off A onto B",
+  "把X从A换成/迁移到B", "X从A换成B"; without "from": "we moved the billing service to Fly.io"
+  (X, B), "把数据迁移到新集群";
+- replace: "replace A with B", "A was replaced by B", "用B替换/代替/取代A", "把A换成B";
+- instead: "instead of A, use B", "use B instead of A", "X now uses B instead of A";
+- stop: "we no longer use A", "we don't use A anymore", "stopped using A", "不再用A", "不用A了";
+- now: "X now runs on B", "X is now hosted on B", "we now use B", "改用B", "X现在跑在B上".
+
+Articles and possessives ("the", "our") are dropped, a trailing clause ("… because it is
+cheaper", "for caching", "next week") ends a value, and a collective subject ("we", "our team",
+"团队") counts as no subject. A hedged or negated statement ("should we switch…", "we won't
+move…", "考虑换成…") is not clearly a change and parses as none.
+
+`change_supersedes(change, texts)` is True when an earlier event's texts (summary, title,
+quotes) state a use the change ends:
+
+- with an old value A: the event states A as the thing used (`plain_use`: "we deploy the
+  billing service on Heroku", "use Heroku", "账单服务用MySQL", or an earlier change's new value)
+  for the same subject; with no subject on the change, any subject;
+- with only a new value B (a move or "now runs on"): the event states another value for the
+  same subject in the same role (hosting: deploy/run/host on; or the same tool slot), or, with
+  no subject, another value of B's slot (`memory.engine.slots`).
+
+What it must NOT do: supersede an event that only mentions A in passing ("Heroku's pricing page
+is confusing", "we moved off Heroku's free tier last year" says no use of A), an event about a
+different subject ("the search service runs on Heroku" is not ended by moving the billing
+service), an event that already says A is not used ("we no longer use Redis"), or a general
+statement ("we deploy on Heroku") when the change names one subject: the other services may
+still be there. Values and subjects compare on normalised words (NFKC, case-folded, articles
+dropped, canonical tool names); subjects as five-letter stems without generic words
+("service", "app"), Han text as a substring.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from memory.engine.slots import slot_of
+
+__all__ = ["Change", "Use", "change_supersedes", "parse_change", "plain_use", "stated_uses"]
+
+_I: Final = re.IGNORECASE
+HOSTING: Final = "host"
+USING: Final = "use"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A statement that something changed: X moved from A to B, A replaced, A dropped."""
+
+    kind: str  # switch | replace | instead | stop | now
+    subject: str | None
+    old: str | None
+    new: str | None
+    role: str = USING  # "host" when the value is where X runs (deploy/host/run on, move to)
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """A statement that `value` is what is used (for `subject`, when it names one)."""
+
+    subject: str | None
+    value: str
+    role: str = USING
+
+
+# -- values and subjects ----------------------------------------------------------------------
+
+# A value: up to five words, ended by punctuation or a word that opens a trailing clause.
+_END_EN: Final = (
+    r"(?=\s*$|\s*[,;:!?()]|\.(?:\s|$)|\s+(?:because|since|as|for|so|but|and|or|instead|next"
+    r"|this|last|by|in|at|after|before|when|until|to|from|onto|into|with|now|soon|today"
+    r"|tomorrow|yesterday|anymore|any\s+more|again|too|also|which|that|who|where|while|once"
+    r"|starting|effective|over|going|already|finally|entirely|completely)\b)"
+)
+_V: Final = r"(?:the\s+|our\s+|my\s+|an?\s+|their\s+)?([\w.+#/-]+(?:\s+[\w.+#/-]+){0,4}?)" + _END_EN
+_X: Final = r"(?:(.+?)\s+)?"
+_HEDGE_EN: Final = re.compile(
+    r"\b(?:not|never|should\s+we|shall\s+we|could|might|maybe|perhaps|whether|if|consider"
+    r"|considering|thinking\s+(?:about|of)|propos\w*|suggest\w*|what\s+if|wonder\w*|unless"
+    r"|would|why|how)\b|n't\b|\?",
+    _I,
+)
+_HEDGE_ZH: Final = re.compile(r"不|没|别|考虑|也许|可能|要不要|是否|如果|建议|能不能|会不会|吗|？")
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
+_ZH_END: Final = (
+    r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊)"
+)
+# A value inside Chinese text: a Latin name ("MySQL", "GitHub Actions") or a short Han word ended
+# by punctuation or a particle; `_ZM` is one followed by more of the pattern.
+_ZV: Final = (
+    r"((?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
+    r"|(?:[\u4e00-\u9fff]{1,12}?" + _ZH_END + r"))"
+)
+_ZM: Final = r"(.{1,30}?)"
+_ZH_TO: Final = r"(?:换成|改成|改为|切换到|迁移到|迁到|转到|搬到|换到|迁至|迁移至|改到)了?"
+
+_SWITCH_VERB: Final = (
+    r"\b(?:switch|mov|migrat|chang|convert|port|transition|swap|shift)(?:e|es|ed|ing|s)?\b"
+)
+_CHANGES_EN: Final = (
+    # switch/move/migrate [X] from A to B
+    ("switch", "xab", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:from|off(?:\s+of)?)\s+{_V}"
+                                 rf"\s+(?:over\s+)?(?:to|onto|into|for)\s+{_V}", _I)),
+    # … [X] to B from A
+    ("switch", "xba", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:to|onto|into)\s+{_V}"
+                                 rf"\s+(?:from|off)\s+{_V}", _I)),
+    # replace A with B; A was replaced by B
+    ("replace", "ab", re.compile(rf"\breplac(?:e|es|ed|ing)\s+{_V}\s+(?:with|by|for)\s+{_V}", _I)),
+    ("replace", "ab", re.compile(rf"^(?:the\s+|our\s+)?(.+?)\s+(?:was|were|has\s+been|have\s+been"
+                                 rf"|is\s+being|got|is|gets)\s+replaced\s+(?:with|by)\s+{_V}", _I)),
+    # instead of A, use B
+    ("instead", "ab", re.compile(rf"\binstead\s+of\s+{_V}\s*,?\s*(?:(?:we|i|let'?s|let\s+us)"
+                                 rf"(?:'ll|\s+will|\s+now|\s+should|\s+are\s+going\s+to)?\s+)?"
+                                 rf"(?:use|go\s+with|pick|adopt|choose|switch\s+to|move\s+to"
+                                 rf"|run\s+on|deploy\s+(?:on|to)|host\s+on)\s+{_V}", _I)),
+    # use B instead of A
+    ("instead", "pba", re.compile(rf"^(.*?)\b(?:use|uses|using|used|go\s+with|went\s+with|run\s+on"
+                                  rf"|runs\s+on|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on"
+                                  rf"|hosts\s+on)\s+{_V}\s+instead\s+of\s+{_V}", _I)),
+    # we no longer use A; X no longer runs on A; stopped using A; don't use A anymore
+    ("stop", "pa", re.compile(rf"^(.*?)\bno\s+longer\s+(?:use|uses|need|needs|run\s+on|runs\s+on"
+                              rf"|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on|is\s+on"
+                              rf"|are\s+on|rely\s+on|relies\s+on|using|on)\s+{_V}", _I)),
+    ("stop", "pa", re.compile(rf"^(.*?)\b(?:stopped|quit)\s+(?:using|running\s+on|deploying\s+"
+                              rf"(?:on|to)|hosting\s+on)\s+{_V}", _I)),
+    ("stop", "pa", re.compile(rf"^(.*?)\b(?:got\s+rid\s+of|ditched|dropped\s+support\s+for)\s+{_V}",
+                              _I)),
+    ("stop", "pa", re.compile(rf"^(.*?)\b(?:don't|do\s+not|doesn't|does\s+not)\s+(?:use|run\s+on"
+                              rf"|need)\s+{_V}\s+(?:anymore|any\s+more)\b", _I)),
+    # X now runs on B; X is now hosted on B; we now use B
+    ("now", "pb", re.compile(rf"^(.*?)\b(?:(?:is|are)\s+)?now\s+(?:runs?\s+on|is\s+running\s+on"
+                             rf"|lives\s+on|(?:is\s+|are\s+)?(?:hosted|deployed|running)\s+(?:on|to|at)"
+                             rf"|is\s+on|are\s+on|on"
+                             rf"|uses|use|using|deploys?\s+(?:on|to))\s+{_V}", _I)),
+    # move/migrate X to B (no from)
+    ("switch", "xb", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:to|onto)\s+{_V}", _I)),
+)  # fmt: skip
+_CHANGES_ZH: Final = (
+    ("switch", "xab", re.compile(rf"把(.+?)从{_ZM}{_ZH_TO}{_ZV}")),
+    ("switch", "pab", re.compile(rf"^(.*?)从{_ZM}{_ZH_TO}{_ZV}")),
+    ("replace", "ba", re.compile(rf"用{_ZM}(?:替换|代替|取代|替代)(?:了|掉)?{_ZV}")),
+    ("replace", "ab", re.compile(rf"把{_ZM}(?:换成|替换成|改成)了?{_ZV}")),
+    ("switch", "xb", re.compile(rf"把(.+?)(?:迁移到|迁到|搬到|换到|切换到|迁至|迁移至)了?{_ZV}")),
+    (
+        "stop",
+        "pa",
+        re.compile(rf"^(.*?)(?:不再|已经不|再也不)(?:使用|用|采用|依赖|跑在|部署在){_ZV}"),
+    ),
+    ("stop", "pa", re.compile(rf"^(.*?)(?:停用了?|弃用了?|去掉了?){_ZV}")),
+    (
+        "now",
+        "pb",
+        re.compile(rf"^(.*?)(?:现在|目前)(?:改)?(?:跑在|部署在|运行在|托管在|放在){_ZV}"),
+    ),
+    ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用){_ZV}")),
+)
+_ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉)")
+_HOSTING_WORDS: Final = re.compile(
+    r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on|ran\s+on|lives?\s+on|mov\w*|migrat\w*"
+    r"|port\w*)\b|部署|托管|跑在|运行在|迁移|迁|搬",
+    _I,
+)
+
+# Uses an old event may state.
+_USE_EN: Final = (
+    re.compile(rf"^(.*?)\b(?:deploy|deploys|deployed|deploying|host|hosts|hosted|hosting|serve"
+               rf"|serves|served)\s+{_X}(?:on|to|with|in|at)\s+{_V}", _I),
+    re.compile(rf"^(.*?)\b(?:run|runs|running|ran)\s+{_X}on\s+{_V}", _I),
+    re.compile(rf"^(.*?)\b(?:is|are|was|were|gets|get)\s+(?:deployed|hosted|running)\s+(?:on|to|at"
+               rf"|in|with)\s+{_V}", _I),
+    re.compile(rf"^(.*?)\b(?:use|uses|used|using|rely\s+on|relies\s+on|go\s+with|going\s+with"
+               rf"|went\s+with|adopt|adopted|pick|picked|choose|chose|chosen|standardi[sz]e\s+on"
+               rf"|switch\s+to|switched\s+to|stick\s+with|sticking\s+with|built\s+on"
+               rf"|build\s+on|builds\s+on|runs?\s+on|running\s+on|powered\s+by)\s+{_V}", _I),
+)  # fmt: skip
+_USE_ZH: Final = (
+    re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){_ZV}"),
+    re.compile(rf"^(.*?)(?:使用|采用|选用|用|就用|统一用|依赖){_ZV}"),
+)
+_NOT_USED_EN: Final = re.compile(
+    r"(?:n't\b|\b(?:not|never|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
+    r"|replace|replaced|replacing|without|if|whether|should\s+we|could|might|maybe|considering"
+    r"|consider|how|why|you)\b|\?)",
+    _I,
+)
+_NOT_USED_ZH: Final = re.compile(r"不|没|别|从|替换|代替|取代|如果|是否|要不要|吗|你")
+
+_LEAD_EN: Final = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|also|and|but|then|well|yes|yeah|now|currently|actually|anyway|today"
+    r"|please|just|going\s+forward|from\s+now\s+on|as\s+of\s+\w+|starting\s+\w+)\b[,:]?\s*)+",
+    _I,
+)
+_COLLECTIVE_EN: Final = re.compile(
+    r"^(?:we|i|they|let'?s|let\s+us|everyone|everybody|(?:the|our|my)\s+(?:whole\s+)?"
+    r"(?:team|company|org|organi[sz]ation|group|department|startup|family|household))\b",
+    _I,
+)
+_PRONOUN_EN: Final = re.compile(
+    r"^(?:it|this|that|these|those|them|he|she|you|everything|all\s+of\s+(?:it|them))\s*$", _I
+)
+_AUX_TAIL_EN: Final = re.compile(
+    r"(?:\s+(?:will|shall|should|must|can|is|are|am|was|were|has|have|had|been|being|now|currently"
+    r"|still|also|all|just|finally|already|officially|to|do|does|did|decided|going|gonna|want"
+    r"|need|plan|planning|agreed|get|gets|got|'ll|'s|'re|'ve|fully|entirely))+\s*$",
+    _I,
+)
+_DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|their|its|a|an|this|that|your)\s+", _I)
+_LEAD_ZH: Final = re.compile(
+    r"^(?:上个?月|下个?月|这个?月|本月|今年|去年|明年|昨天|今天|明天|最近|现在|目前|以后|之后|后来"
+    r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要|会|都|也|就|还|一直|正在|统一|那就"
+    r"|好的?|所以|另外|然后|那|的|，|,|\s)+"
+)
+_TAIL_ZH: Final = re.compile(
+    r"(?:现在|目前|已经|都|也|就|还|一直|正在|决定|打算|要|会|的|了|，|,|\s)+$"
+)
+_ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
+# Words that say what kind of thing a subject is, not which: "the billing service" and "billing"
+# name the same subject; "the service" alone names none to compare.
+_GENERIC: Final = frozenset(
+    {"servi", "app", "appli", "proje", "syste", "serve", "repo", "repos", "codeb", "stack",
+     "platf", "backe", "front", "infra"}
+)  # fmt: skip
+_WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
+_MAX_SUBJECT_WORDS: Final = 6
+
+
+def _norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def value_key(value: str) -> str:
+    """A value compared on normalised words: "the Fly.io platform." ~ "fly.io platform";
+    lexicon spellings by their canonical name ("postgres" is "postgresql")."""
+    text = _norm(value).strip(" .,;:!?'\"，。；：！？、")
+    words = [w for w in text.split() if w not in _ARTICLES]
+    text = " ".join(words)
+    hit = slot_of(text)
+    return hit[1].casefold() if hit is not None else text
+
+
+def _value(value: str | None) -> str | None:
+    """A parsed value without the sentence's closing punctuation ("Fly.io." is "Fly.io")."""
+    if value is None:
+        return None
+    return value.strip().rstrip(" .,;:!?。，；：！？") or None
+
+
+def same_value(a: str, b: str) -> bool:
+    return bool(a) and value_key(a) == value_key(b)
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in _WORD.findall(_norm(text)) if w not in _ARTICLES}
+
+
+def _subject(prefix: str | None) -> str | None:
+    """The subject a clause names before its verb, or None for none or a collective one."""
+    if prefix is None:
+        return None
+    if _HAN.search(prefix):
+        text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", prefix.strip()))
+        return text or None
+    text = prefix.strip(" ,;:")
+    if "," in text:  # "For billing, we …": the clause after the last comma
+        text = text.rsplit(",", 1)[1].strip()
+    text = _LEAD_EN.sub("", text)
+    if not text or _COLLECTIVE_EN.match(text) or _PRONOUN_EN.match(text):
+        return None
+    text = _AUX_TAIL_EN.sub("", text)
+    text = _DETERMINER_EN.sub("", text).strip(" ,;:")
+    if not text or len(text.split()) > _MAX_SUBJECT_WORDS or _PRONOUN_EN.match(text):
+        return None
+    return text
+
+
+def _same_subject(x: str, s: str) -> bool:
+    if _HAN.search(x) or _HAN.search(s):
+        han_x, han_s = _norm(x).replace("的", ""), _norm(s).replace("的", "")
+        return han_x in han_s or han_s in han_x
+    stems_x, stems_s = _stems(x), _stems(s)
+    core_x, core_s = stems_x - _GENERIC, stems_s - _GENERIC
+    if core_x and core_s:
+        return core_x <= core_s or core_s <= core_x
+    return stems_x == stems_s
+
+
+def _mentions_subject(text: str, x: str) -> bool:
+    if _HAN.search(x):
+        return _norm(x).replace("的", "") in _norm(text).replace("的", "")
+    wanted = _stems(x) - _GENERIC or _stems(x)
+    return bool(wanted) and wanted <= _stems(text)
+
+
+def _role(text: str) -> str:
+    return HOSTING if _HOSTING_WORDS.search(text) else USING
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+
+def parse_change(text: str) -> Change | None:
+    """The change `text` states, or None (see the module docstring for the forms)."""
+    sentence = unicodedata.normalize("NFKC", text).strip()
+    if _HAN.search(sentence):
+        found = _parse_zh(sentence)
+        if found is not None:
+            return found
+    return _parse_en(sentence)
+
+
+def _parse_en(sentence: str) -> Change | None:
+    for kind, shape, pattern in _CHANGES_EN:
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        values = dict(zip(shape, match.groups(), strict=True))
+        before = sentence[: match.start()]
+        # A stop statement carries its own negation ("no longer", "don't … anymore"): only what
+        # comes before it may hedge it. Any other change is hedged by anything up to its end
+        # ("we won't switch …", "should we move … ?").
+        guard = values["p"] or "" if kind == "stop" else sentence[: match.end()]
+        if kind == "stop":
+            guard = f"{before}{guard}"
+        if _HEDGE_EN.search(guard):
+            return None
+        if "x" in shape:  # "move X to B", or "X moved to B" with the subject before the verb
+            raw = values["x"] if values["x"] is not None else before
+        else:
+            raw = values.get("p")
+        subject = _subject(raw)
+        new = values.get("b")
+        if shape == "xb" and subject is None and not _named(new or ""):
+            return None  # "we moved to the next item": nothing named to supersede by
+        return Change(kind, subject, _value(values.get("a")), _value(new), _role(match.group(0)))
+    return None
+
+
+def _parse_zh(sentence: str) -> Change | None:
+    for kind, shape, pattern in _CHANGES_ZH:
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        groups = match.groups()
+        values = dict(zip(shape, groups, strict=True))
+        prefix = values.get("p", sentence[: match.start()])
+        guard = prefix
+        if kind == "stop":
+            guard = _ZH_NEGATED_STOP.sub("", prefix)
+        if _HEDGE_ZH.search(guard) or _HEDGE_EN.search(guard):
+            return None
+        subject = _subject(values["x"]) if "x" in values else _subject(prefix)
+        old, new = _value(values.get("a")), _value(values.get("b"))
+        return Change(kind, subject, old, new, _role(match.group(0)))
+    return None
+
+
+_DATE_WORDS: Final = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may
+    june july august september october november december""".split()  # noqa: SIM905
+)
+
+
+def _named(value: str) -> bool:
+    """A value that names something: capitalised, a lexicon tool, with a digit or a dot inside,
+    or a Han word; a day or a month names a time, not a thing used."""
+    value = value.strip(" .,;:!?")
+    if not value or value.split()[0].casefold() in _DATE_WORDS:
+        return False
+    if _HAN.search(value) or slot_of(value) is not None:
+        return True
+    if re.search(r"\d|\w\.\w", value):
+        return True
+    return any(word[:1].isupper() for word in value.split() if word.casefold() not in _ARTICLES)
+
+
+def plain_use(text: str) -> Use | None:
+    """The use a plain statement states ("we deploy the billing service on Heroku", "the API
+    runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
+    "I love how you use color" states no use; neither does a negated or hedged clause or a
+    statement about the listener."""
+    sentence = unicodedata.normalize("NFKC", text).strip()
+    patterns = _USE_ZH if _HAN.search(sentence) else ()
+    for pattern in (*patterns, *_USE_EN):
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        prefix = match.group(1)
+        guard = _NOT_USED_ZH if pattern in _USE_ZH else _NOT_USED_EN
+        if guard.search(prefix) or _NOT_USED_EN.search(prefix):
+            continue
+        value = match.groups()[-1]
+        if not _named(value):
+            continue
+        subject = None
+        if len(match.groups()) == 3 and match.group(2):  # "deploy X on A": X is the subject
+            subject = _subject(match.group(2))
+        else:
+            subject = _subject(prefix)
+        return Use(subject, _value(value) or value, _role(match.group(0)))
+    return None
+
+
+def stated_uses(text: str) -> list[Use]:
+    """What a statement says is used now: a change's new value, or a plain use."""
+    change = parse_change(text)
+    if change is not None:
+        if change.new is None:
+            return []
+        return [Use(change.subject, change.new, change.role)]
+    use = plain_use(text)
+    return [use] if use is not None else []
+
+
+# -- matching ---------------------------------------------------------------------------------
+
+
+def _slot(value: str) -> str | None:
+    hit = slot_of(value_key(value))
+    return hit[0] if hit is not None else None
+
+
+def _ends(change: Change, use: Use, text: str) -> bool:
+    if change.old is not None:
+        if not same_value(use.value, change.old):
+            return False
+        if change.new is not None and same_value(use.value, change.new):
+            return False
+    else:
+        if change.new is None or same_value(use.value, change.new):
+            return False
+        slot = _slot(change.new)
+        same_slot = slot is not None and slot == _slot(use.value)
+        same_role = change.subject is not None and change.role == use.role == HOSTING
+        if not (same_slot or same_role):
+            return False
+    if change.subject is None:
+        return True
+    if use.subject is not None:
+        return _same_subject(change.subject, use.subject)
+    return _mentions_subject(text, change.subject)
+
+
+def change_supersedes(change: Change, texts: Iterable[str]) -> bool:
+    """True when an earlier event, by any of its texts (summary, title, quotes), states a use
+    that `change` ends (the rules in the module docstring)."""
+    for text in texts:
+        if not text:
+            continue
+        for use in stated_uses(text):
+            if _ends(change, use, text):
+                return True
+    return False

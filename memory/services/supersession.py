@@ -1,0 +1,66 @@
+"""Supersession beyond the fixed slots (issue 29): a stored event that states a change ("switch
+the billing service from Heroku to Fly.io", "we no longer use Redis", "把账单服务从MySQL迁移到
+PostgreSQL") supersedes the namespace's earlier active events that state the use it ends.
+
+Both extraction paths (offline rules and model) store their events through
+`services.extraction._store_events`, which calls `changes_supersede` for every stored event, so
+the rule applies whatever the extractor; the rule itself is `memory.engine.changes`. The write
+is `services.events.event_supersede`, as for slot supersession: the old event keeps its content
+and sources, and its graph facts and edges turn historical (SPEC §5.4, §6.4).
+
+Runs inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memory.engine.changes import Change, change_supersedes, parse_change
+from memory.engine.prompts.extraction import ExtractedEvent
+from memory.models import Event, EventStatus
+from memory.models.rows import columns_of, read_values
+from memory.services.events import event_supersede
+
+# The earlier events a change is compared with: the namespace's most recent active events, read
+# by the (namespace, status) index. Bounded, so storing an event costs one indexed read however
+# big the namespace is; a use stated more than this many active events ago stays active.
+CANDIDATES: Final = 200
+# A planned change ("we will switch … next month") or a cancelled one ends nothing yet.
+_NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
+
+_COLUMNS = columns_of(Event, ["id", "title", "summary", "quotes"], "e")
+
+
+def change_of(extracted: ExtractedEvent) -> Change | None:
+    """The change an extracted event states: its summary first, then its quotes and title."""
+    if extracted.temporal_status in _NOT_CURRENT:
+        return None
+    for text in (extracted.summary, *extracted.quotes, extracted.title):
+        change = parse_change(text)
+        if change is not None:
+            return change
+    return None
+
+
+def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]:
+    """Supersede the earlier active events whose use `event`'s change ends; returns them."""
+    change = change_of(extracted)
+    if change is None:
+        return []
+    rows = read_values(
+        _COLUMNS,
+        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
+        "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
+        [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
+    )
+    ended = [
+        pk
+        for pk, title, summary, quotes in rows
+        if change_supersedes(change, [summary, title, *(quotes or ())])
+    ]
+    if not ended:
+        return []
+    old_events = list(Event.objects.select_for_update().filter(pk__in=ended).order_by("id"))
+    for old in old_events:
+        event_supersede(new=event, old=old)
+    return old_events
