@@ -1,0 +1,153 @@
+"""Change statements and what they supersede (issue 29): `memory.engine.changes`."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.engine.changes import change_supersedes, parse_change, plain_use
+
+SWITCH = "Switch the billing service from Heroku to Fly.io."
+DEPLOY = "We deploy the billing service on Heroku."
+
+# (statement, kind, subject, old, new)
+CHANGES = [
+    (SWITCH, "switch", "billing service", "Heroku", "Fly.io"),
+    ("We decided to switch the billing service from Heroku to Fly.io because it is cheaper.",
+     "switch", "billing service", "Heroku", "Fly.io"),
+    ("The API moved from Heroku to Render last week.", "switch", "API", "Heroku", "Render"),
+    ("Migrate the database from MySQL to PostgreSQL.", "switch", "database", "MySQL", "PostgreSQL"),
+    ("Let's migrate the orders DB to Postgres from MySQL.",
+     "switch", "orders DB", "MySQL", "Postgres"),
+    ("We moved the billing service to Fly.io.", "switch", "billing service", None, "Fly.io"),
+    ("MOVE OUR API TO FLY.IO.", "switch", "API", None, "FLY.IO"),
+    ("Replace Jenkins with GitHub Actions.", "replace", None, "Jenkins", "GitHub Actions"),
+    ("Jenkins was replaced by GitHub Actions.", "replace", None, "Jenkins", "GitHub Actions"),
+    ("Instead of Jenkins, use GitHub Actions.", "instead", None, "Jenkins", "GitHub Actions"),
+    ("Instead of Jenkins, we'll use CircleCI for the builds.",
+     "instead", None, "Jenkins", "CircleCI"),
+    ("Our team now uses Linear instead of Jira.", "instead", None, "Jira", "Linear"),
+    ("We no longer use Redis.", "stop", None, "Redis", None),
+    ("We don't use Redis anymore.", "stop", None, "Redis", None),
+    ("We stopped using Redis last month.", "stop", None, "Redis", None),
+    ("The API now runs on Fly.io.", "now", "API", None, "Fly.io"),
+    ("The billing service is now hosted on AWS.", "now", "billing service", None, "AWS"),
+    ("把账单服务从MySQL迁移到PostgreSQL。", "switch", "账单服务", "MySQL", "PostgreSQL"),
+    ("我们从阿里云换成了腾讯云。", "switch", None, "阿里云", "腾讯云"),
+    ("上个月我们把数据迁移到了新集群。", "switch", "数据", None, "新集群"),
+    ("我们不再用Redis了。", "stop", None, "Redis", None),
+    ("我们已经不用Redis了。", "stop", None, "Redis", None),
+    ("改用pnpm。", "now", None, None, "pnpm"),
+    ("以后改用飞书来开会。", "now", None, None, "飞书"),
+    ("用GitHub Actions替换Jenkins。", "replace", None, "Jenkins", "GitHub Actions"),
+    ("把Jenkins换成GitHub Actions。", "replace", None, "Jenkins", "GitHub Actions"),
+    ("账单服务现在跑在Fly.io上。", "now", "账单服务", None, "Fly.io"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "kind", "subject", "old", "new"), CHANGES)
+def test_change_statements_parse(text, kind, subject, old, new) -> None:
+    change = parse_change(text)
+    assert change is not None, text
+    assert (change.kind, change.subject, change.old, change.new) == (kind, subject, old, new)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We won't switch from Heroku to Fly.io.",  # negated
+        "Should we move the API from Heroku to Fly.io?",  # a question
+        "We're considering switching from Heroku to Fly.io.",  # hedged
+        "Maybe replace Jenkins with GitHub Actions.",
+        "Heroku's pricing page is confusing.",  # mentions a value, changes nothing
+        "We moved to the next item.",  # nothing named
+        "Move it to the top of the list.",
+        "我们在考虑把账单服务从MySQL迁移到PostgreSQL。",  # 考虑: hedged
+        "要不要改用pnpm？",
+    ],
+)
+def test_what_is_not_clearly_a_change_parses_as_none(text) -> None:
+    assert parse_change(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "value"),
+    [
+        ("We deploy the billing service on Heroku.", "billing service", "Heroku"),
+        ("We decided to deploy the billing service on Heroku.", "billing service", "Heroku"),
+        ("We use Redis for caching.", None, "Redis"),
+        ("The billing service uses Redis for sessions.", "billing service", "Redis"),
+        ("The search service runs on Heroku.", "search service", "Heroku"),
+        ("Let's use Heroku.", None, "Heroku"),
+        ("账单服务用MySQL。", "账单服务", "MySQL"),
+        ("我们用Redis做缓存。", None, "Redis"),
+        ("账单服务部署在Heroku上。", "账单服务", "Heroku"),
+    ],
+)
+def test_plain_uses_parse(text, subject, value) -> None:
+    use = plain_use(text)
+    assert use is not None, text
+    assert (use.subject, use.value) == (subject, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Heroku's pricing page is confusing.",
+        "I love how you use color in your paintings.",  # the listener, and no named value
+        "We no longer use Redis.",
+        "We don't use Redis.",
+        "I run every morning in Central Park.",
+        "The meeting is on Monday.",
+    ],
+)
+def test_what_states_no_use(text) -> None:
+    assert plain_use(text) is None
+
+
+SUPERSEDES = [
+    (SWITCH, DEPLOY),
+    ("Switch the billing service from Heroku to Fly.io.",
+     "We decided to deploy the billing service on Heroku."),
+    ("Switch the billing service from Heroku to Fly.io.", "For billing, we use Heroku."),
+    ("We moved the billing service to Fly.io.", "We deploy the billing service on Heroku."),
+    ("Switch the billing service from Render to Fly.io.",
+     "Switch the billing service from Heroku to Render."),  # an earlier change's new value
+    ("We no longer use Redis.", "We use Redis for caching."),
+    ("We no longer use Redis.", "The billing service uses Redis for sessions."),
+    ("The API now runs on Fly.io.", "The API runs on Heroku."),
+    ("Replace Jenkins with GitHub Actions.", "We use Jenkins for CI."),
+    ("Our team now uses Linear instead of Jira.", "We use Jira for tickets."),
+    ("把账单服务从MySQL迁移到PostgreSQL。", "账单服务用MySQL。"),
+    ("我们不再用Redis了。", "我们用Redis做缓存。"),
+    ("改用pnpm。", "我们用npm。"),  # the same slot, no subject
+]  # fmt: skip
+NOT_SUPERSEDED = [
+    # Mentions the old value in passing.
+    ("Switch the billing service from Heroku to Fly.io.", "Heroku's pricing page is confusing."),
+    ("We no longer use Redis.", "Redis had an outage yesterday."),
+    # A different subject.
+    ("Switch the billing service from Heroku to Fly.io.", "The search service runs on Heroku."),
+    ("The API now runs on Fly.io.", "The billing service runs on Heroku."),
+    ("把账单服务从MySQL迁移到PostgreSQL。", "订单服务用MySQL。"),
+    # A general statement when the change names one subject: the rest may still be there.
+    ("Switch the billing service from Heroku to Fly.io.", "We deploy on Heroku."),
+    # Already says the value is not used; or the use is of another kind.
+    ("We no longer use Redis.", "We no longer use Redis."),
+    ("The API now runs on Fly.io.", "The API uses Redis for caching."),
+    ("改用pnpm。", "我们用Redis做缓存。"),
+    ("Our team now uses Linear instead of Jira.", "We track issues in Jira."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "old"), SUPERSEDES)
+def test_a_change_supersedes_the_use_it_ends(change, old) -> None:
+    parsed = parse_change(change)
+    assert parsed is not None
+    assert change_supersedes(parsed, [old])
+
+
+@pytest.mark.parametrize(("change", "old"), NOT_SUPERSEDED)
+def test_a_change_leaves_other_events_alone(change, old) -> None:
+    parsed = parse_change(change)
+    assert parsed is not None
+    assert not change_supersedes(parsed, [old])

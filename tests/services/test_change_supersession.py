@@ -1,0 +1,120 @@
+"""Supersession beyond the fixed slots (issue 29), through the API: a change statement
+supersedes the earlier event stating the use it ends, whichever extractor stored the events
+(offline rules or a model), history kept."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from memory.models import Event, EventRelation, EventStatus, RelationKind
+from tests.conftest import BASE_TIME, ApiClient, turn_body
+
+pytestmark = pytest.mark.django_db
+
+BLOCK_TURNS = 6  # a block is sealed after six turns
+SMALL_TALK = ("Thanks for the help!", "You're welcome.")
+
+
+def _session(owner: ApiClient, drain, session: str, statement: str, *, start: int, day: int):
+    """One session: the statement, then small talk until its block seals; drained."""
+    when = BASE_TIME + timedelta(days=day)
+    turns = [(statement, "Noted."), *[SMALL_TALK] * (BLOCK_TURNS - 1)]
+    for i, (user, assistant) in enumerate(turns):
+        body = turn_body(
+            start + i, session=session, user=user, assistant=assistant,
+            when=when + timedelta(minutes=i),
+        )  # fmt: skip
+        assert owner.post("/ns/proj/turns", body).status_code == 201
+    drain()
+
+
+def _event_quoting(text: str) -> Event:
+    return next(e for e in Event.objects.all() if text in e.summary)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("We deploy the billing service on Heroku.",
+         "Switch the billing service from Heroku to Fly.io."),
+        # The reviewer's example: a "deploy X on A" decision, then "switch X from A to B".
+        ("We decided to deploy the billing service on Heroku.",
+         "We switched the billing service from Heroku to Fly.io."),
+        ("We use Redis for caching.", "We no longer use Redis."),
+        ("账单服务用MySQL。", "把账单服务从MySQL迁移到PostgreSQL。"),
+    ],
+)  # fmt: skip
+def test_a_change_in_a_later_session_supersedes_the_earlier_use(
+    owner: ApiClient, drain, before: str, after: str
+) -> None:
+    _session(owner, drain, "s1", before, start=1, day=0)
+    _session(owner, drain, "s2", after, start=1 + BLOCK_TURNS, day=7)
+
+    old, new = _event_quoting(before), _event_quoting(after)
+    assert new.status == EventStatus.ACTIVE
+    assert old.status == EventStatus.SUPERSEDED
+    assert old.superseded_by_id == new.pk
+    assert EventRelation.objects.filter(
+        from_event=new, to_event=old, kind=RelationKind.SUPERSEDES
+    ).exists()
+    assert old.summary.endswith(before)  # history kept: content untouched, still searchable
+    found = owner.get(f"/ns/proj/events/{old.pk}").json()
+    assert (found["event"]["status"], found["event"]["superseded_by"]) == ("superseded", new.pk)
+
+
+@pytest.mark.parametrize(
+    "unrelated",
+    [
+        "Heroku's pricing page is confusing.",  # mentions the old value in passing
+        "The search service runs on Heroku.",  # a different subject
+    ],
+)
+def test_a_change_leaves_unrelated_events_active(owner: ApiClient, drain, unrelated: str) -> None:
+    _session(owner, drain, "s1", "We deploy the billing service on Heroku.", start=1, day=0)
+    _session(owner, drain, "s2", unrelated, start=1 + BLOCK_TURNS, day=1)
+    _session(owner, drain, "s3", "Switch the billing service from Heroku to Fly.io.",
+             start=1 + 2 * BLOCK_TURNS, day=7)  # fmt: skip
+
+    assert _event_quoting("We deploy the billing service").status == EventStatus.SUPERSEDED
+    others = [e for e in Event.objects.all() if unrelated in e.summary]
+    assert all(e.status == EventStatus.ACTIVE for e in others)
+
+
+@pytest.fixture
+def model(settings, fake_openai):
+    settings.STRATAGATE_LLM_BASE_URL = fake_openai.base_url
+    settings.STRATAGATE_LLM_MODEL = "fake-model"
+    return fake_openai
+
+
+def test_the_rule_applies_to_the_model_path_too(owner: ApiClient, model, drain) -> None:
+    """The model proposes no relation; the service still supersedes on the change it states."""
+
+    def answer(request: dict) -> str:
+        payload = json.loads(request["messages"][-1]["content"])
+        first = payload["target_block_messages"][0]
+        if "Switch" in first["content"]:
+            title, summary = "Billing to Fly.io", "The team moved billing from Heroku to Fly.io."
+        else:
+            title, summary = "Billing on Heroku", "The team deploys the billing service on Heroku."
+        event = {
+            "title": title, "summary": summary, "event_type": "decision",
+            "source_message_ids": [first["id"]], "quotes": [first["content"]],
+            "temporal_status": "occurred", "scope": "project", "criticality": "routine",
+        }  # fmt: skip
+        return json.dumps(
+            {"title": title, "tags": [], "summary": summary, "key_points": [summary],
+             "should_extract": True, "events": [event]}
+        )  # fmt: skip
+
+    model.default = answer
+    _session(owner, drain, "s1", "We deploy the billing service on Heroku.", start=1, day=0)
+    _session(owner, drain, "s2", "Switch the billing service from Heroku to Fly.io.",
+             start=1 + BLOCK_TURNS, day=7)  # fmt: skip
+
+    old = Event.objects.get(title="Billing on Heroku")
+    new = Event.objects.get(title="Billing to Fly.io")
+    assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
