@@ -103,5 +103,8 @@ def test_concurrent_projections_keep_one_current_value_per_key():
         namespace=namespace, status=GraphItemStatus.ACTIVE, relation="works_at"
     )
     assert works_at.filter(from_node__key="maya").count() == 1
-    closed = GraphEdge.objects.filter(namespace=namespace, status=GraphItemStatus.SUPERSEDED)
+    # The race's edges only: the conversation's own "use npm" → "switch to pnpm" closes one too.
+    closed = GraphEdge.objects.filter(
+        namespace=namespace, status=GraphItemStatus.SUPERSEDED, relation="works_at"
+    )
     assert closed.count() == 2 * ROUNDS  # every round's first edge closed by a later one
