@@ -12,7 +12,6 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.db import connection, models
-from django.db.backends.sqlite3.operations import DatabaseOperations as SQLiteOperations
 from django.utils.dateparse import parse_datetime
 
 # Rows per INSERT statement: far below both databases' parameter limits for any model here.
@@ -208,7 +207,7 @@ def _conversion_for(
     """Once per field, alias, database vendor (whose backend supplies converters) and USE_TZ."""
     column = field.get_col(alias)
     return column, [
-        _faster(convert, use_tz)
+        _faster(convert, vendor, use_tz)
         for convert in [
             *connection.ops.get_db_converters(column),
             *column.get_db_converters(connection),
@@ -216,13 +215,14 @@ def _conversion_for(
     ]
 
 
-def _faster(convert: Converter, use_tz: bool) -> Converter:
+def _faster(convert: Converter, vendor: str, use_tz: bool) -> Converter:
     """SQLite's datetime converter, without its two settings reads per value: plain-SQL reads
     of facts, edges and events convert thousands of timestamps a second, and reading
     `settings.USE_TZ` through its lazy wrapper was most of that (py-spy of the model proxy).
     The same result as `convert_datetimefield_value`: a string is parsed as `parse_datetime`
     parses it, a naive value made aware in the connection's time zone."""
-    if getattr(convert, "__func__", None) is not SQLiteOperations.convert_datetimefield_value:
+    # Recognised by name: importing SQLite's backend here would load it under PostgreSQL too.
+    if vendor != "sqlite" or getattr(convert, "__name__", "") != "convert_datetimefield_value":
         return convert
 
     def datetime_value(value: Any, expression: Any, conn: Any) -> Any:
