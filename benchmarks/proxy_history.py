@@ -31,7 +31,6 @@ import argparse
 import re
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +39,7 @@ from _common import ROOT, django_setup, machine, write_result
 
 if TYPE_CHECKING:
     from memory.evaluation.locomo.dataset import Conversation
+    from tests.proxy.server import ProxyServer
 
 DEFAULT_PATH = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 GOAL_SAVED = 0.75
@@ -47,44 +47,6 @@ BLOCK_LAMBDA = 0.3
 BLOCK_TURNS = 6
 _SPACE = re.compile(r"\s+")
 BLOCK_LABEL = ("[StrataGate: ", "[block ")
-
-
-def _serve() -> tuple[Any, str]:
-    """The site's ASGI application on 127.0.0.1 in a thread of this process."""
-    import uvicorn
-
-    from stratagate_site.asgi import application
-
-    server = uvicorn.Server(
-        uvicorn.Config(
-            application,
-            host="127.0.0.1",
-            port=0,
-            http="httptools",
-            loop="asyncio",
-            lifespan="off",
-            log_config=None,
-            access_log=False,
-        )
-    )
-    threading.Thread(target=server.run, daemon=True).start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the proxy did not start")
-        time.sleep(0.01)
-    (listener,) = [s for srv in server.servers for s in srv.sockets]
-    host, port = listener.getsockname()[:2]
-    return server, f"http://{host}:{port}"
-
-
-def _settle() -> None:
-    """Wait for the bookkeeping the proxy does after an answer's last byte."""
-    from proxy import http
-
-    deadline = time.monotonic() + 10
-    while http._background and time.monotonic() < deadline:
-        time.sleep(0.005)
 
 
 def prompt_tokens(body: dict[str, Any]) -> int:
@@ -130,7 +92,9 @@ def _turns(conversation: Conversation) -> list[tuple[str, str]]:
     return turns
 
 
-def replay(conversation: Conversation, base: str, upstream: Any, questions: int) -> dict[str, Any]:
+def replay(
+    conversation: Conversation, server: ProxyServer, upstream: Any, questions: int
+) -> dict[str, Any]:
     import openai
 
     from memory.services.jobs import jobs_drain
@@ -141,7 +105,7 @@ def replay(conversation: Conversation, base: str, upstream: Any, questions: int)
     _, token = token_create(namespaces=[namespace], scope="read-write")
     headers = {"X-StrataGate-Session": "conversation"}
     client = openai.OpenAI(
-        base_url=f"{base}/proxy/{namespace}/openai/v1",
+        base_url=f"{server.url}/proxy/{namespace}/openai/v1",
         api_key=token,
         default_headers=headers,
         max_retries=0,
@@ -162,7 +126,7 @@ def replay(conversation: Conversation, base: str, upstream: Any, questions: int)
         blocks = int(raw.headers.get("x-stratagate-history", "x; blocks=0").rsplit("=", 1)[1])
         per_request.append({"native": native, "layered": sent, "blocks": blocks})
         history.append({"role": "assistant", "content": reply})
-        _settle()
+        server.settle()
         jobs_drain()
     seconds = time.perf_counter() - started
     end_parts = prompt_parts(upstream.last.json)
@@ -178,12 +142,17 @@ def replay(conversation: Conversation, base: str, upstream: Any, questions: int)
         "goal_met": saved >= GOAL_SAVED,
         "replay_seconds": round(seconds, 1),
         "per_request": per_request,
-        "evidence": evidence(conversation, client, history, upstream, questions),
+        "evidence": evidence(conversation, server, client, history, upstream, questions),
     }
 
 
 def evidence(
-    conversation: Conversation, client: Any, history: list[dict[str, str]], upstream: Any, n: int
+    conversation: Conversation,
+    server: ProxyServer,
+    client: Any,
+    history: list[dict[str, str]],
+    upstream: Any,
+    n: int,
 ) -> dict[str, Any]:
     """The share of the development questions' evidence utterances still in the request."""
     texts = {u.dia_id: _normal(u.content) for s in conversation.sessions for u in s.utterances}
@@ -202,7 +171,7 @@ def evidence(
             body = upstream.last.json
             sent = _normal(" ".join(str(m.get("content") or "") for m in body["messages"]))
             found[mode] += sum(1 for text in wanted if text in sent)
-        _settle()
+        server.settle()
     return {
         "questions": len(asked),
         "evidence_utterances": total,
@@ -240,12 +209,14 @@ def main() -> int:
         from memory.services.settings import memory_settings_update
 
         memory_settings_update(block_lambda=BLOCK_LAMBDA, block_turns=BLOCK_TURNS)
-        server, base = _serve()
+        from tests.proxy.server import ProxyServer
+
+        server = ProxyServer().start()
         names = [n.strip() for n in args.conversations.split(",") if n.strip()]
         rows: dict[str, dict[str, Any]] = {}
         try:
             for conversation in load(args.path, names):
-                row = replay(conversation, base, fake, args.questions)
+                row = replay(conversation, server, fake, args.questions)
                 rows[conversation.sample_id] = row
                 ev = row["evidence"]
                 print(
@@ -258,14 +229,7 @@ def main() -> int:
                     f"last layered request by part {row['end_layered_parts']}"
                 )
         finally:
-            _settle()
-            from proxy.stats import STATS
-
-            STATS.flush()
-            server.should_exit = True
-            from tests.threads import threads_stop
-
-            threads_stop()
+            server.stop()
             connections.close_all()
 
     result: dict[str, Any] = {
