@@ -7,8 +7,8 @@ Two events state the same fact when all of these hold:
 - the same event type;
 - the same occurrence days, when either has an occurrence date: "the demo is on Friday" said in
   two different weeks names two Fridays, and a dated statement is not an undated one;
-- the same polarity: one negated and the other not is a change, not a repeat (English "not",
-  "no longer", "never", "n't" forms; Chinese 不 / 没 / 没有 / 别 / 不再);
+- the same polarity: one negated and the other not is a change, not a repeat
+  (memory/engine/negation.py: "not", "no longer", "never", "n't" …; 不 / 没 / 没有 / 别 / 不再);
 - the same named participants (generic roles such as "user" and "assistant" left out), and
   no proper noun or number said in one and not in the other (numbers of the titles too):
   "Alice owns billing" and "Bob owns billing", "deploy on Fly.io" and "deploy on Render",
@@ -42,6 +42,7 @@ from typing import Final
 
 from rapidfuzz import fuzz
 
+from memory.engine.negation import negated
 from memory.engine.offline_cues import STOP_WORDS
 from memory.engine.offline_events import echo_words
 
@@ -53,10 +54,6 @@ GENERIC_PARTICIPANTS: Final = frozenset(
 )
 _SPEAKER_LABEL: Final = re.compile(r"^\s*[^\s:：]{1,40}(?:\s+[^\s:：]{1,40}){0,2}\s*[:：]\s*")
 _APOSTROPHE: Final = re.compile(r"[’‘`´]")
-_NEGATION_EN: Final = re.compile(
-    r"\b(?:not|no\s+longer|never|cannot|nobody|nothing|none)\b|n't\b", re.IGNORECASE
-)
-_NEGATION_ZH: Final = re.compile(r"不再|没有|不|没|别")
 _NON_WORD: Final = re.compile(r"[^\w]+")
 _HAN: Final = re.compile(r"[\u3400-\u9fff]")
 # A word written with a capital: a proper noun, unless it opens its sentence and is a common
@@ -97,11 +94,6 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", without_speaker(text)).casefold()
     text = _APOSTROPHE.sub("'", text).replace("'", "")
     return " ".join(_NON_WORD.sub(" ", text).replace("_", " ").split())
-
-
-def negated(text: str) -> bool:
-    text = _APOSTROPHE.sub("'", unicodedata.normalize("NFKC", text))
-    return bool(_NEGATION_EN.search(text) or _NEGATION_ZH.search(text))
 
 
 def named_participants(participants: Sequence[str]) -> frozenset[str]:

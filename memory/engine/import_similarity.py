@@ -38,6 +38,7 @@ from typing import Final
 
 from rapidfuzz import fuzz
 
+from memory.engine.negation import negated
 from memory.engine.slots import slot_choices
 
 NEAR_IDENTICAL: Final = 90.0
@@ -48,11 +49,6 @@ AUTO_APPLY_CONFIDENCE: Final = 0.85
 _WS: Final = re.compile(r"\s+")
 _WORD: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)?|[\u4e00-\u9fff]", re.UNICODE)
 _NUMBER: Final = re.compile(r"\d")
-_NEGATION: Final = re.compile(
-    r"\b(?:not|no|never|don't|doesn't|isn't|won't|cannot|can't|no\s+longer|stopped|quit)\b"
-    r"|不再|不用|没有|不是|别|不",
-    re.IGNORECASE,
-)
 _STOP: Final = frozenset(
     {
         "a",
@@ -184,7 +180,7 @@ def values_differ(candidate: str, existing: str) -> bool:
         return True
     only_mine = _content_words(candidate) - _content_words(existing)
     only_theirs = _content_words(existing) - _content_words(candidate)
-    if bool(_NEGATION.search(candidate)) != bool(_NEGATION.search(existing)):
+    if negated(candidate) != negated(existing):
         return True
     numbers_mine = {w for w in only_mine if _NUMBER.search(w)}
     numbers_theirs = {w for w in only_theirs if _NUMBER.search(w)}
