@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from typing import Any
 
 from memory.agent_tools.formats import openai_tool
@@ -45,15 +46,20 @@ def tools_header(value: str | None) -> str | None:
     return header_choice(TOOLS_HEADER, value, validate_tools_mode)
 
 
-def openai_definitions() -> list[dict[str, Any]]:
-    return [openai_tool(spec) for spec in PROXY_TOOLS]
+@cache
+def openai_definitions() -> tuple[dict[str, Any], ...]:
+    """The tools in Chat Completions form, built once (every proxied request with the memory
+    tools on sends them; nothing changes them)."""
+    return tuple(openai_tool(spec) for spec in PROXY_TOOLS)
 
 
-def anthropic_definitions() -> list[dict[str, Any]]:
-    return [
+@cache
+def anthropic_definitions() -> tuple[dict[str, Any], ...]:
+    """The tools in Messages form, built once."""
+    return tuple(
         {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
         for spec in PROXY_TOOLS
-    ]
+    )
 
 
 def calls_of(reply: Reply) -> list[ToolCall]:

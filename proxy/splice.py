@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,12 +111,12 @@ def append_items(text: str, part: Part, additions: list[str]) -> str:
     return insert(text, closing, ("," if part.value else "") + ",".join(additions))
 
 
-def extend_list(body: Body, key: str, values: list[Any]) -> str | None:
+def extend_list(body: Body, key: str, values: Sequence[Any]) -> str | None:
     """The body with `values` after the items of its list member `key` (the member added when
     absent or null); None when that member is not a list."""
     part = body.members.get(key)
     if part is None or part.value is None:
-        return add_member(body, key, values)
+        return add_member(body, key, list(values))
     if not isinstance(part.value, list):
         return None
     return append_items(body.text, part, [encode(value) for value in values])
