@@ -36,13 +36,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Final
 
 from rapidfuzz import fuzz
 
-from memory.engine.negation import negated
+from memory.engine.negation import affirmed, negated
 from memory.engine.offline_cues import STOP_WORDS
 from memory.engine.offline_events import echo_words
 
@@ -161,6 +161,19 @@ def why_different(new: FactText, old: FactText) -> str | None:
 
 def same_fact(new: FactText, old: FactText) -> bool:
     return why_different(new, old) is None
+
+
+def contradicts(new: FactText, old: FactText) -> bool:
+    """True when one states what the other denies and nothing else differs: "we use Kafka for
+    the event bus" / "we don't use Kafka for the event bus", 他喜欢咖啡 / 他不喜欢咖啡. The pair
+    breaks only the negation rule, and with the negations taken out they are the same fact."""
+    if why_different(new, old) != "negation":
+        return False
+    return same_fact(_affirmed(new), _affirmed(old))
+
+
+def _affirmed(fact: FactText) -> FactText:
+    return replace(fact, summary=affirmed(fact.summary), title=affirmed(fact.title))
 
 
 def best_match(new: FactText, candidates: Sequence[tuple[int, FactText]]) -> int | None:

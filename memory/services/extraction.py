@@ -38,6 +38,7 @@ from memory.models import (
 )
 from memory.models.rows import columns_of, marks, read_by_id, read_models, read_values
 from memory.services.block_ready import block_mark_ready
+from memory.services.contradictions import denial_conflicts
 from memory.services.events import EventContext, event_create, event_relate, event_supersede
 from memory.services.jobs import job_create, job_handler
 from memory.services.live import publish
@@ -302,5 +303,8 @@ def _store_events(
         for shown in [*timeline, *earlier]:
             if shown.pk in ended:  # the rows just written, so later events see them superseded
                 shown.status, shown.superseded_by = EventStatus.SUPERSEDED, event
+        # What is not a change but denies an active statement (or is denied by it) conflicts.
+        if new:
+            denial_conflicts(event=event, extracted=extracted)
         stored.append((event, new))
     return stored

@@ -6,7 +6,9 @@ drafts are not kept once applied, and a rebuild that called the model again coul
 to reproduce the graph.
 
 History is kept: a new value for a fact key, or a new target for a single-valued relation,
-closes the previous one (`superseded`, valid_to set) instead of overwriting it.
+closes the previous one (`superseded`, valid_to set) instead of overwriting it. When nothing
+superseded the events behind an old single value, the new value's events supersede them (a
+change) or conflict with them (`services.contradictions`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from memory.models import (
     ProcessingJob,
 )
 from memory.search import index_nodes, unindex_nodes
+from memory.services.contradictions import values_displaced
 from memory.services.jobs import job_handler
 
 PROJECTION_BATCH = 8
@@ -96,6 +99,8 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
 
     nodes: dict[str, GraphNode] = {}
     displaced: set[int] = set()  # old targets of closed edges: their neighbours changed
+    # Rows closed for a new value, with that value's events: settled once all are closed.
+    closed: list[tuple[Sequence[GraphFact | GraphEdge], list[Event]]] = []
     for proposed in proposal.nodes:
         node, created = GraphNode.objects.get_or_create(
             namespace_id=namespace_id,
@@ -130,6 +135,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
         current: GraphFact | None = next((r for r in active if r.value == fact.value), None)
         if current is None:
             _close(active, start, turn)
+            closed.append((active, sources(fact.source_event_ids)))
             current = GraphFact.objects.create(
                 namespace_id=namespace_id,
                 node=node,
@@ -158,6 +164,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
         if link is None:
             displaced.update(r.to_node_id for r in active_edges)
             _close(active_edges, start, turn)
+            closed.append((active_edges, sources(edge.source_event_ids)))
             link = GraphEdge.objects.create(
                 namespace_id=namespace_id,
                 from_node=origin,
@@ -170,6 +177,8 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
                 metadata=edge.metadata,
             )
         link.source_events.add(*sources(edge.source_event_ids))
+    for rows, new_sources in closed:
+        values_displaced(closed=rows, new_sources=new_sources)
     index_nodes({*(n.pk for n in nodes.values()), *displaced})  # same transaction (SPEC §8)
 
 

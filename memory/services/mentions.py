@@ -50,26 +50,37 @@ def event_mention_target(*, namespace_id: int, extracted: ExtractedEvent) -> Eve
 
     Only events from conversations (origin `extraction`) are targets: an imported event can be
     undone whole, which would take a conversation's statement with it."""
-    rows = read_values(
-        _CANDIDATE_COLUMNS,
-        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
-        "AND e.origin = %s AND e.event_type = %s ORDER BY e.id DESC LIMIT %s",
-        [
-            namespace_id,
-            EventStatus.ACTIVE,
-            EventOrigin.EXTRACTION,
-            extracted.event_type,
-            CANDIDATES,
-        ],
+    candidates = fact_candidates(
+        namespace_id=namespace_id, event_type=extracted.event_type, extracted_only=True
     )
-    candidates = [
-        (pk, FactText(extracted.event_type, summary, title, tuple(people or ()), start, end))
-        for pk, title, summary, people, start, end in rows
-    ]
     match = best_match(fact_text(extracted), candidates)
     if match is None:
         return None
     return Event.objects.select_for_update().get(pk=match)
+
+
+def fact_candidates(
+    *, namespace_id: int, event_type: str, extracted_only: bool
+) -> list[tuple[int, FactText]]:
+    """The namespace's `CANDIDATES` most recent active events of this type, newest first, as
+    identity compares them (only those from conversations when `extracted_only`)."""
+    origin = "AND e.origin = %s " if extracted_only else ""
+    rows = read_values(
+        _CANDIDATE_COLUMNS,
+        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
+        f"{origin}AND e.event_type = %s ORDER BY e.id DESC LIMIT %s",
+        [
+            namespace_id,
+            EventStatus.ACTIVE,
+            *([EventOrigin.EXTRACTION] if extracted_only else []),
+            event_type,
+            CANDIDATES,
+        ],
+    )
+    return [
+        (pk, FactText(event_type, summary, title, tuple(people or ()), start, end))
+        for pk, title, summary, people, start, end in rows
+    ]
 
 
 def event_mention_add(

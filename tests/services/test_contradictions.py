@@ -1,0 +1,181 @@
+"""Contradictions that are not clearly a change (issue 29): both events stay active, linked
+`conflicts_with` both ways, and the evidence gate sees the link. Through the API, offline rules."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory.engine.event_identity import FactText, contradicts
+from memory.engine.negation import affirmed
+from memory.models import Event, EventRelation, EventStatus, GraphEdge, RelationKind
+from tests.conftest import BASE_TIME, ApiClient, turn_body
+
+pytestmark = pytest.mark.django_db
+
+BLOCK_TURNS = 6
+SMALL_TALK = ("Thanks for the help!", "You're welcome.")
+
+
+def _session(owner: ApiClient, drain, session: str, statement: str, *, start: int, day: int):
+    when = BASE_TIME + timedelta(days=day)
+    turns = [(statement, "Noted."), *[SMALL_TALK] * (BLOCK_TURNS - 1)]
+    for i, (user, assistant) in enumerate(turns):
+        body = turn_body(
+            start + i, session=session, user=user, assistant=assistant,
+            when=when + timedelta(minutes=i),
+        )  # fmt: skip
+        assert owner.post("/ns/proj/turns", body).status_code == 201
+    drain()
+
+
+def _event_quoting(text: str) -> Event:
+    return next(e for e in Event.objects.all() if text in e.summary)
+
+
+def _conflicting(a: Event, b: Event) -> bool:
+    kind = RelationKind.CONFLICTS_WITH
+    return (
+        EventRelation.objects.filter(from_event=a, to_event=b, kind=kind).exists()
+        and EventRelation.objects.filter(from_event=b, to_event=a, kind=kind).exists()
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I like working late on Fridays.", "I don't like working late on Fridays."),
+        ("I don't like working late on Fridays.", "I like working late on Fridays."),
+        ("我喜欢喝咖啡。", "我不喜欢喝咖啡。"),
+    ],
+)
+def test_a_denial_conflicts_with_the_statement_it_denies(
+    owner: ApiClient, drain, first: str, second: str
+) -> None:
+    _session(owner, drain, "s1", first, start=1, day=0)
+    _session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
+
+    old, new = _event_quoting(first), _event_quoting(second)
+    assert old.pk != new.pk
+    assert (old.status, new.status) == (EventStatus.ACTIVE, EventStatus.ACTIVE)
+    assert _conflicting(old, new)
+    shown = owner.get(f"/ns/proj/events/{old.pk}").json()
+    assert shown["relations"]["conflicts_with"] == [new.pk]
+
+
+def test_a_stated_change_supersedes_and_does_not_conflict(owner: ApiClient, drain) -> None:
+    _session(owner, drain, "s1", "We use Redis for caching.", start=1, day=0)
+    _session(owner, drain, "s2", "We no longer use Redis.", start=1 + BLOCK_TURNS, day=3)
+
+    old, new = _event_quoting("We use Redis"), _event_quoting("no longer")
+    assert old.status == EventStatus.SUPERSEDED
+    assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
+    assert new.status == EventStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "relation", "old_value", "new_value"),
+    [
+        ("The billing service runs on Heroku.", "The billing service runs on Render.",
+         "runs_on", "Heroku", "Render"),
+        ("Maya lives in Berlin.", "Maya lives in Munich.", "lives_in", "Berlin", "Munich"),
+    ],
+)  # fmt: skip
+def test_a_second_value_said_plainly_conflicts_and_the_graph_moves_on(
+    owner: ApiClient, drain, first: str, second: str, relation: str, old_value: str,
+    new_value: str,
+) -> None:  # fmt: skip
+    _session(owner, drain, "s1", first, start=1, day=0)
+    _session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=5)
+
+    old, new = _event_quoting(first), _event_quoting(second)
+    assert (old.status, new.status) == (EventStatus.ACTIVE, EventStatus.ACTIVE)
+    assert _conflicting(old, new)
+    edges = {
+        (e.to_node.name, e.status)
+        for e in GraphEdge.objects.filter(relation=relation).select_related("to_node")
+    }
+    assert edges == {(old_value, "superseded"), (new_value, "active")}
+
+
+def test_a_change_of_platform_supersedes_without_conflict(owner: ApiClient, drain) -> None:
+    _session(owner, drain, "s1", "The billing service runs on Heroku.", start=1, day=0)
+    _session(owner, drain, "s2", "Switch the billing service from Heroku to Render.",
+             start=1 + BLOCK_TURNS, day=5)  # fmt: skip
+
+    assert _event_quoting("on Heroku").status == EventStatus.SUPERSEDED
+    assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
+
+
+def test_unrelated_and_additive_statements_do_not_conflict(owner: ApiClient, drain) -> None:
+    _session(owner, drain, "s1", "The billing service runs on Heroku.", start=1, day=0)
+    _session(owner, drain, "s2", "The search service runs on Render.", start=1 + BLOCK_TURNS, day=1)
+    _session(owner, drain, "s3", "I don't like working late on Mondays.",
+             start=1 + 2 * BLOCK_TURNS, day=2)  # fmt: skip
+    _session(owner, drain, "s4", "I like working late on Fridays.",
+             start=1 + 3 * BLOCK_TURNS, day=3)  # fmt: skip
+
+    assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
+    assert not Event.objects.exclude(status=EventStatus.ACTIVE).exists()
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        ("We use Kafka for the event bus", "We don't use Kafka for the event bus", True),
+        ("We can deploy on Fridays", "We can't deploy on Fridays", True),
+        ("我们用Kafka做事件总线", "我们不用Kafka做事件总线", True),
+        # Not only the negation differs: no contradiction.
+        ("We use Kafka for the event bus", "We don't use RabbitMQ for the event bus", False),
+        ("We don't use Kafka for billing", "We use Kafka for the event bus", False),
+        # Same polarity: a restatement, not a contradiction.
+        ("We use Kafka for the event bus", "We use Kafka for the event bus", False),
+    ],
+)
+def test_contradicts(new: str, old: str, expected: bool) -> None:
+    assert contradicts(FactText("other", new), FactText("other", old)) is expected
+    assert contradicts(FactText("other", old), FactText("other", new)) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "affirmative"),
+    [
+        ("We don't use Kafka", "We use Kafka"),
+        ("It isn't deployed on Fly.io", "It is deployed on Fly.io"),
+        ("We can't ship today", "We can ship today"),
+        ("We no longer use Redis", "We use Redis"),
+        ("我们不再用Redis", "我们用Redis"),
+        ("他没有车", "他有车"),
+    ],
+)
+def test_affirmed(text: str, affirmative: str) -> None:
+    assert affirmed(text) == affirmative
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I live in Lisbon.", "I moved to Porto in August."),
+        ("The billing service runs on Heroku.", "The billing service moved to Render."),
+    ],
+)
+def test_a_new_value_said_as_a_change_supersedes_the_old_one(
+    owner: ApiClient, drain, first: str, second: str
+) -> None:
+    _session(owner, drain, "s1", first, start=1, day=0)
+    _session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=30)
+
+    old, new = _event_quoting(first), _event_quoting(second)
+    assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
+    assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
+
+
+def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, drain) -> None:
+    first = "I live in Lisbon and I work at Globex."
+    _session(owner, drain, "s1", first, start=1, day=0)
+    _session(owner, drain, "s2", "I moved to Porto.", start=1 + BLOCK_TURNS, day=30)
+
+    old, new = _event_quoting(first), _event_quoting("moved to Porto")
+    assert old.status == EventStatus.ACTIVE  # it still says where she works
+    assert _conflicting(old, new)
