@@ -5,34 +5,14 @@ supersedes the earlier event stating the use it ends, whichever extractor stored
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 
 import pytest
 
 from memory.models import Event, EventRelation, EventStatus, RelationKind
-from tests.conftest import BASE_TIME, ApiClient, turn_body
+from tests.conftest import ApiClient
+from tests.services.statements import BLOCK_TURNS, event_quoting, statement_session
 
 pytestmark = pytest.mark.django_db
-
-BLOCK_TURNS = 6  # a block is sealed after six turns
-SMALL_TALK = ("Thanks for the help!", "You're welcome.")
-
-
-def _session(owner: ApiClient, drain, session: str, statement: str, *, start: int, day: int):
-    """One session: the statement, then small talk until its block seals; drained."""
-    when = BASE_TIME + timedelta(days=day)
-    turns = [(statement, "Noted."), *[SMALL_TALK] * (BLOCK_TURNS - 1)]
-    for i, (user, assistant) in enumerate(turns):
-        body = turn_body(
-            start + i, session=session, user=user, assistant=assistant,
-            when=when + timedelta(minutes=i),
-        )  # fmt: skip
-        assert owner.post("/ns/proj/turns", body).status_code == 201
-    drain()
-
-
-def _event_quoting(text: str) -> Event:
-    return next(e for e in Event.objects.all() if text in e.summary)
 
 
 @pytest.mark.parametrize(
@@ -50,10 +30,10 @@ def _event_quoting(text: str) -> Event:
 def test_a_change_in_a_later_session_supersedes_the_earlier_use(
     owner: ApiClient, drain, before: str, after: str
 ) -> None:
-    _session(owner, drain, "s1", before, start=1, day=0)
-    _session(owner, drain, "s2", after, start=1 + BLOCK_TURNS, day=7)
+    statement_session(owner, drain, "s1", before, start=1, day=0)
+    statement_session(owner, drain, "s2", after, start=1 + BLOCK_TURNS, day=7)
 
-    old, new = _event_quoting(before), _event_quoting(after)
+    old, new = event_quoting(before), event_quoting(after)
     assert new.status == EventStatus.ACTIVE
     assert old.status == EventStatus.SUPERSEDED
     assert old.superseded_by_id == new.pk
@@ -73,12 +53,20 @@ def test_a_change_in_a_later_session_supersedes_the_earlier_use(
     ],
 )
 def test_a_change_leaves_unrelated_events_active(owner: ApiClient, drain, unrelated: str) -> None:
-    _session(owner, drain, "s1", "We deploy the billing service on Heroku.", start=1, day=0)
-    _session(owner, drain, "s2", unrelated, start=1 + BLOCK_TURNS, day=1)
-    _session(owner, drain, "s3", "Switch the billing service from Heroku to Fly.io.",
-             start=1 + 2 * BLOCK_TURNS, day=7)  # fmt: skip
+    statement_session(
+        owner, drain, "s1", "We deploy the billing service on Heroku.", start=1, day=0
+    )
+    statement_session(owner, drain, "s2", unrelated, start=1 + BLOCK_TURNS, day=1)
+    statement_session(
+        owner,
+        drain,
+        "s3",
+        "Switch the billing service from Heroku to Fly.io.",
+        start=1 + 2 * BLOCK_TURNS,
+        day=7,
+    )
 
-    assert _event_quoting("We deploy the billing service").status == EventStatus.SUPERSEDED
+    assert event_quoting("We deploy the billing service").status == EventStatus.SUPERSEDED
     others = [e for e in Event.objects.all() if unrelated in e.summary]
     assert all(e.status == EventStatus.ACTIVE for e in others)
 
@@ -111,9 +99,17 @@ def test_the_rule_applies_to_the_model_path_too(owner: ApiClient, model, drain) 
         )  # fmt: skip
 
     model.default = answer
-    _session(owner, drain, "s1", "We deploy the billing service on Heroku.", start=1, day=0)
-    _session(owner, drain, "s2", "Switch the billing service from Heroku to Fly.io.",
-             start=1 + BLOCK_TURNS, day=7)  # fmt: skip
+    statement_session(
+        owner, drain, "s1", "We deploy the billing service on Heroku.", start=1, day=0
+    )
+    statement_session(
+        owner,
+        drain,
+        "s2",
+        "Switch the billing service from Heroku to Fly.io.",
+        start=1 + BLOCK_TURNS,
+        day=7,
+    )
 
     old = Event.objects.get(title="Billing on Heroku")
     new = Event.objects.get(title="Billing to Fly.io")

@@ -3,35 +3,15 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from memory.engine.event_identity import FactText, contradicts
 from memory.engine.negation import affirmed
 from memory.models import Event, EventRelation, EventStatus, GraphEdge, RelationKind
-from tests.conftest import BASE_TIME, ApiClient, turn_body
+from tests.conftest import ApiClient
+from tests.services.statements import BLOCK_TURNS, event_quoting, statement_session
 
 pytestmark = pytest.mark.django_db
-
-BLOCK_TURNS = 6
-SMALL_TALK = ("Thanks for the help!", "You're welcome.")
-
-
-def _session(owner: ApiClient, drain, session: str, statement: str, *, start: int, day: int):
-    when = BASE_TIME + timedelta(days=day)
-    turns = [(statement, "Noted."), *[SMALL_TALK] * (BLOCK_TURNS - 1)]
-    for i, (user, assistant) in enumerate(turns):
-        body = turn_body(
-            start + i, session=session, user=user, assistant=assistant,
-            when=when + timedelta(minutes=i),
-        )  # fmt: skip
-        assert owner.post("/ns/proj/turns", body).status_code == 201
-    drain()
-
-
-def _event_quoting(text: str) -> Event:
-    return next(e for e in Event.objects.all() if text in e.summary)
 
 
 def _conflicting(a: Event, b: Event) -> bool:
@@ -53,10 +33,10 @@ def _conflicting(a: Event, b: Event) -> bool:
 def test_a_denial_conflicts_with_the_statement_it_denies(
     owner: ApiClient, drain, first: str, second: str
 ) -> None:
-    _session(owner, drain, "s1", first, start=1, day=0)
-    _session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
 
-    old, new = _event_quoting(first), _event_quoting(second)
+    old, new = event_quoting(first), event_quoting(second)
     assert old.pk != new.pk
     assert (old.status, new.status) == (EventStatus.ACTIVE, EventStatus.ACTIVE)
     assert _conflicting(old, new)
@@ -65,10 +45,10 @@ def test_a_denial_conflicts_with_the_statement_it_denies(
 
 
 def test_a_stated_change_supersedes_and_does_not_conflict(owner: ApiClient, drain) -> None:
-    _session(owner, drain, "s1", "We use Redis for caching.", start=1, day=0)
-    _session(owner, drain, "s2", "We no longer use Redis.", start=1 + BLOCK_TURNS, day=3)
+    statement_session(owner, drain, "s1", "We use Redis for caching.", start=1, day=0)
+    statement_session(owner, drain, "s2", "We no longer use Redis.", start=1 + BLOCK_TURNS, day=3)
 
-    old, new = _event_quoting("We use Redis"), _event_quoting("no longer")
+    old, new = event_quoting("We use Redis"), event_quoting("no longer")
     assert old.status == EventStatus.SUPERSEDED
     assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
     assert new.status == EventStatus.ACTIVE
@@ -86,10 +66,10 @@ def test_a_second_value_said_plainly_conflicts_and_the_graph_moves_on(
     owner: ApiClient, drain, first: str, second: str, relation: str, old_value: str,
     new_value: str,
 ) -> None:  # fmt: skip
-    _session(owner, drain, "s1", first, start=1, day=0)
-    _session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=5)
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=5)
 
-    old, new = _event_quoting(first), _event_quoting(second)
+    old, new = event_quoting(first), event_quoting(second)
     assert (old.status, new.status) == (EventStatus.ACTIVE, EventStatus.ACTIVE)
     assert _conflicting(old, new)
     edges = {
@@ -100,21 +80,36 @@ def test_a_second_value_said_plainly_conflicts_and_the_graph_moves_on(
 
 
 def test_a_change_of_platform_supersedes_without_conflict(owner: ApiClient, drain) -> None:
-    _session(owner, drain, "s1", "The billing service runs on Heroku.", start=1, day=0)
-    _session(owner, drain, "s2", "Switch the billing service from Heroku to Render.",
-             start=1 + BLOCK_TURNS, day=5)  # fmt: skip
+    statement_session(owner, drain, "s1", "The billing service runs on Heroku.", start=1, day=0)
+    statement_session(
+        owner,
+        drain,
+        "s2",
+        "Switch the billing service from Heroku to Render.",
+        start=1 + BLOCK_TURNS,
+        day=5,
+    )
 
-    assert _event_quoting("on Heroku").status == EventStatus.SUPERSEDED
+    assert event_quoting("on Heroku").status == EventStatus.SUPERSEDED
     assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
 
 
 def test_unrelated_and_additive_statements_do_not_conflict(owner: ApiClient, drain) -> None:
-    _session(owner, drain, "s1", "The billing service runs on Heroku.", start=1, day=0)
-    _session(owner, drain, "s2", "The search service runs on Render.", start=1 + BLOCK_TURNS, day=1)
-    _session(owner, drain, "s3", "I don't like working late on Mondays.",
-             start=1 + 2 * BLOCK_TURNS, day=2)  # fmt: skip
-    _session(owner, drain, "s4", "I like working late on Fridays.",
-             start=1 + 3 * BLOCK_TURNS, day=3)  # fmt: skip
+    statement_session(owner, drain, "s1", "The billing service runs on Heroku.", start=1, day=0)
+    statement_session(
+        owner, drain, "s2", "The search service runs on Render.", start=1 + BLOCK_TURNS, day=1
+    )
+    statement_session(
+        owner,
+        drain,
+        "s3",
+        "I don't like working late on Mondays.",
+        start=1 + 2 * BLOCK_TURNS,
+        day=2,
+    )
+    statement_session(
+        owner, drain, "s4", "I like working late on Fridays.", start=1 + 3 * BLOCK_TURNS, day=3
+    )
 
     assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
     assert not Event.objects.exclude(status=EventStatus.ACTIVE).exists()
@@ -163,19 +158,19 @@ def test_affirmed(text: str, affirmative: str) -> None:
 def test_a_new_value_said_as_a_change_supersedes_the_old_one(
     owner: ApiClient, drain, first: str, second: str
 ) -> None:
-    _session(owner, drain, "s1", first, start=1, day=0)
-    _session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=30)
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=30)
 
-    old, new = _event_quoting(first), _event_quoting(second)
+    old, new = event_quoting(first), event_quoting(second)
     assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
     assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
 
 
 def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, drain) -> None:
     first = "I live in Lisbon and I work at Globex."
-    _session(owner, drain, "s1", first, start=1, day=0)
-    _session(owner, drain, "s2", "I moved to Porto.", start=1 + BLOCK_TURNS, day=30)
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", "I moved to Porto.", start=1 + BLOCK_TURNS, day=30)
 
-    old, new = _event_quoting(first), _event_quoting("moved to Porto")
+    old, new = event_quoting(first), event_quoting("moved to Porto")
     assert old.status == EventStatus.ACTIVE  # it still says where she works
     assert _conflicting(old, new)
