@@ -122,15 +122,18 @@ def _timeline_rows(events: list[Event]) -> list[TimelineEvent]:
     ]
 
 
-def extract_for_block(job: ProcessingJob, block: Block, messages: list[Message]) -> ExtractionOut:
+def extract_for_block(
+    job: ProcessingJob | None, block: Block, messages: list[Message], *, model: bool = True
+) -> ExtractionOut:
     """The raw (ungrounded) extraction: prefetched by the views call, the model, or rules. The
     model's answers (an `ExtractionGraphOut`) also carry its graph draft. Messages are dated
     in the installation's time zone (STRATAGATE_TIME_ZONE): "tomorrow" said at 23:30 there is
-    the day after that local date, not after the UTC one."""
-    prefetched = job.payload.get("prefetched")
+    the day after that local date, not after the UTC one. `model=False` keeps to the rules
+    even when a model is configured (a re-derivation that must not spend calls)."""
+    prefetched = job.payload.get("prefetched") if job is not None else None
     if prefetched is not None:
         return ExtractionGraphOut.model_validate(prefetched)
-    client = llm_client(block.namespace_id)
+    client = llm_client(block.namespace_id) if model else None
     if client is None:
         sources = [
             SourceMessage(
@@ -197,22 +200,8 @@ def block_events_extract(job: ProcessingJob) -> None:
         return
     messages = block_messages(block)
     out = extract_for_block(job, block, messages)
-    l4 = BlockView.objects.get(block=block, level=4).content
-    timeline = extraction_timeline(block=block, text=l4)
-    grounded = ground_events(
-        out.events,
-        block_messages={m.pk: m.content for m in messages},
-        timeline_ids={e.pk for e in timeline},
-    )
-    formed_turn = (
-        Turn.objects.filter(block=block)
-        .order_by("-namespace_turn")
-        .values_list("namespace_turn", flat=True)
-        .first()
-        or 0
-    )
     with transaction.atomic():
-        stored = _store_events(block, grounded, timeline, messages, formed_turn)
+        grounded, stored = extraction_store(block=block, out=out, messages=messages)
         created = list({e.pk: e for e, new in stored if new}.values())
         mentioned = sorted({e.pk for e, new in stored if not new} - {e.pk for e in created})
         drafted = _drafted_graph(out, grounded, [e for e, _ in stored])
@@ -236,6 +225,30 @@ def block_events_extract(job: ProcessingJob) -> None:
                 proposal = drafted.restricted_to(set(batch))
                 payload["proposal"] = proposal.model_dump(mode="json")
             job_create(namespace_id=block.namespace_id, kind=JobKind.GRAPH_PROJECT, payload=payload)
+
+
+def extraction_store(
+    *, block: Block, out: ExtractionOut, messages: list[Message]
+) -> tuple[list[ExtractedEvent], list[tuple[Event, bool]]]:
+    """Ground a block's raw extraction against its messages and timeline, and store its events
+    (`_store_events`): the grounded events, and each stored event with whether it is new. The
+    one path of normal extraction and of re-derivation (`services.rederive`). Runs inside the
+    caller's transaction."""
+    l4 = BlockView.objects.get(block=block, level=4).content
+    timeline = extraction_timeline(block=block, text=l4)
+    grounded = ground_events(
+        out.events,
+        block_messages={m.pk: m.content for m in messages},
+        timeline_ids={e.pk for e in timeline},
+    )
+    formed_turn = (
+        Turn.objects.filter(block=block)
+        .order_by("-namespace_turn")
+        .values_list("namespace_turn", flat=True)
+        .first()
+        or 0
+    )
+    return grounded, _store_events(block, grounded, timeline, messages, formed_turn)
 
 
 def _drafted_graph(
