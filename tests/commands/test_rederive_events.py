@@ -277,3 +277,12 @@ def test_a_fact_an_older_rule_missed_is_created_and_the_graph_rebuilt(aged: Aged
     found = consistency_check(namespace=aged.namespace)
     assert {v.code for v in found} == {"receipt_ref_missing"}
     assert {v.ids["ref"].split(":")[0] for v in found} == {"node", "fact"}
+
+
+def test_a_refused_namespace_stops_no_other(aged: Aged, settings: Any) -> None:
+    settings.STRATAGATE_LLM_BASE_URL = "http://127.0.0.1:9"  # configured, never called
+    settings.STRATAGATE_LLM_MODEL = "fake-model"
+    err = StringIO()
+    with pytest.raises(CommandError, match="not re-derived: demo"):
+        call_command("rederive_events", "--all", "--dry-run", "--use-model", stderr=err)
+    assert "dry_run_with_model" in err.getvalue()

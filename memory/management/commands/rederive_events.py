@@ -73,7 +73,8 @@ class Command(BaseCommand):
             if missing:
                 raise CommandError(f"namespace {missing[0]!r} does not exist")
         actor = command_actor()
-        for namespace in namespaces:
+        failed: list[str] = []
+        for namespace in namespaces:  # each its own transaction: one refusal stops no other
             try:
                 report = namespace_rederive(
                     namespace=namespace,
@@ -84,6 +85,10 @@ class Command(BaseCommand):
                     rules_over_model=options["rules_over_model"],
                 )
             except StrataGateError as exc:
-                raise CommandError(f"{namespace.name}: {exc.code}: {exc.message}") from exc
+                self.stderr.write(f"{namespace.name}: {exc.code}: {exc.message}")
+                failed.append(namespace.name)
+                continue
             for line in report_lines(report):
                 self.stdout.write(line)
+        if failed:
+            raise CommandError(f"not re-derived: {', '.join(failed)}")

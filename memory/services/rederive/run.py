@@ -176,6 +176,27 @@ def _blocks(namespace: Namespace) -> list[Block]:
     )
 
 
+def _replay(blocks: list[Block], *, use_model: bool) -> list[Event]:
+    """Normal extraction of each block in turn; the events it created (the rows as stored)."""
+    created: list[int] = []
+    for block in blocks:
+        messages = block_messages(block)
+        out = extract_for_block(None, block, messages, model=use_model)
+        _, stored = extraction_store(block=block, out=out, messages=messages)
+        created += [e.pk for e, new in stored if new]
+    return list(Event.objects.filter(pk__in=created))
+
+
+def _statuses_restore(events: list[Event]) -> None:
+    """Give hidden rows their status from before the run (rows deleted since match nothing)."""
+    back: dict[str, list[int]] = {}
+    for event in events:
+        back.setdefault(event.status, []).append(event.pk)
+    for status, ids in back.items():
+        for chunk in in_chunks(ids):
+            Event.objects.filter(pk__in=chunk).update(status=status)
+
+
 def _rederive(
     namespace: Namespace, *, actor: str, use_model: bool, dry_run: bool, force_graph: bool
 ) -> RederiveReport:
@@ -199,13 +220,7 @@ def _rederive(
     keep = keep_reasons(namespace_id=namespace.pk, events=old_events)
     Event.objects.filter(namespace=namespace).update(status=REPLAYING)
 
-    replayed_ids: list[int] = []
-    for block in blocks:
-        messages = block_messages(block)
-        out = extract_for_block(None, block, messages, model=use_model)
-        _, stored = extraction_store(block=block, out=out, messages=messages)
-        replayed_ids += [e.pk for e, new in stored if new]
-    replayed = stored_events(list(Event.objects.filter(pk__in=replayed_ids)))
+    replayed = stored_events(_replay(blocks, use_model=use_model))
     matched = events_match(replayed=replayed, old=old, keep=keep)
     folded = events_fold(matched=matched, replayed=replayed, old=old, origins=origins)
     created = len(replayed) - len(matched)
@@ -219,13 +234,7 @@ def _rederive(
     reproject = force_graph or bool(created or folded.moved or _graph_sources(removed))
     unindex_events(removed)
     Event.objects.filter(pk__in=removed).delete()
-    back: dict[str, list[int]] = {}
-    for e in everything:  # the rest get their status back: untouched
-        if e.pk not in continued:  # removed rows are gone: nothing to update
-            back.setdefault(e.status, []).append(e.pk)
-    for status, ids in back.items():
-        for chunk in in_chunks(ids):
-            Event.objects.filter(pk__in=chunk).update(status=status)
+    _statuses_restore([e for e in everything if e.pk not in continued])
 
     held = [keep[pk] for pk in unmatched if pk in keep]
     changed = bool(folded.updated or created or removed)
@@ -263,16 +272,13 @@ def _rederive(
         namespace_id=namespace.pk,
         details={**details, "use_model": use_model},
     )
-    if changed:
-        survivors = sorted(
-            (continued & folded.updated)
-            | set(Event.objects.filter(pk__in=replayed_ids).values_list("pk", flat=True))
-        )
+    if changed:  # counts, not ids: a whole namespace's ids would not be a small payload
         publish(
             namespace.pk,
             "event.changed",
             action="rederived",
-            event_ids=survivors,
-            removed_event_ids=sorted(removed),
+            created=report.created,
+            updated=report.updated,
+            removed=report.removed,
         )
     return report
