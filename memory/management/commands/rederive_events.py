@@ -17,7 +17,7 @@ def report_lines(report: RederiveReport) -> list[str]:
     r = report
     state = "would change (dry run, nothing written)" if r.dry_run else "done"
     if not r.changed:
-        state = "already current; nothing changed"
+        state = "events already current" + ("" if r.graph_rebuilt else "; nothing changed")
     graph = "rebuilt" if r.graph_rebuilt else "kept (same ids)"
     return [
         f"{r.namespace}: {r.blocks} blocks re-extracted; {state}",

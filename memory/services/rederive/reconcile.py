@@ -112,11 +112,9 @@ def events_match(
 
 @dataclass
 class Folded:
-    """What folding changed: old events updated (provenance, status or relations), and those
-    among them whose time axis moved (the graph projects from it: validity starts)."""
+    """What folding changed: old events updated (provenance, status or relations)."""
 
     updated: set[int] = field(default_factory=set)
-    moved: set[int] = field(default_factory=set)
 
 
 def relations_fold(*, matched: dict[int, int], replayed_ids: set[int], folded: Folded) -> None:
@@ -213,8 +211,6 @@ def events_fold(
             EventMention.objects.filter(event_id=pk).update(event_id=old_pk)
         if changes or new.sources != was.sources or new.mentions != was.mentions:
             folded.updated.add(old_pk)
-        if {"mentioned_at", "formed_turn"} & set(changes):
-            folded.moved.add(old_pk)
         if "quotes" in changes:
             event.quotes = new.event.quotes
             reindex.append(event)

@@ -15,12 +15,16 @@ How, in one transaction per namespace (an error anywhere leaves the namespace as
    events derived from blocks that nothing continues are deleted, unless a person or a record
    holds on to them (`keep`): those, and every event not derived from blocks, get their status
    back and stay exactly as they were.
-4. The graph is rebuilt from the events (`graph_rebuild`) when what it is projected from
-   changed: an event created, a source of its items removed, an event's time axis moved (or
-   when asked). Otherwise it keeps its rows and their ids — a rebuild re-creates nodes and
-   facts under new ids, which breaks the `node:`/`fact:` refs receipts cite — and only the
-   nodes of events whose status changed are re-indexed. So a second run writes nothing but
-   its audit row. One admin audit row per run and namespace carries the counts.
+4. When any event changed, the graph is rebuilt from the events (`graph_rebuild`). When none
+   did, everything the run wrote is rolled back to a savepoint, the replay's projection with
+   it: the namespace keeps every row and id — its graph's too, whose `node:`/`fact:` ids
+   receipts cite and a rebuild would renumber — so a second run writes nothing but its audit
+   row. One admin audit row per run and namespace carries the counts.
+
+Step 2 projects each block's new events as the block's graph jobs would, before the next block
+is extracted: projection supersedes and links events too (`services.contradictions`), and
+leaving that out would make the replay disagree with normal processing, and every run with the
+one before.
 """
 
 from __future__ import annotations
@@ -40,19 +44,19 @@ from memory.models import (
     EventOrigin,
     EventStatus,
     GraphEdge,
-    GraphFact,
     GraphNode,
     JobStatus,
+    ModelCall,
     Namespace,
     ProcessingJob,
     Turn,
     ViewSource,
 )
 from memory.models.rows import in_chunks
-from memory.search.index import index_nodes_of_events, unindex_events
+from memory.search.index import unindex_events
 from memory.services.audit import admin_action
 from memory.services.extraction import block_messages, extract_for_block, extraction_store
-from memory.services.graph import graph_rebuild
+from memory.services.graph import PROJECTION_BATCH, graph_apply, graph_propose, graph_rebuild
 from memory.services.live import publish
 from memory.services.llm_runtime import llm_client
 from memory.services.rederive.keep import CITED, FORGOTTEN, PINNED, keep_reasons
@@ -157,14 +161,6 @@ def _counts(namespace: Namespace) -> tuple[int, int, int, int]:
     )
 
 
-def _graph_sources(event_ids: list[int]) -> bool:
-    """Whether any of these events is a source of a graph node, fact or edge."""
-    return any(
-        model.source_events.through.objects.filter(event_id__in=event_ids).exists()
-        for model in (GraphNode, GraphFact, GraphEdge)
-    )
-
-
 def _blocks(namespace: Namespace) -> list[Block]:
     """Ready blocks of conversations, in sealing order; an import's synthetic source block is
     not a conversation (its events are the import's)."""
@@ -177,13 +173,26 @@ def _blocks(namespace: Namespace) -> list[Block]:
 
 
 def _replay(blocks: list[Block], *, use_model: bool) -> list[Event]:
-    """Normal extraction of each block in turn; the events it created (the rows as stored)."""
+    """Normal processing of each block in turn: its extraction, then the projection of the
+    events it created, as the block's graph jobs would (with the rules, as `graph_rebuild`):
+    projection too supersedes and links events (`services.contradictions`), and the next
+    block's extraction sees that. Returns the events created (the rows as stored)."""
     created: list[int] = []
     for block in blocks:
         messages = block_messages(block)
         out = extract_for_block(None, block, messages, model=use_model)
         _, stored = extraction_store(block=block, out=out, messages=messages)
-        created += [e.pk for e, new in stored if new]
+        new = list(dict.fromkeys(e.pk for e, is_new in stored if is_new))
+        for start in range(0, len(new), PROJECTION_BATCH):
+            batch = list(
+                Event.objects.filter(pk__in=new[start : start + PROJECTION_BATCH]).order_by(
+                    "formed_turn", "pk"
+                )
+            )
+            graph_apply(
+                namespace_id=block.namespace_id, events=batch, proposal=graph_propose(batch)
+            )
+        created += new
     return list(Event.objects.filter(pk__in=created))
 
 
@@ -207,6 +216,10 @@ def _rederive(
             code="namespace_busy",
         )
     mentions_before, superseded_before, nodes_before, edges_before = _counts(namespace)
+    # The replay projects into the graph; when the events come out as they were, all of it is
+    # rolled back to here, so an unchanged namespace keeps every row and id, its graph's too.
+    before_replay = transaction.savepoint_create()
+    last_call = ModelCall.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
     blocks = _blocks(namespace)
     everything = list(Event.objects.filter(namespace=namespace))
     origins = {e.pk: e.origin for e in everything}
@@ -228,20 +241,19 @@ def _rederive(
     continued = set(matched.values())
     unmatched = [pk for pk in old if pk not in continued]
     removed = [pk for pk in unmatched if pk not in keep]
-    # The graph is projected from events' content and time axis, not from their status (SPEC
-    # §6.4): it needs projecting again only when an event appears, a source of its items goes,
-    # or a time axis moves; otherwise re-indexing the nodes of changed events is enough.
-    reproject = force_graph or bool(created or folded.moved or _graph_sources(removed))
     unindex_events(removed)
     Event.objects.filter(pk__in=removed).delete()
     _statuses_restore([e for e in everything if e.pk not in continued])
 
     held = [keep[pk] for pk in unmatched if pk in keep]
     changed = bool(folded.updated or created or removed)
-    if reproject:
-        graph_rebuild(namespace=namespace)
-    elif folded.updated:
-        index_nodes_of_events(folded.updated)  # current vs historical follows status
+    if changed or force_graph:
+        graph_rebuild(namespace=namespace)  # the replay's projection cites rows folded away
+    else:
+        # The model's calls were made and paid for: their records stay (SPEC §12.3).
+        calls = list(ModelCall.objects.filter(namespace=namespace, pk__gt=last_call).values())
+        transaction.savepoint_rollback(before_replay)
+        ModelCall.objects.bulk_create([ModelCall(**row) for row in calls])
     mentions_after, superseded_after, nodes_after, edges_after = _counts(namespace)
     report = RederiveReport(
         namespace=namespace.name,
@@ -261,7 +273,7 @@ def _rederive(
         nodes_after=nodes_after,
         edges_before=edges_before,
         edges_after=edges_after,
-        graph_rebuilt=reproject,
+        graph_rebuilt=changed or force_graph,
         dry_run=dry_run,
     )
     details = {k: v for k, v in asdict(report).items() if k not in ("namespace", "dry_run")}
