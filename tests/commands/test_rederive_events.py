@@ -14,6 +14,7 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db.models import Q
 
 from memory.demo.script import FORGET_QUOTE
 from memory.models import (
@@ -21,6 +22,7 @@ from memory.models import (
     Event,
     EventMention,
     EventOrigin,
+    EventRelation,
     EventStatus,
     GraphEdge,
     GraphNode,
@@ -159,6 +161,17 @@ def counted(out: str, label: str) -> list[int]:
 def test_pins_forgets_and_receipts_survive_with_their_ids(aged: Aged) -> None:
     ids_before = set(Event.objects.filter(namespace=aged.namespace).values_list("pk", flat=True))
     untouched = event_rows(aged.untouched)
+    taken = set(  # what the demo's import superseded, and the links it made
+        Event.objects.filter(superseded_by__in=aged.untouched).values_list(
+            "pk", "status", "superseded_by"
+        )
+    )
+    links = set(
+        EventRelation.objects.filter(
+            Q(from_event__in=aged.untouched) | Q(to_event__in=aged.untouched)
+        ).values_list("pk", "from_event", "to_event", "kind")
+    )
+    assert taken and links
     receipts = {
         r.receipt_id: sorted(r.items.values_list("events", flat=True))
         for r in UsageReceipt.objects.filter(namespace=aged.namespace)
@@ -183,6 +196,11 @@ def test_pins_forgets_and_receipts_survive_with_their_ids(aged: Aged) -> None:
     assert stale["forgotten"] is not None and stale["forgotten"].status == EventStatus.FORGOTTEN
     assert stale["cited"] is not None and stale["cited"].status == EventStatus.ACTIVE
     assert event_rows(aged.untouched) == untouched
+    assert set(Event.objects.filter(pk__in=[t[0] for t in taken]).values_list(
+        "pk", "status", "superseded_by")) == taken  # fmt: skip
+    assert set(EventRelation.objects.filter(
+        Q(from_event__in=aged.untouched) | Q(to_event__in=aged.untouched)
+    ).values_list("pk", "from_event", "to_event", "kind")) == links  # fmt: skip
 
     kept, updated, created, removed = counted(out, "events")
     assert removed == len(ids_before - ids_after) == 2  # the duplicate and the free echo

@@ -66,6 +66,29 @@ def test_two_events_an_older_rule_made_for_one_fact_end_as_one_event_with_both_m
     assert {m.pk for m in second_sources} <= set(event.source_messages.values_list("pk", flat=True))
 
 
+def test_a_forgotten_fact_an_older_rule_stored_twice_stays_forgotten(
+    owner: ApiClient, admin: ApiClient, drain: Callable[[], int]
+) -> None:
+    ns = _talk(owner, admin, drain, ("s1", FLY), ("s2", FLY))
+    (first,) = Event.objects.filter(namespace=ns)
+    mention = EventMention.objects.get(event=first)
+    second_sources = list(mention.messages.all())
+    first.source_messages.remove(*second_sources)
+    mention.delete()
+    Event.objects.filter(pk=first.pk).update(mention_count=1, status=EventStatus.FORGOTTEN)
+    duplicate = Event.objects.get(pk=first.pk)  # the restatement, still active
+    duplicate.pk, duplicate.status = None, EventStatus.ACTIVE
+    duplicate.source_block_id = mention.block_id
+    duplicate.save()
+    duplicate.source_messages.set(second_sources)
+
+    report = _rederive(ns)
+
+    (event,) = Event.objects.filter(namespace=ns)
+    assert (event.pk, event.status, event.mention_count) == (first.pk, EventStatus.FORGOTTEN, 2)
+    assert report.removed == 1
+
+
 def test_a_change_an_older_rule_missed_supersedes_the_old_use_and_ids_stay(
     owner: ApiClient, admin: ApiClient, drain: Callable[[], int]
 ) -> None:
