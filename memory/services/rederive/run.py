@@ -109,8 +109,8 @@ def namespace_rederive(
     force_graph: bool = False,
     rules_over_model: bool = False,
 ) -> RederiveReport:
-    """Re-derive `namespace`'s events and, when what the graph is projected from changed (or
-    `force_graph`), rebuild its graph. `dry_run` does all of it and rolls it back.
+    """Re-derive `namespace`'s events and, when any of them changed (or `force_graph`),
+    rebuild its graph. `dry_run` does all of it and rolls it back.
 
     Raises Conflict while a worker is processing the namespace, or when a model processed some
     of its blocks and neither `use_model` nor `rules_over_model` says what to do (the rules
@@ -164,7 +164,9 @@ def _counts(namespace: Namespace) -> tuple[int, int, int, int]:
 def _blocks(namespace: Namespace) -> list[Block]:
     """Ready blocks of conversations, in sealing order; an import's synthetic source block is
     not a conversation (its events are the import's)."""
-    synthetic = Turn.objects.filter(namespace=namespace, synthetic=True).values("block_id")
+    synthetic = Turn.objects.filter(
+        namespace=namespace, synthetic=True, block__isnull=False
+    ).values("block_id")  # no NULL: `NOT IN` a list holding NULL would exclude every block
     return list(
         Block.objects.filter(namespace=namespace, status=BlockStatus.READY)
         .exclude(pk__in=synthetic)
