@@ -194,19 +194,68 @@ def _close(rows: Sequence[GraphFact | GraphEdge], start: datetime, turn: int) ->
 def graph_rebuild(
     *, namespace: Namespace, progress: Callable[[int, int], None] | None = None
 ) -> int:
-    """Drop and re-project the namespace's graph from its events, batch by batch."""
+    """Re-project the namespace's graph from its events, batch by batch, in one transaction.
+
+    What the rebuild gives again keeps its id, so the usage receipts and retrievals that cite
+    `node:` and `fact:` refs still point at it: a node keeps its row when its key is proposed
+    again (its name and type are the first proposal's, its aliases, tags and sources the new
+    ones), and a fact re-made with the same node, key and value takes back the old fact's id
+    (the n-th such fact the n-th old one, in validity order). Nodes no proposal names, edges and
+    facts are made anew. One transaction: nobody sees a half-built graph, and on SQLite other
+    writers wait until it commits. Returns the number of events projected."""
     events = list(Event.objects.filter(namespace=namespace).order_by("formed_turn", "pk"))
+    batches = [
+        events[start : start + PROJECTION_BATCH]
+        for start in range(0, len(events), PROJECTION_BATCH)
+    ]
+    proposals = [graph_propose(batch) for batch in batches]
+    first: dict[str, tuple[str, str]] = {}
+    for proposal in proposals:
+        for proposed in proposal.nodes:
+            first.setdefault(proposed.key, (proposed.name, proposed.type))
     with transaction.atomic():
-        unindex_nodes(GraphNode.objects.filter(namespace=namespace).values_list("pk", flat=True))
+        old_facts = _fact_ids_by_content(namespace)
         GraphEdge.objects.filter(namespace=namespace).delete()
         GraphFact.objects.filter(namespace=namespace).delete()
-        GraphNode.objects.filter(namespace=namespace).delete()
-    done = 0
-    for start in range(0, len(events), PROJECTION_BATCH):
-        batch = events[start : start + PROJECTION_BATCH]
-        with transaction.atomic():
-            graph_apply(namespace_id=namespace.pk, events=batch, proposal=graph_propose(batch))
-        done += len(batch)
-        if progress is not None:
-            progress(done, len(events))
+        nodes = GraphNode.objects.filter(namespace=namespace)
+        unindex_nodes(nodes.exclude(key__in=list(first)).values_list("pk", flat=True))
+        nodes.exclude(key__in=list(first)).delete()
+        GraphNode.source_events.through.objects.filter(graphnode__namespace=namespace).delete()
+        kept = list(nodes.only("pk", "key"))
+        for node in kept:
+            node.name, node.node_type = first[node.key]
+            node.aliases, node.tags = [], []
+        GraphNode.objects.bulk_update(
+            kept, ["name", "node_type", "aliases", "tags"], batch_size=500
+        )
+        done = 0
+        for batch, proposal in zip(batches, proposals, strict=True):
+            graph_apply(namespace_id=namespace.pk, events=batch, proposal=proposal)
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(events))
+        _restore_fact_ids(namespace, old_facts)
     return done
+
+
+FactContent = tuple[str, str, str]  # node key, fact key, value
+
+
+def _fact_ids_by_content(namespace: Namespace) -> dict[FactContent, list[int]]:
+    """The namespace's fact ids by what they state, each list in validity order."""
+    found: dict[FactContent, list[int]] = {}
+    rows = GraphFact.objects.filter(namespace=namespace).order_by("valid_from_turn", "pk")
+    for pk, node_key, key, value in rows.values_list("pk", "node__key", "key", "value"):
+        found.setdefault((node_key, key, value), []).append(pk)
+    return found
+
+
+def _restore_fact_ids(namespace: Namespace, old: dict[FactContent, list[int]]) -> None:
+    """Give each re-made fact the id of the old fact stating the same (see `graph_rebuild`)."""
+    through = GraphFact.source_events.through
+    for content, pks in _fact_ids_by_content(namespace).items():
+        for new_pk, old_pk in zip(pks, old.get(content, ()), strict=False):
+            if new_pk == old_pk:
+                continue
+            through.objects.filter(graphfact_id=new_pk).update(graphfact_id=old_pk)
+            GraphFact.objects.filter(pk=new_pk).update(id=old_pk)

@@ -8,7 +8,18 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from memory.models import Block, BlockStatus, Event, GraphFact, JobKind, JobStatus, ProcessingJob
+from memory.models import (
+    Block,
+    BlockStatus,
+    Event,
+    GraphFact,
+    GraphNode,
+    JobKind,
+    JobStatus,
+    Namespace,
+    ProcessingJob,
+)
+from memory.services.consistency import consistency_check
 from tests.conftest import turn_body
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +131,32 @@ def test_rebuild_graph_reproduces_the_projection(owner, admin, drain):
     assert sorted(GraphFact.objects.values_list("key", "value", "status")) == before
     assert "proj: projected 2 events" in out.getvalue()
     assert "2/2 events" in err.getvalue()
+
+
+def test_rebuild_graph_keeps_the_ids_receipts_cite(owner, admin, drain):
+    """A rebuild gives the nodes and facts it makes again their old ids: a receipt citing
+    `node:` and `fact:` refs still points at them (check_consistency finds nothing dangling)."""
+    admin.put("/settings", {"block_turns": 1})
+    statements = ["Use npm for this project.", "Let's switch to pnpm.", "Maya lives in Lisbon."]
+    for n, text in enumerate(statements, start=1):
+        owner.post("/ns/proj/turns", turn_body(n, user=text))
+    drain()
+    found = owner.post("/ns/proj/search/graph", {"query": "pnpm Lisbon"}).json()
+    node = found["results"][0]["node"]["id"]
+    fact = GraphFact.objects.filter(value="pnpm").get().pk
+    refs = [f"node:{node}", f"fact:{fact}"]
+    batch = found["batch_id"]
+    verdict = {"batch_id": batch, "verdict": "sufficient", "evidence_refs": refs,
+               "fit": "the package manager", "missing": "", "next_strategy": "answer"}  # fmt: skip
+    assert owner.post("/ns/proj/assess", verdict).status_code == 200
+    used = {"batch_id": batch, "evidence_refs": refs, "receipt_id": "r-1"}
+    assert owner.post("/ns/proj/record-use", used).status_code == 200
+    nodes = sorted(GraphNode.objects.values_list("pk", "key", "name", "node_type"))
+    facts = sorted(GraphFact.objects.values_list("pk", "key", "value", "status"))
+
+    call_command("rebuild_graph", "--namespace", "proj", stdout=StringIO(), stderr=StringIO())
+
+    assert sorted(GraphNode.objects.values_list("pk", "key", "name", "node_type")) == nodes
+    assert sorted(GraphFact.objects.values_list("pk", "key", "value", "status")) == facts
+    assert all(n.source_events.exists() for n in GraphNode.objects.all())
+    assert consistency_check(namespace=Namespace.objects.get(name="proj")) == []

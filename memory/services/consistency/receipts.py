@@ -2,8 +2,9 @@
 the memories it cited, so a ref to a row that is gone breaks the chain.
 
 Import undo removes what it took away from receipts; anything else that deletes cited rows
-(for example `rebuild_graph`, which re-creates nodes and facts under new ids) leaves dangling
-refs. They are reported, never repaired: rewriting what an answer cited would falsify the audit.
+(for example `rebuild_graph` or `rederive_events` when the current rules no longer make a
+cited node or fact; what they make again keeps its id) leaves dangling refs. They are
+reported, never repaired: rewriting what an answer cited would falsify the audit.
 """
 
 from __future__ import annotations

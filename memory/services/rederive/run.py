@@ -17,9 +17,9 @@ How, in one transaction per namespace (an error anywhere leaves the namespace as
    back and stay exactly as they were.
 4. When any event changed, the graph is rebuilt from the events (`graph_rebuild`). When none
    did, everything the run wrote is rolled back to a savepoint, the replay's projection with
-   it: the namespace keeps every row and id — its graph's too, whose `node:`/`fact:` ids
-   receipts cite and a rebuild would renumber — so a second run writes nothing but its audit
-   row. One admin audit row per run and namespace carries the counts.
+   it: the namespace keeps every row and id — its graph's too (a rebuild keeps the ids of
+   what it makes again, but edges and anything no longer made are new rows) — so a second run
+   writes nothing but its audit row. One admin audit row per run and namespace carries the counts.
 
 Step 2 projects each block's new events as the block's graph jobs would, before the next block
 is extracted: projection supersedes and links events too (`services.contradictions`), and
