@@ -1,16 +1,31 @@
-"""Whether a memory matches a question for more than the people it names (SPEC §8.7's
-relevance gate, measured in docs/EVALUATION.md).
+"""Whether a memory matches a question well enough to be put in front of the model (SPEC §8.7's
+relevance gate, measured in docs/EVALUATION.md). Two rules, both pure:
 
-In a conversation between a few people nearly every memory names one of them, so a question
-such as "What did Caroline research?" matches every memory about Caroline through her name
-alone. Such a memory says nothing about the question: when the question asks about something
-besides the people, an activated item must match at least one of those other terms. A question
-that is only a name ("Caroline?") keeps name matches.
+1. **Beyond names.** In a conversation between a few people nearly every memory names one of
+   them, so a question such as "What did Caroline research?" matches every memory about
+   Caroline through her name alone. Such a memory says nothing about the question: when the
+   question asks about something besides the people, an activated item must match at least one
+   of those other terms. A question that is only a name ("Caroline?") keeps name matches.
+2. **Coverage.** One shared word is not enough either: "When did Caroline give a speech at a
+   school?" shares "give" with "My goal is to give kids a loving home". An item must hold at
+   least MIN_COVERAGE of what the question asks, each asked term weighted by its rarity in the
+   namespace's messages (BM25's idf, `search.term_weights`): a rare word ("speech") is most of
+   a question, a common one ("give") little of it. Terms nothing in memory holds (a typo, a
+   Han bigram across a word boundary) weigh nothing: they tell no memory from another. Measured
+   against the question's own terms, not against the best hit, so a question whose best hit
+   is itself weak gets no cards at all, and the budget goes to the source passages. The
+   question is the new message, or the whole context query (the new message and the open
+   tail): a long tail would dilute a plain question, and "ok, go on" asks nothing alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import math
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+# The share of a question's weight an activated item must hold (docs/EVALUATION.md,
+# "Context and activated-memory experiments": 0.3–0.5 tried).
+MIN_COVERAGE = 0.4
 
 
 def asks_beyond(query_terms: Iterable[str], names: Collection[str]) -> set[str]:
@@ -32,3 +47,35 @@ def fields_match_beyond_names(
     first that shares a non-name term (`fields` may be a generator that analyzes lazily)."""
     content = asks_beyond(query_terms, names)
     return not content or any(not content.isdisjoint(terms) for terms in fields)
+
+
+def term_weight(documents: int, total: int) -> float:
+    """BM25's idf of a term held by `documents` of `total` documents (0 when none holds it)."""
+    if documents <= 0:
+        return 0.0
+    total = max(total, documents)
+    return math.log(1 + (total - documents + 0.5) / (documents + 0.5))
+
+
+def coverage(
+    weights: Mapping[str, float], names: Collection[str], item_terms: Iterable[str]
+) -> float:
+    """The share of the question's weight (`weights`: asked term → weight) that the item holds,
+    people's names left out of both sides. 1.0 when nothing weighed is asked besides names: the
+    beyond-names rule alone decides then."""
+    asked = {t: w for t, w in weights.items() if t not in names and w > 0}
+    total = sum(asked.values())
+    if total <= 0:
+        return 1.0
+    held = set(item_terms)
+    return sum(w for t, w in asked.items() if t in held) / total
+
+
+def covers(
+    questions: Sequence[Mapping[str, float]], names: Collection[str], item_terms: Iterable[str]
+) -> bool:
+    """Whether the item holds at least MIN_COVERAGE of what one of the `questions` asks (each
+    a weighting of its terms: the new message's, and the whole context query's, so that "ok,
+    and then?" is judged by the turns it follows). True when there is no question."""
+    held = set(item_terms)
+    return not questions or any(coverage(q, names, held) >= MIN_COVERAGE for q in questions)

@@ -1,14 +1,17 @@
 """Activated memory's graph cards (SPEC §8.7): the nodes a context query ranks, with their
 current state. Split from `services.activation`, which packs them with the events and passages.
 
-A node is a candidate when it is a text hit whose card matches the query beyond people's names,
-or when it is tied to a current pinned or safety event (which always may enter). It weighs what
-its current items' active sources weigh. Only current state is shown, and never a node whose
-every current source is the asking session's own. Every read is plain SQL (memory.models.rows).
+A node is a candidate when it is a text hit whose card matches the query beyond people's names
+and holds enough of what it asks (memory.engine.relevance), and is not a person other than the
+ones the query names; or when it is tied to a current pinned or safety event (which always may
+enter). It weighs what its current items' active sources weigh. Only current state is shown,
+and never a node whose every current source is the asking session's own. Every read is plain
+SQL (memory.models.rows).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from memory import search
@@ -16,7 +19,7 @@ from memory.engine.gate import Ref
 from memory.engine.graph_state import ITEM_ACTIVE
 from memory.engine.ranking import rrf
 from memory.engine.redact import redact
-from memory.engine.relevance import matches_beyond_names
+from memory.engine.relevance import covers, matches_beyond_names
 from memory.engine.weights import current_weight
 from memory.models import (
     Block,
@@ -185,6 +188,7 @@ def ranked_nodes(
     current_turn: int,
     important: list[tuple[int, str]],
     limit: int,
+    weights: Sequence[Mapping[str, float]],
 ) -> list[tuple[GraphNode, NodeStateOut]]:
     """The `limit` best nodes with their current state. A search hit is read with every
     current source (its weight is theirs), and its state when its own words do not match. A
@@ -218,16 +222,31 @@ def ranked_nodes(
         sources = [events[i] for i in sorted(sources_of[node_id]) if i in events]
         if sources and not (here is not None and all(e.session_id == here for e in sources)):
             candidates[node_id] = sources
-    # A hit's own words (tags, type, a non-person's names) usually match the query already;
-    # its graph state is read only when they do not, to look in its facts and links.
-    matched = {
-        pk
-        for pk in candidates
-        if pk in always or matches_beyond_names(terms, people, _own_terms(nodes[pk]))
+    # A person's card is about that person: when the query names people and not this one,
+    # their facts answer a question about someone else ("What did Gina win at the dance
+    # contest?" is not about Jon's love of dance).
+    named = terms & people
+    candidates = {
+        pk: sources
+        for pk, sources in candidates.items()
+        if pk in always
+        or not named
+        or nodes[pk].node_type != "person"
+        or not named.isdisjoint(analyze(" ".join([nodes[pk].name, *nodes[pk].aliases])))
     }
+
+    def relevant(card_terms: set[str]) -> bool:
+        return matches_beyond_names(terms, people, card_terms) and covers(
+            weights, people, card_terms
+        )
+
+    # A hit's own words (tags, type, a non-person's names) often match the query already;
+    # its graph state is read only when they do not, to look in its facts and links.
+    own = {pk: _own_terms(nodes[pk]) for pk in candidates}
+    matched = {pk for pk in candidates if pk in always or relevant(own[pk])}
     states = node_states([nodes[pk] for pk in candidates if pk not in matched], current_only=True)
     for node_id, sources in candidates.items():
-        if node_id in matched or matches_beyond_names(terms, people, _state_terms(states[node_id])):
+        if node_id in matched or relevant(own[node_id] | _state_terms(states[node_id])):
             kept[node_id] = max(current_weight(e, current_turn) for e in sources)
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i], i))

@@ -10,7 +10,13 @@ from memory.search.index import (
     unindex_messages,
     unindex_nodes,
 )
-from memory.search.query import TextHit, search_events, search_messages, search_nodes
+from memory.search.query import (
+    TextHit,
+    search_events,
+    search_messages,
+    search_nodes,
+    term_weights,
+)
 from memory.search.text import analyze
 
 __all__ = [
@@ -23,6 +29,7 @@ __all__ = [
     "search_events",
     "search_messages",
     "search_nodes",
+    "term_weights",
     "unindex_events",
     "unindex_messages",
     "unindex_nodes",

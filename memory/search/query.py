@@ -28,6 +28,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from django.db import connection
+
+from memory.engine.relevance import term_weight
 from memory.search.backend import backend
 from memory.search.documents import EVENTS, MESSAGES, NODES, Kind, Within
 from memory.search.text import query_terms
@@ -151,6 +154,34 @@ def _gate(terms: list[str], counts: list[int]) -> list[str]:
         gate.append(term)
         rows += count
     return gate
+
+
+def term_weights(namespace_id: int, query: str) -> dict[str, float]:
+    """Each of the query's terms → how much of the question it is (`engine.relevance`): its
+    idf among the namespace's messages, counted as far as a search's gate counts them
+    (GATE_BUDGET + 1). A term no message holds but an event or a graph node does (a model's
+    paraphrase, a fact's key) weighs as one that a single message holds; a term nothing holds
+    (a typo, a Han bigram across a word boundary) weighs 0. Two statements, and one or two
+    more only for terms no message holds."""
+    terms = query_terms(query)
+    if not terms:
+        return {}
+    shared = _SHARED.get()
+    counted: Counted = {} if shared is None else shared
+    said = _counts(MESSAGES, namespace_id, terms, GATE_BUDGET + 1, counted)
+    counts = dict(zip(terms, said, strict=True))
+    for kind in (EVENTS, NODES):
+        unsaid = [t for t in terms if counts[t] == 0]
+        if not unsaid:
+            break
+        for term, n in zip(unsaid, _counts(kind, namespace_id, unsaid, 1, counted), strict=True):
+            counts[term] = min(n, 1)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*) FROM {MESSAGES.base_table} WHERE namespace_id = %s", [namespace_id]
+        )
+        total = int(cursor.fetchone()[0])
+    return {t: term_weight(counts[t], total) for t in terms}
 
 
 def search_events(

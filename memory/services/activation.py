@@ -1,18 +1,20 @@
 """Activated memory (SPEC §8.7): long-term memory put in front of the model before each call.
 
 The query is the new user message plus the last two open-tail turns. BM25 relevance is the gate:
-only text hits are candidates, except pinned or safety memories, which may always enter. Each
-list is fused by RRF(relevance, weight) and packed in rank order into ≤ 4 events and ≤ 4 graph
-nodes within 900 estimated tokens. Only memory from other sessions (or the namespace's long-term
-store, e.g. imports) is used, never the current session's own turns. It is framed as historical
-background. Building it records an Activation row for the audit and nothing else: no weight, no
-adoption, no `last_retrieved_at` ever changes here.
+only text hits are candidates, except pinned or safety memories, which may always enter, and a
+hit must match more than people's names and hold MIN_COVERAGE of what the question asks, its
+terms weighted by rarity (memory.engine.relevance); where no hit does, no card is shown and the
+budget goes to source passages. Each list is fused by RRF(relevance, weight) and packed in rank
+order into ≤ 4 events and ≤ 4 graph nodes within 900 estimated tokens. Only memory from other
+sessions (or the namespace's long-term store, e.g. imports) is used, never the current session's
+own turns. It is framed as historical background. Building it records an Activation row for the
+audit and nothing else: no weight, no adoption, no `last_retrieved_at` ever changes here.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -23,7 +25,7 @@ from memory.engine.gate import Ref
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
-from memory.engine.relevance import fields_match_beyond_names
+from memory.engine.relevance import covers, fields_match_beyond_names
 from memory.engine.tokens import estimate_tokens
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
@@ -125,6 +127,20 @@ def activation_query(session: Session | None, query: str) -> str:
     return "\n".join(parts)[:MAX_QUERY_CHARS]
 
 
+def asked_weights(
+    namespace: Namespace, query: str, text_query: str
+) -> tuple[dict[str, float], ...]:
+    """What each term of the question weighs (its rarity in the namespace's messages), against
+    which a card's coverage is measured: the new message's terms, and the whole context
+    query's when the open tail adds to it (a card may cover either)."""
+    if not text_query:
+        return ()
+    whole = search.term_weights(namespace.pk, text_query)
+    if text_query == query.strip() or not query.strip():
+        return (whole,)
+    return (search.term_weights(namespace.pk, query), whole)
+
+
 def _compact(card: dict[str, Any]) -> str:
     return json.dumps(card, ensure_ascii=False, separators=(",", ":"), default=str)
 
@@ -200,10 +216,12 @@ def _events(
     current_turn: int,
     important: list[tuple[int, str]],
     limit: int,
+    weights: Sequence[Mapping[str, float]],
 ) -> list[Event]:
     """The `limit` best of the text hits and always-shown events. Candidates are read as plain
     rows; a search hit's full text only for the relevance check, and full events only for
-    those that make the cut."""
+    those that make the cut. `weights`: what each term of the question weighs
+    (`asked_weights`)."""
     always = {pk for pk, status in important if status in VISIBLE_STATUSES}
     by_id = {row[0]: _Candidate(*row) for row in _candidates(namespace, session, hit_ids, always)}
     # When both an old and its superseding event qualify, only the newer one is background;
@@ -213,17 +231,20 @@ def _events(
         for pk, e in by_id.items()
         if not (e.status == EventStatus.SUPERSEDED and e.superseded_by_id in by_id)
     }
-    # A hit that matches only through a person's name is no evidence (memory.engine.relevance);
-    # pinned and safety memories enter whatever they match.
+    # A hit that matches only through a person's name, or holds too little of what the
+    # question asks, is no evidence (memory.engine.relevance); pinned and safety memories
+    # enter whatever they match.
     terms = set(query_terms(query))
     people = {t for e in by_id.values() for t in analyze(" ".join(e.participants))}
     full = read_by_id(Event, [pk for pk in hit_ids if pk in by_id and pk not in always])
-    by_id = {
-        pk: e
-        for pk, e in by_id.items()
-        if pk in always
-        or fields_match_beyond_names(terms, people, event_fields(full[pk], without="participants"))
-    }
+
+    def relevant(event: Event) -> bool:
+        fields = [set(f) for f in event_fields(event, without="participants")]
+        return fields_match_beyond_names(terms, people, fields) and covers(
+            weights, people, set().union(*fields)
+        )
+
+    by_id = {pk: e for pk, e in by_id.items() if pk in always or relevant(full[pk])}
     relevance = [i for i in hit_ids if i in by_id]
     weight = sorted(
         by_id.values(),
@@ -399,14 +420,17 @@ def activation_build(
             messages_rank_text(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
         ),
     )
+    weights = asked_weights(namespace, query, text_query)
     graph_ranked = _start(
         pool,
-        lambda: ranked_nodes(namespace, session, text_query, current_turn, important, MAX_NODES),
+        lambda: ranked_nodes(
+            namespace, session, text_query, current_turn, important, MAX_NODES, weights
+        ),
     )
     # Packing never looks past the first MAX_EVENTS / MAX_NODES items, so only those get cards.
     event_hits = _event_hits(namespace, text_query)
     ranked_events = _events(
-        namespace, session, text_query, event_hits, current_turn, important, MAX_EVENTS
+        namespace, session, text_query, event_hits, current_turn, important, MAX_EVENTS, weights
     )
     events, used = _pack_section(
         lines, _EVENTS_HEADER, ranked_events, used, budget, MAX_EVENTS, _event_card

@@ -1,14 +1,22 @@
-"""Activated memory's relevance gate beyond names (memory.engine.relevance): in a conversation
-between a few people nearly every memory names one of them, so a memory that matches a question
-only through a name is left out, and source passages are quoted as compact lines."""
+"""Activated memory's relevance gate (memory.engine.relevance): in a conversation between a few
+people nearly every memory names one of them, so a memory that matches a question only through a
+name is left out; a memory that shares only a common word with the question is left out too
+(coverage), and the budget goes to source passages, which are quoted as compact lines."""
 
 from __future__ import annotations
 
 import pytest
 
 from memory.engine.prompts.graph import GraphProposal
-from memory.engine.relevance import matches_beyond_names
-from memory.models import Event
+from memory.engine.relevance import (
+    MIN_COVERAGE,
+    coverage,
+    covers,
+    matches_beyond_names,
+    term_weight,
+)
+from memory.models import Event, Message, Session
+from memory.search import term_weights
 from memory.services.activation import activation_build
 from memory.services.graph import graph_apply
 from memory.services.namespaces import namespace_get_or_create
@@ -120,3 +128,195 @@ def test_passages_are_quoted_as_one_compact_line_each(w):
     )
     assert line in activated.text.splitlines()
     assert '"text"' not in activated.text.split("Source passages:")[1]
+
+
+@pytest.mark.parametrize(
+    ("documents", "total", "expected"),
+    [(0, 100, 0.0), (1, 100, 4.2097), (50, 100, 0.6931), (100, 100, 0.0050), (3, 2, 0.1335)],
+)
+def test_a_terms_weight_is_its_bm25_idf_and_nothing_when_no_document_holds_it(
+    documents: int, total: int, expected: float
+) -> None:
+    assert term_weight(documents, total) == pytest.approx(expected, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("weights", "item", "expected"),
+    [
+        ({"speech": 3.0, "school": 2.0, "give": 1.0}, {"speech", "school"}, 5 / 6),
+        ({"speech": 3.0, "school": 2.0, "give": 1.0}, {"give", "kid"}, 1 / 6),
+        ({"carolin": 2.0, "research": 2.0}, {"carolin"}, 0.0),  # a name is not covered
+        ({"carolin": 2.0, "research": 2.0}, {"research"}, 1.0),
+        ({"carolin": 2.0}, {"music"}, 1.0),  # only a name asked: the names rule decides
+        ({"educaton": 0.0, "field": 1.0}, {"field"}, 1.0),  # a word nobody said weighs 0
+        ({}, {"anything"}, 1.0),
+    ],
+)
+def test_coverage_is_the_share_of_the_questions_weight_an_item_holds(
+    weights: dict[str, float], item: set[str], expected: float
+) -> None:
+    assert coverage(weights, {"carolin"}, item) == pytest.approx(expected)
+
+
+def test_an_item_covers_when_it_holds_enough_of_either_question() -> None:
+    new_message = {"ok": 1.0}
+    whole_query = {"ok": 1.0, "prototyp": 3.0, "plan": 2.0}
+    assert covers([new_message, whole_query], set(), {"prototyp", "plan"})
+    assert not covers([new_message, whole_query], set(), {"chatter"})
+    assert covers([], set(), {"chatter"})
+    assert MIN_COVERAGE == 0.4
+
+
+def _school_world(w: World) -> tuple[Event, Event]:
+    """`give` is said everywhere, `speech` and `school` once: an event sharing only `give`
+    with the question is off-topic, one holding `speech` and `school` answers it."""
+    for n in range(12):
+        w.say(f"I'll give it a try, round {n}.", "Give it your best!", session="chat")
+    w.say("Caroline gave a speech at the school last week.", "How did it go?", session="chat")
+    w.say("The kids asked about the fundraiser.", "Tell them Friday.", session="chat")
+    speech = w.event(
+        "Caroline gave a speech at the school",
+        "Caroline: I gave a speech at the school last week.",
+        participants=["Caroline"],
+    )
+    goal = w.event(
+        "My goal is to give kids a loving home",
+        "Caroline: My goal is to give kids a loving home.",
+        participants=["Caroline"],
+    )
+    return speech, goal
+
+
+def test_a_weak_off_topic_event_is_not_activated_and_a_relevant_one_is(w: World) -> None:
+    speech, _goal = _school_world(w)
+
+    activated = activation_build(
+        namespace=w.namespace,
+        session=None,
+        query="When did Caroline give a speech at a school?",
+        record=False,
+    )
+
+    assert _refs(activated.events) == [f"event:{speech.pk}"]
+    assert activated.passages
+
+
+def test_a_long_open_tail_does_not_dilute_the_new_question(w: World) -> None:
+    speech, _goal = _school_world(w)
+    w.say("The printer jammed again.", "Facilities will fix the printer today.", session="now")
+    session = Session.objects.get(namespace=w.namespace, external_id="now")
+
+    activated = activation_build(
+        namespace=w.namespace,
+        session=session,
+        query="When did Caroline give a speech at a school?",
+        record=False,
+    )
+
+    assert _refs(activated.events) == [f"event:{speech.pk}"]
+
+
+def test_a_question_no_memory_answers_well_gets_no_cards_but_passages_fill_the_budget(
+    w: World,
+) -> None:
+    _speech, goal = _school_world(w)
+
+    activated = activation_build(
+        namespace=w.namespace,
+        session=None,
+        query="When is the fundraiser, and who gives the news?",
+        record=False,
+    )
+
+    # The goal event shares only "give" with the question, a word said everywhere here.
+    assert activated.events == []
+    assert activated.nodes == []
+    assert any("fundraiser" in p["text"] for p in activated.passages)
+    assert "Events:" not in activated.text and "Source passages:" in activated.text
+    assert f"event:{goal.pk}" not in activated.refs
+
+
+def test_pinned_memory_enters_however_little_of_the_question_it_holds(w: World) -> None:
+    _speech, goal = _school_world(w)
+    Event.objects.filter(pk=goal.pk).update(pinned=True)
+
+    activated = activation_build(
+        namespace=w.namespace,
+        session=None,
+        query="When did Caroline give a speech at a school?",
+        record=False,
+    )
+
+    assert f"event:{goal.pk}" in _refs(activated.events)
+
+
+def test_words_nobody_said_weigh_nothing_and_a_derived_words_weigh_as_rare(w: World) -> None:
+    w.say("Let's use pnpm for the monorepo.", session="chat")
+    w.event("Package manager decision", "Use pnpm.")
+
+    weights = term_weights(w.pk, "pnpm package qwxz")
+
+    assert weights["pnpm"] > 0
+    assert weights["qwxz"] == 0.0  # held by nothing: a typo tells no memory from another
+    # Held only by the event (a model's paraphrase): as rare as a word one message holds.
+    assert weights["packag"] == pytest.approx(term_weight(1, Message.objects.count()))
+
+
+def test_a_chinese_question_gets_its_event_and_not_one_sharing_only_common_words(w: World) -> None:
+    for n in range(8):
+        w.say(f"我们什么时候开会？第{n}次", "还不知道，什么时候都行。", session="chat")
+    w.say("王经理说周五前提交报告。", "好的，我记下了。", session="chat")
+    report = w.event("王经理：周五前提交报告", "王经理说周五前提交报告。")
+    meeting = w.event("什么时候开会还不知道", "用户问什么时候开会。")
+
+    activated = activation_build(
+        namespace=w.namespace, session=None, query="王经理什么时候提交报告？", record=False
+    )
+
+    assert _refs(activated.events) == [f"event:{report.pk}"]
+    assert f"event:{meeting.pk}" not in activated.refs
+
+
+def test_a_person_node_of_someone_the_question_does_not_name_stays_out(w: World) -> None:
+    jon = w.event("Jon loves all dances", "Jon: I love all dances.", participants=["Jon"])
+    gina = w.event(
+        "Gina won a trophy at a dance contest",
+        "Gina: I won a trophy at a dance contest.",
+        participants=["Gina"],
+    )
+    proposal = GraphProposal.model_validate(
+        {
+            "nodes": [
+                {"key": "jon", "name": "Jon", "type": "person", "source_event_ids": [jon.pk]},
+                {"key": "gina", "name": "Gina", "type": "person", "source_event_ids": [gina.pk]},
+            ],
+            "facts": [
+                {
+                    "node_key": "jon",
+                    "key": "preference:dances",
+                    "value": "loves all dances",
+                    "source_event_ids": [jon.pk],
+                },
+                {
+                    "node_key": "gina",
+                    "key": "award",
+                    "value": "trophy at a dance contest",
+                    "source_event_ids": [gina.pk],
+                },
+            ],
+        }
+    )
+    graph_apply(namespace_id=w.pk, events=[jon, gina], proposal=proposal)
+
+    about_gina = activation_build(
+        namespace=w.namespace,
+        session=None,
+        query="What did Gina win at the dance contest?",
+        record=False,
+    )
+    about_dance = activation_build(
+        namespace=w.namespace, session=None, query="Who loves dances?", record=False
+    )
+
+    assert [n["name"] for n in about_gina.nodes] == ["Gina"]
+    assert "Jon" in [n["name"] for n in about_dance.nodes]
