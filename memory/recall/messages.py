@@ -160,16 +160,17 @@ def messages_rank_fuse(
     *,
     limit: int,
     session_pk: int | None = None,
+    event_weight: float = EVENT_WEIGHT,
 ) -> list[RankedMessage]:
     """`messages_rank`'s last step: the query's event hits' source messages fused in below
-    the best matches."""
+    the best matches, at `event_weight` of the message ranking's weight."""
     if not ranked:
         return []
     sources = _event_sources(event_ids[:EVENT_HITS], session_pk)
     if not sources:
         return ranked[:limit]
     head = [r.message_id for r in ranked[:KEPT]]
-    score = dict(rrf([[r.message_id for r in ranked], list(sources)], [1.0, EVENT_WEIGHT]))
+    score = dict(rrf([[r.message_id for r in ranked], list(sources)], [1.0, event_weight]))
     order = [*head, *(pk for pk in score if pk not in head)][:limit]
     out: list[RankedMessage] = []
     for pk in order:

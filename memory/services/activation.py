@@ -58,6 +58,10 @@ MAX_PASSAGES = 80
 PASSAGE_POOL = 100  # ranked messages looked at (some are the current session's or shown)
 PASSAGE_CHARS = 600
 TAIL_TURNS = 2
+# The event hits' sources weigh a quarter of the message ranking in the passages, a fifth in
+# search/raw (recall.messages): most event hits no longer clear the card gate, and what they
+# found reaches the context only as passages (docs/EVALUATION.md, experiments).
+PASSAGE_EVENT_WEIGHT = 0.25
 
 FRAMING = (
     "[Activated long-term memory]\n"
@@ -439,7 +443,9 @@ def activation_build(
     nodes, used = _pack_section(lines, _NODES_HEADER, graph, used, budget, MAX_NODES, node_card)
     shown_events = [int(str(c["ref"]).split(":", 1)[1]) for c in events]
     covered = _source_messages(shown_events)
-    ranked = messages_rank_fuse(text_ranked.result(), event_hits, limit=PASSAGE_POOL)
+    ranked = messages_rank_fuse(
+        text_ranked.result(), event_hits, limit=PASSAGE_POOL, event_weight=PASSAGE_EVENT_WEIGHT
+    )
     passages, used = _pack_section(
         lines,
         _PASSAGES_HEADER,
