@@ -39,6 +39,7 @@ MAX_LIMIT = 1000
 GATE_BUDGET = 5000
 RANKED_TERMS = 12  # the rarest terms a query is ranked on
 PRECOUNT = 200  # how far a long query's terms are counted first, to find its rarest
+MAX_COUNTED_MESSAGES = 20 * GATE_BUDGET  # how far `term_weights` counts a namespace's messages
 
 
 @dataclass(frozen=True)
@@ -177,8 +178,12 @@ def term_weights(namespace_id: int, query: str) -> dict[str, float]:
         for term, n in zip(unsaid, _counts(kind, namespace_id, unsaid, 1, counted), strict=True):
             counts[term] = min(n, 1)
     with connection.cursor() as cursor:
+        # Counted no further than MAX_COUNTED_MESSAGES, so that the context call's cost does not
+        # grow with the namespace: beyond it, every weight is as in a namespace that size.
         cursor.execute(
-            f"SELECT count(*) FROM {MESSAGES.base_table} WHERE namespace_id = %s", [namespace_id]
+            f"SELECT count(*) FROM (SELECT 1 FROM {MESSAGES.base_table} WHERE namespace_id = %s "
+            "LIMIT %s) AS counted",
+            [namespace_id, MAX_COUNTED_MESSAGES],
         )
         total = int(cursor.fetchone()[0])
     return {t: term_weight(counts[t], total) for t in terms}
