@@ -15,17 +15,27 @@ relevance gate, measured in docs/EVALUATION.md). Two rules, both pure:
    against the question's own terms, not against the best hit, so a question whose best hit
    is itself weak gets no cards at all, and the budget goes to the source passages. The
    question is the new message, or the whole context query (the new message and the open
-   tail): a long tail would dilute a plain question, and "ok, go on" asks nothing alone.
+   tail): a long tail would dilute a plain question, and "ok, go on" asks nothing alone. A
+   message that asks several things is several questions: each of its sentences that carries
+   at least SENTENCE_SHARE of its weight is also measured against on its own ("Thanks!" is
+   not a question; two questions in one message are two).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 # The share of a question's weight an activated item must hold (docs/EVALUATION.md,
 # "Context and activated-memory experiments": 0.3–0.5 tried).
 MIN_COVERAGE = 0.4
+# The share of a message's weight a sentence must carry to count as a question of its own
+# (docs/EVALUATION.md, "long messages").
+SENTENCE_SHARE = 0.25
+# A sentence ends after `?` or `!` (ASCII, then whitespace, so "3.5" and "e.g.x" stay whole, and
+# `.` likewise), after `。！？` (CJK text has no space), or at a line break.
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。！？])|\n+")
 
 
 def asks_beyond(query_terms: Iterable[str], names: Collection[str]) -> set[str]:
@@ -79,3 +89,26 @@ def covers(
     and then?" is judged by the turns it follows). True when there is no question."""
     held = set(item_terms)
     return not questions or any(coverage(q, names, held) >= MIN_COVERAGE for q in questions)
+
+
+def sentences(text: str) -> list[str]:
+    """The text's non-empty sentences, in order (`_SENTENCE_END`)."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+def sentence_questions(
+    message: Mapping[str, float], sentence_terms: Iterable[Sequence[str]]
+) -> list[dict[str, float]]:
+    """The sentences that ask something of their own, each as its terms' weights (taken from
+    the whole message's `message` weights): those carrying at least SENTENCE_SHARE of the
+    message's weight, and holding fewer terms than the whole message (a one-sentence message
+    is its own question already)."""
+    total = sum(message.values())
+    found: list[dict[str, float]] = []
+    if total <= 0:
+        return found
+    for terms in sentence_terms:
+        asked = {t: message.get(t, 0.0) for t in terms}
+        if len(asked) < len(message) and sum(asked.values()) >= SENTENCE_SHARE * total:
+            found.append(asked)
+    return found

@@ -25,7 +25,12 @@ from memory.engine.gate import Ref
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
-from memory.engine.relevance import covers, fields_match_beyond_names
+from memory.engine.relevance import (
+    covers,
+    fields_match_beyond_names,
+    sentence_questions,
+    sentences,
+)
 from memory.engine.tokens import estimate_tokens
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
@@ -135,14 +140,17 @@ def asked_weights(
     namespace: Namespace, query: str, text_query: str
 ) -> tuple[dict[str, float], ...]:
     """What each term of the question weighs (its rarity in the namespace's messages), against
-    which a card's coverage is measured: the new message's terms, and the whole context
-    query's when the open tail adds to it (a card may cover either)."""
+    which a card's coverage is measured (a card may cover any one): the whole context query;
+    the new message, when the open tail adds to it; and each of the new message's sentences
+    that asks something of its own (`relevance.sentence_questions`). One weighting of the
+    context query, and one of the new message when they differ."""
     if not text_query:
         return ()
     whole = search.term_weights(namespace.pk, text_query)
-    if text_query == query.strip() or not query.strip():
-        return (whole,)
-    return (search.term_weights(namespace.pk, query), whole)
+    message = whole if text_query == query.strip() else search.term_weights(namespace.pk, query)
+    asked = [whole] if message is whole else [message, whole]
+    asked += sentence_questions(message, (query_terms(s) for s in sentences(query)))
+    return tuple(asked)
 
 
 def _compact(card: dict[str, Any]) -> str:

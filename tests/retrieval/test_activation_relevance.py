@@ -13,6 +13,8 @@ from memory.engine.relevance import (
     coverage,
     covers,
     matches_beyond_names,
+    sentence_questions,
+    sentences,
     term_weight,
 )
 from memory.models import Event, Message, Session
@@ -320,3 +322,46 @@ def test_a_person_node_of_someone_the_question_does_not_name_stays_out(w: World)
 
     assert [n["name"] for n in about_gina.nodes] == ["Gina"]
     assert "Jon" in [n["name"] for n in about_dance.nodes]
+
+
+def test_a_message_is_cut_into_sentences_after_its_marks_and_at_line_breaks() -> None:
+    text = "When did X go? And who paid.\nVersion 3.5 works! 这是什么？好的。"
+    assert sentences(text) == [
+        "When did X go?",
+        "And who paid.",
+        "Version 3.5 works!",
+        "这是什么？",
+        "好的。",
+    ]
+
+
+def test_a_sentence_is_a_question_of_its_own_only_when_it_carries_a_quarter_of_the_weight() -> None:
+    message = {"thank": 0.5, "deploy": 3.0, "script": 3.0, "speech": 3.5}
+    thanks, deploy, speech = ["thank"], ["deploy", "script"], ["speech"]
+
+    found = sentence_questions(message, [thanks, deploy, speech])
+
+    assert found == [{"deploy": 3.0, "script": 3.0}, {"speech": 3.5}]  # "Thanks!" asks nothing
+    assert sentence_questions({"speech": 3.5}, [speech]) == []  # one sentence: the message
+    assert sentence_questions({"qwxz": 0.0}, [["qwxz"]]) == []
+
+
+def test_each_question_of_a_message_that_asks_two_things_gets_its_card(w: World) -> None:
+    speech, _goal = _school_world(w)
+    for n in range(3):
+        w.say(f"The printer on floor {n} jammed.", "Facilities will order toner.", session="chat")
+
+    activated = activation_build(
+        namespace=w.namespace,
+        session=None,
+        query=(
+            "When did Caroline give a speech at a school? "
+            "And did facilities order toner for the printer on that floor?"
+        ),
+        record=False,
+    )
+
+    # Against the whole message the speech event holds too little (the printer question's
+    # words are as rare); against its own sentence it holds nearly all.
+
+    assert _refs(activated.events) == [f"event:{speech.pk}"]
