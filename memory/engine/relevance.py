@@ -28,7 +28,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 # The share of a question's weight an activated item must hold (docs/EVALUATION.md,
-# "Context and activated-memory experiments": 0.3–0.5 tried).
+# "Activated memory's relevance gate": 0.3–0.5 tried).
 MIN_COVERAGE = 0.4
 # The share of a message's weight a sentence must carry to count as a question of its own
 # (docs/EVALUATION.md, "long messages").
@@ -85,8 +85,9 @@ def covers(
     questions: Sequence[Mapping[str, float]], names: Collection[str], item_terms: Iterable[str]
 ) -> bool:
     """Whether the item holds at least MIN_COVERAGE of what one of the `questions` asks (each
-    a weighting of its terms: the new message's, and the whole context query's, so that "ok,
-    and then?" is judged by the turns it follows). True when there is no question."""
+    a weighting of its terms: the new message's, the whole context query's, so that "ok, and
+    then?" is judged by the turns it follows, and the message's sentences that ask something
+    of their own). True when there is no question."""
     held = set(item_terms)
     return not questions or any(coverage(q, names, held) >= MIN_COVERAGE for q in questions)
 

@@ -141,16 +141,21 @@ def asked_weights(
 ) -> tuple[dict[str, float], ...]:
     """What each term of the question weighs (its rarity in the namespace's messages), against
     which a card's coverage is measured (a card may cover any one): the whole context query;
-    the new message, when the open tail adds to it; and each of the new message's sentences
-    that asks something of its own (`relevance.sentence_questions`). One weighting of the
-    context query, and one of the new message when they differ."""
+    the new message, when the open tail adds to it; and each sentence of either that asks
+    something of its own (`relevance.sentence_questions`), so that "ok" after "About the
+    prototype we planned." and some chatter is judged by the prototype. One weighting of the
+    context query, and one of the new message when they differ. A question that weighs nothing
+    ("is it?": stop words, or words nothing holds) is left out, or it would pass every card."""
     if not text_query:
         return ()
     whole = search.term_weights(namespace.pk, text_query)
-    message = whole if text_query == query.strip() else search.term_weights(namespace.pk, query)
+    same = text_query == query.strip() or not query.strip()
+    message = whole if same else search.term_weights(namespace.pk, query)
     asked = [whole] if message is whole else [message, whole]
     asked += sentence_questions(message, (query_terms(s) for s in sentences(query)))
-    return tuple(asked)
+    if message is not whole:  # the open tail's sentences, against the whole context query
+        asked += sentence_questions(whole, (query_terms(s) for s in sentences(text_query)))
+    return tuple(a for a in asked if any(w > 0 for w in a.values()))
 
 
 def _compact(card: dict[str, Any]) -> str:

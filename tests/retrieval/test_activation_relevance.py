@@ -365,3 +365,16 @@ def test_each_question_of_a_message_that_asks_two_things_gets_its_card(w: World)
     # words are as rare); against its own sentence it holds nearly all.
 
     assert _refs(activated.events) == [f"event:{speech.pk}"]
+
+
+def test_a_new_message_of_stop_words_is_judged_by_the_turns_it_follows(w: World) -> None:
+    speech, goal = _school_world(w)
+    w.say("When did Caroline give a speech at a school?", "Let me look.", session="now")
+    session = Session.objects.get(namespace=w.namespace, external_id="now")
+
+    activated = activation_build(
+        namespace=w.namespace, session=session, query="Was it?", record=False
+    )
+
+    assert _refs(activated.events) == [f"event:{speech.pk}"]
+    assert f"event:{goal.pk}" not in activated.refs
