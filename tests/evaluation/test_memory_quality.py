@@ -1,0 +1,272 @@
+"""Memory quality measured end to end (issue 29): the scorer's arithmetic on hand-made stored
+rows, the command on a tiny set through the real pipeline, and a malformed set rejected."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from memory.errors import Invalid
+from memory.evaluation.memory_quality import QualityReport, conversation_score, name_key
+from memory.evaluation.memory_quality_run import Observed, StoredEdge, StoredEvent
+from memory.evaluation.memory_quality_set import (
+    Conversation,
+    quality_set_load,
+    quality_set_parse,
+)
+from memory.models import Namespace
+
+HERE = Path(__file__).parent
+QUALITY_SET = HERE / "memory_quality_set.json"
+
+
+def _tiny() -> dict[str, Any]:
+    """Two sessions: a fact, its echo, a repeat in a later session and a change superseding it."""
+    return {
+        "about": "tiny",
+        "conversations": [
+            {
+                "id": "tiny",
+                "lang": "en",
+                "user_name": "Priya",
+                "sessions": [
+                    {"id": "s1", "at": "2026-03-02T10:00:00", "tz": "Europe/Berlin", "turns": [
+                        {"user": {"text": "The billing service runs on Heroku.",
+                                  "category": "fact",
+                                  "events": [{"key": "heroku", "type": "other",
+                                              "status": "ongoing"}],
+                                  "edges": [["the billing service", "runs_on", "Heroku"]]},
+                         "assistant": {"text": "Noted: the billing service runs on Heroku.",
+                                       "category": "echo"}},
+                    ]},
+                    {"id": "s2", "at": "2026-03-09T10:00:00", "tz": "Europe/Berlin", "turns": [
+                        {"user": {"text": "The billing service runs on Heroku.",
+                                  "category": "repeat_later_session", "repeats": "heroku"},
+                         "assistant": {"text": "Yes.", "category": "smalltalk"}},
+                        {"user": {"text": "We moved the billing service from Heroku to Fly.io.",
+                                  "category": "change",
+                                  "events": [{"key": "flyio",
+                                              "type": ["change", "migration"]}],
+                                  "supersedes": ["heroku"],
+                                  "edges": [["billing service", "runs_on|deployed_on",
+                                             "Fly.io"]]},
+                         "assistant": {"text": "Got it.", "category": "smalltalk"}},
+                    ]},
+                ],
+            }
+        ],
+    }  # fmt: skip
+
+
+def _conversation() -> Conversation:
+    return quality_set_parse(_tiny()).conversations[0]
+
+
+def _event(pk: int, origin: int, kind: str = "other", **kw: Any) -> StoredEvent:
+    fields: dict[str, Any] = {
+        "pk": pk,
+        "event_type": kind,
+        "status": "active",
+        "temporal_status": "ongoing",
+        "start": None,
+        "end": None,
+        "superseded_by": None,
+        "origin": origin,
+    }
+    return StoredEvent(**{**fields, **kw})
+
+
+def _edge(a: str, relation: str, b: str, origin: int) -> StoredEdge:
+    return StoredEdge(frozenset([a]), relation, frozenset([b]), origin)
+
+
+def _right() -> Observed:
+    """What a correct pipeline stores: one event per fact, the old one superseded, two edges."""
+    return Observed(
+        namespace="tiny",
+        events=[
+            _event(1, 0, status="superseded", superseded_by=2),
+            _event(2, 4, "migration", temporal_status="occurred"),
+        ],
+        mentioned={1: {2}},
+        edges=[
+            _edge("billing service", "runs_on", "Heroku", 0),
+            _edge("Billing Service", "deployed_on", "fly.io", 4),
+        ],
+        nodes=[(frozenset(["billing service"]), "project")],
+    )
+
+
+def _score(observed: Observed) -> dict[str, float | None]:
+    report = QualityReport()
+    conversation_score(_conversation(), observed, report)
+    for tally in report.by_category.values():
+        report.overall.merge(tally)
+    return report.overall.figures()
+
+
+def test_a_correct_extraction_scores_one_on_every_figure() -> None:
+    figures = _score(_right())
+
+    assert figures["event_precision"] == 1.0
+    assert figures["event_recall"] == 1.0
+    assert figures["duplicates"] == 0.0
+    assert figures["supersession_recall"] == 1.0
+    assert figures["edge_precision"] == 1.0
+    assert figures["edge_recall"] == 1.0
+    assert figures["status_accuracy"] == 1.0
+    assert figures["repeats_as_mention"] == 1.0
+
+
+def test_a_repeat_stored_again_is_a_duplicate_not_an_imprecision() -> None:
+    observed = _right()
+    observed.events.append(_event(3, 2))  # the repeat of s2 as a second event
+    observed.mentioned = {}
+
+    figures = _score(observed)
+
+    assert figures["duplicates"] == 0.5  # one of two facts has two events
+    assert figures["event_precision"] == 1.0
+    assert figures["repeats_as_mention"] == 0.0
+    assert figures["supersession_recall"] == 0.0  # the duplicate of the old fact stays active
+
+
+def test_a_missed_supersession_moves_only_supersession_recall() -> None:
+    observed = _right()
+    observed.events[0] = _event(1, 0)  # still active
+
+    figures = _score(observed)
+
+    assert figures["supersession_recall"] == 0.0
+    assert (figures["event_precision"], figures["event_recall"], figures["edge_recall"]) == (
+        1.0,
+        1.0,
+        1.0,
+    )
+
+
+def test_a_wrong_edge_moves_edge_precision_and_recall() -> None:
+    observed = _right()
+    observed.edges[1] = _edge("project", "uses", "Fly.io", 4)
+
+    figures = _score(observed)
+
+    assert figures["edge_precision"] == 0.5
+    assert figures["edge_recall"] == 0.5
+    assert figures["event_recall"] == 1.0
+
+
+def test_an_event_from_an_echo_is_imprecise_and_a_wrong_type_is_not_recalled() -> None:
+    observed = _right()
+    observed.events[1] = _event(2, 4, "plan")  # not a fitting type for the change
+    observed.events.append(_event(3, 1, "other"))  # from the assistant's echo
+
+    figures = _score(observed)
+
+    assert figures["event_precision"] == 2 / 3
+    assert figures["event_recall"] == 0.5
+
+
+def test_names_are_compared_without_case_articles_or_width() -> None:
+    assert name_key("The  Billing service.") == "billing service"
+    assert name_key("our Platform Team") == "platform team"
+    assert name_key("ＡＷＳ") == "aws"
+    assert name_key("订单服务") == "订单服务"
+
+
+def test_the_labelled_set_is_large_bilingual_and_covers_every_category() -> None:
+    labelled = quality_set_load(QUALITY_SET)
+    statements = [s for c in labelled.conversations for s in c.statements()]
+    languages = Counter(s.lang for s in statements)
+
+    assert len(statements) >= 150
+    assert languages["zh"] / len(statements) >= 0.40
+    assert {s.category for s in statements} == {
+        "fact", "decision", "preference", "plan", "deadline", "negation", "change",
+        "third_person", "relative_date", "result", "repeat_same_session",
+        "repeat_later_session", "echo", "smalltalk", "assistant_new", "assistant_general",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda raw: raw.pop("conversations"), "conversations"),
+        (lambda raw: raw["conversations"][0]["sessions"][0].update(tz="Mars/Base"), "tz"),
+        (
+            lambda raw: raw["conversations"][0]["sessions"][1]["turns"][1]["user"].update(
+                supersedes=["nowhere"]
+            ),
+            "before it is stated",
+        ),
+        (
+            lambda raw: raw["conversations"][0]["sessions"][0]["turns"][0]["user"].update(
+                edges=[["a", "likes", "b"]]
+            ),
+            "relation",
+        ),
+        (
+            lambda raw: raw["conversations"][0]["sessions"][0]["turns"][0]["user"]["events"][
+                0
+            ].update(type="happening"),
+            "event types",
+        ),
+    ],
+)
+def test_a_malformed_set_is_rejected(mutate: Any, message: str) -> None:
+    raw = _tiny()
+    mutate(raw)
+
+    with pytest.raises(Invalid) as caught:
+        quality_set_parse(raw)
+
+    assert caught.value.code == "invalid_labelled_set"
+    assert message in str(caught.value)
+
+
+@pytest.mark.django_db
+def test_the_command_rejects_a_malformed_set_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"conversations": []}', encoding="utf-8")
+
+    with pytest.raises(CommandError, match="invalid_labelled_set"):
+        call_command("memory_quality", str(path), stdout=StringIO())
+
+    assert not Namespace.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_command_prints_the_table_and_deletes_its_namespace(tmp_path: Path) -> None:
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(_tiny()), encoding="utf-8")
+    out, report = StringIO(), tmp_path / "report.json"
+
+    call_command("memory_quality", str(path), "--details", "--json-out", str(report), stdout=out)
+
+    text = out.getvalue()
+    assert "category" in text and "overall" in text and "ev.P" in text
+    for goal in ("event_precision", "supersession_recall", "edge_recall"):
+        assert goal in text
+    assert "met" in text
+    body = json.loads(report.read_text(encoding="utf-8"))
+    assert {g["figure"] for g in body["goals"]} >= {"duplicates", "edge_precision"}
+    assert body["overall"]["counts"]["statements"] == 6
+    assert not Namespace.objects.filter(name__startswith="quality-").exists()
+
+
+@pytest.mark.django_db
+def test_keep_leaves_the_namespace_with_its_events(tmp_path: Path) -> None:
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(_tiny()), encoding="utf-8")
+
+    call_command("memory_quality", str(path), "--keep", stdout=StringIO())
+
+    namespace = Namespace.objects.get(name="quality-tiny")
+    assert namespace.events.exists()
