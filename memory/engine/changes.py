@@ -190,7 +190,8 @@ _USE_EN: Final = (
 )  # fmt: skip
 _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){_ZV}"),
-    re.compile(rf"^(.*?)(?:使用|采用|选用|用|就用|统一用|依赖){_ZV}"),
+    # "喜欢用X" is a preference, not a statement of use.
+    re.compile(rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用|就用|统一用|依赖){_ZV}"),
 )
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"

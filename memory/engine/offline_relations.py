@@ -39,7 +39,7 @@ KNOWN_TOOLS: Final = frozenset(
     clickhouse cassandra snowflake bigquery redshift airflow spark s3 ec2 lambda rds terraform
     ansible nginx linux grafana prometheus sentry datadog slack jira confluence notion github
     gitlab bitbucket stripe twilio auth0 okta graphql grpc celery sidekiq openai pytorch
-    tensorflow node.js nodejs deno 阿里云 腾讯云 华为云
+    tensorflow node.js nodejs deno 阿里云 腾讯云 华为云 飞书 钉钉 企业微信
     """.split()  # noqa: SIM905
 )
 _SERVICE_NOUNS: Final = (
@@ -346,7 +346,7 @@ def _placed(sentence: str) -> list[Relation]:
 # Chinese: a clause is split at punctuation; the subject is the clause before the verb.
 _ZH_SERVICE: Final = re.compile(
     r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
-    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库)$"
+    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端)$"
 )
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
 _ZH_SURNAMES: Final = (
@@ -359,7 +359,7 @@ _ZH_PERSON: Final = re.compile(
     rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
 )
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
-_ZH_TRAILING: Final = re.compile(r"(?:现在|目前|也|还|已经|主要|都|一直|则|就|已)+$")
+_ZH_TRAILING: Final = re.compile(r"(?:现在|目前|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$")
 _ZH_OBJECT_END: Final = re.compile(r"(?:上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$")
 _ZH_RELATIONS: Final = (
     # (pattern over one clause with groups a and b, relation, which group is the subject,
@@ -418,12 +418,23 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     return None
 
 
+def _zh_tool_before_verb(text: str, kind: str) -> str | None:
+    """A known tool opening a Han object, the rest saying what for: "飞书沟通" → 飞书."""
+    if kind not in ("tool", "project_or_tool") or not re.match(r"[\u4e00-\u9fff]", text):
+        return None
+    for end in range(len(text) - 1, 1, -1):
+        tool = known_tool(text[:end])
+        if tool:
+            return tool
+    return None
+
+
 def _zh_object(raw: str, kind: str) -> Entity | None:
     text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
-    text = re.sub(r"^(?:了|的|是)+", "", text).strip()
+    text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
     if not text or len(text) > 30:
         return None
-    tool = known_tool(text)
+    tool = known_tool(text) or _zh_tool_before_verb(text, kind)
     if kind in ("tool", "project_or_tool") and tool:
         return Entity(tool, "tool")
     service = _ZH_SERVICE.match(text)

@@ -98,6 +98,8 @@ def test_plain_uses_parse(text, subject, value) -> None:
         "We don't use Redis.",
         "I run every morning in Central Park.",
         "The meeting is on Monday.",
+        "我比较喜欢用TypeScript。",  # a preference, not a statement of use
+        "我更喜欢用飞书沟通。",
     ],
 )
 def test_what_states_no_use(text) -> None:

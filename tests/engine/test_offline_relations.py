@@ -152,3 +152,22 @@ def test_planned_relations_change_nothing() -> None:
     events = projected("We will deploy the billing service on Fly.io next week.")
     assert events and events[0].temporal_status == "planned"
     assert project_events(events).edges == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("小李负责支付网关。", ("小李", "owns", "支付网关")),  # 网关, 模块 … are services too
+        ("数据平台现在由赵敏负责。", ("赵敏", "owns", "数据平台")),  # 现在 is not part of a name
+        ("我还是更喜欢用TypeScript。", ("\x00me", "prefers", "TypeScript")),
+        (
+            "我更喜欢用飞书沟通，别给我发邮件。",
+            ("\x00me", "prefers", "飞书"),
+        ),  # tool, then what for
+    ],
+)
+def test_chinese_services_adverbs_and_tools_before_a_verb(
+    sentence: str, expected: tuple[str, str, str]
+) -> None:
+    found = [(r.subject.name, r.relation, r.object.name) for r in relations(sentence)]
+    assert found == [expected]
