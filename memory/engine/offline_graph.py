@@ -51,6 +51,7 @@ __all__ = [
     "SLOTTED_RELATIONS",
     "ProjectionEvent",
     "edge_exclusivity_key",
+    "person_relations",
     "project_events",
 ]
 
@@ -310,24 +311,33 @@ def _stated(
     return None
 
 
+def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
+    """(whose, works_at | lives_in, where) a sentence states of the speaker or someone named:
+    "I work at Globex" → (speaker, works_at, Globex), "Caroline lives in Boston" → Caroline's."""
+    found: list[tuple[str, str, str]] = []
+    employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, text, speaker)
+    if employed:
+        found.append((employed[0], "works_at", employed[1]))
+    housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, text, speaker)
+    if housed and slot_of(housed[1]) is None:
+        found.append((housed[0], "lives_in", housed[1]))
+    return found
+
+
 def _project_person(builder: _Builder, event: ProjectionEvent, text: str) -> None:
     if event.temporal_status in NOT_CURRENT:
         return
     person_name = _person(event)
-    employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, text, person_name)
-    if employed:
-        whose, employer = employed
+    for whose, relation, where in person_relations(text, person_name):
         person = builder.node("person", whose, event)
-        org = builder.node("organization", employer, event, tag="employer")
-        builder.fact(person, "employer", employer, event)
-        builder.edge(person, org, "works_at", event)
-    housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, text, person_name)
-    if housed and slot_of(housed[1]) is None:
-        whose, home = housed
-        person = builder.node("person", whose, event)
-        place = builder.node("place", home, event, tag="residence")
-        builder.fact(person, "residence", home, event)
-        builder.edge(person, place, "lives_in", event)
+        if relation == "works_at":
+            org = builder.node("organization", where, event, tag="employer")
+            builder.fact(person, "employer", where, event)
+            builder.edge(person, org, "works_at", event)
+        else:
+            place = builder.node("place", where, event, tag="residence")
+            builder.fact(person, "residence", where, event)
+            builder.edge(person, place, "lives_in", event)
     name = _first(_NAME_IS, text)
     if name:
         person = builder.node("person", person_name, event)

@@ -20,9 +20,11 @@ from typing import Final
 
 from memory.engine.event_identity import FactText, best_match
 from memory.engine.prompts.extraction import MAX_QUOTES, ExtractedEvent
+from memory.engine.stated_facts import restates, stated_facts
 from memory.models import Event, EventMention, EventOrigin, EventStatus, Message
 from memory.models.rows import columns_of, insert_values, read_values
 from memory.search import index_events
+from memory.services.supersession import may_state, speaker_of
 
 # The candidates a new event is compared with: the namespace's most recent active extracted
 # events of its type. Bounded, so storing an event costs one indexed read however big the
@@ -32,6 +34,8 @@ CANDIDATES: Final = 200
 _CANDIDATE_COLUMNS = columns_of(
     Event, ["id", "title", "summary", "participants", "happened_start", "happened_end"], "e"
 )
+_FACT_COLUMNS = columns_of(Event, ["id", "summary", "participants", "temporal_status"], "e")
+_NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 
 def fact_text(extracted: ExtractedEvent) -> FactText:
@@ -54,6 +58,8 @@ def event_mention_target(*, namespace_id: int, extracted: ExtractedEvent) -> Eve
         namespace_id=namespace_id, event_type=extracted.event_type, extracted_only=True
     )
     match = best_match(fact_text(extracted), candidates)
+    if match is None:
+        match = _relations_restated(namespace_id, extracted)
     if match is None:
         return None
     return Event.objects.select_for_update().get(pk=match)
@@ -81,6 +87,30 @@ def fact_candidates(
         (pk, FactText(event_type, summary, title, tuple(people or ()), start, end))
         for pk, title, summary, people, start, end in rows
     ]
+
+
+def _relations_restated(namespace_id: int, extracted: ExtractedEvent) -> int | None:
+    """The newest active current event, of any type, that already states every relation fact
+    `extracted` states ("Reminder: I own the billing service"; "订单服务现在部署在腾讯云上"
+    after the migration to 腾讯云), or None (`memory.engine.stated_facts.restates`)."""
+    if extracted.temporal_status in _NOT_CURRENT:
+        return None
+    new = stated_facts(extracted.summary, speaker_of(extracted.participants))
+    if not new:
+        return None
+    rows = read_values(
+        _FACT_COLUMNS,
+        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
+        "AND e.origin = %s ORDER BY e.id DESC LIMIT %s",
+        [namespace_id, EventStatus.ACTIVE, EventOrigin.EXTRACTION, CANDIDATES],
+    )
+    for pk, summary, people, status in rows:
+        speaker = speaker_of(people)
+        if status in _NOT_CURRENT or not may_state(new, summary, speaker):
+            continue
+        if restates(new, stated_facts(summary, speaker), extracted.summary):
+            return int(pk)
+    return None
 
 
 def event_mention_add(

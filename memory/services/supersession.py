@@ -17,6 +17,7 @@ from typing import Final
 
 from memory.engine.changes import Change, change_supersedes, parse_change
 from memory.engine.prompts.extraction import ExtractedEvent
+from memory.engine.stated_facts import Fact, replaces, stated_facts
 from memory.models import Event, EventStatus
 from memory.models.rows import columns_of, read_values
 from memory.services.events import event_supersede
@@ -29,6 +30,30 @@ CANDIDATES: Final = 200
 _NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 _COLUMNS = columns_of(Event, ["id", "title", "summary", "quotes"], "e")
+_FACT_COLUMNS = columns_of(Event, ["id", "summary", "participants", "temporal_status"], "e")
+_GENERIC_SPEAKERS: Final = frozenset({"user", "assistant", "system", "tool", "用户", "助手"})
+
+
+def speaker_of(participants: object) -> str:
+    """The event's speaker as the graph names it: its first named participant, else "user"."""
+    for name in participants if isinstance(participants, list | tuple) else ():
+        if (
+            isinstance(name, str)
+            and name.strip()
+            and name.strip().casefold() not in (_GENERIC_SPEAKERS)
+        ):
+            return name.strip()
+    return "user"
+
+
+def may_state(facts: frozenset[Fact], text: str, speaker: str) -> bool:
+    """A cheap filter before parsing an earlier event: it names a subject or value of `facts`,
+    or its speaker is a subject of theirs ("I live in Portland" said by the same user)."""
+    folded, said_by = text.casefold(), speaker.casefold()
+    return any(
+        f.value in folded or (f.subject and (f.subject in folded or f.subject == said_by))
+        for f in facts
+    )
 
 
 def change_of(extracted: ExtractedEvent) -> Change | None:
@@ -43,24 +68,50 @@ def change_of(extracted: ExtractedEvent) -> Change | None:
 
 
 def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]:
-    """Supersede the earlier active events whose use `event`'s change ends; returns them."""
+    """Supersede the earlier active events whose use `event`'s change ends, or whose
+    single-valued relation it gives a new value (`_facts_replaced`); returns them."""
+    ended = _facts_replaced(event, extracted)
     change = change_of(extracted)
-    if change is None:
-        return []
-    rows = read_values(
-        _COLUMNS,
-        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
-        "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
-        [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
-    )
-    ended = [
-        pk
-        for pk, title, summary, quotes in rows
-        if change_supersedes(change, [summary, title, *(quotes or ())])
-    ]
+    if change is not None:
+        rows = read_values(
+            _COLUMNS,
+            f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
+            "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
+            [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
+        )
+        ended += [
+            pk
+            for pk, title, summary, quotes in rows
+            if change_supersedes(change, [summary, title, *(quotes or ())]) and pk not in ended
+        ]
     if not ended:
         return []
     old_events = list(Event.objects.select_for_update().filter(pk__in=ended).order_by("id"))
     for old in old_events:
         event_supersede(new=event, old=old)
     return old_events
+
+
+def _facts_replaced(event: Event, extracted: ExtractedEvent) -> list[int]:
+    """Earlier active current events all of whose relation facts `extracted` restates or gives
+    a new value: "Dana maintains the invoice worker" ends "Marco maintains the invoice worker",
+    "we moved to Seattle" ends "I live in Portland", "数据平台现在由赵敏负责" ends
+    "张伟是数据平台的负责人" (`memory.engine.stated_facts.replaces`)."""
+    if extracted.temporal_status in _NOT_CURRENT:
+        return []
+    new = stated_facts(extracted.summary, speaker_of(extracted.participants))
+    if not new:
+        return []
+    rows = read_values(
+        _FACT_COLUMNS,
+        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
+        "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
+        [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
+    )
+    return [
+        pk
+        for pk, summary, people, status in rows
+        if status not in _NOT_CURRENT
+        and may_state(new, summary, speaker_of(people))
+        and replaces(new, stated_facts(summary, speaker_of(people)), extracted.summary)
+    ]

@@ -1,0 +1,131 @@
+"""The relation facts a statement states, as comparable keys (issue 29: one event per fact, and
+supersession by a new value of a single-valued relation). Pure rules, English and Chinese.
+
+A statement's facts are (subject, role, value) triples read by the rules the graph projection
+already uses, so an event and its edges agree:
+- `memory.engine.offline_relations.relations`: owns, leads, maintains, uses, runs_on,
+  deployed_on, depends_on, member_of, works_at, lives_in, prefers ("I"/"我" is the speaker);
+- `memory.engine.offline_graph.person_relations`: works_at and lives_in of the speaker or someone
+  named ("I work at Globex", "we moved to Seattle", "我住在温哥华");
+- `memory.engine.changes.stated_uses`: what is used now, after a change or in a plain statement
+  ("we switched X from A to B" → X uses B; "调度现在用Dagster"); a collective subject ("we",
+  "我们") is the empty subject.
+
+Keys compare normalised: NFKC, case-folded, a leading article or possessive dropped, 的 removed,
+a known tool by its canonical name ("GCP" is "google cloud"); `runs_on` and `deployed_on` are
+one role, `host`, as `changes` calls it. Two uses of the keys:
+
+- `restates(new, old)`: every fact of `new` is a fact of `old` — the new statement adds
+  nothing, whatever its wording or event type ("Reminder: I own the billing service", "Atlas
+  runs on GCP now" after "Atlas now runs on GCP", "订单服务现在部署在腾讯云上" after the
+  migration to 腾讯云);
+- `replaces(new, old)`: `new` gives a single-valued relation a new value — a subject lives in,
+  works at or runs on one place (`SINGLE_PER_SUBJECT`), a thing has one owner, lead or
+  maintainer (`SINGLE_PER_OBJECT`) — or a change's old value is what `old` relates its subject
+  to ("Priya moved from the platform team to the data team" ends "Priya joined the platform
+  team").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+from memory.engine.changes import parse_change, stated_uses, value_key
+from memory.engine.offline_graph import person_relations
+from memory.engine.offline_relations import ME, relations
+
+__all__ = [
+    "SINGLE_PER_OBJECT",
+    "SINGLE_PER_SUBJECT",
+    "Fact",
+    "replaces",
+    "restates",
+    "stated_facts",
+]
+
+HOST: Final = "host"
+USE: Final = "use"
+_ROLE_OF: Final = {"runs_on": HOST, "deployed_on": HOST, "uses": USE}
+SINGLE_PER_SUBJECT: Final = frozenset({"lives_in", "works_at", HOST})
+SINGLE_PER_OBJECT: Final = frozenset({"owns", "leads", "maintains"})
+_ARTICLE: Final = re.compile(r"^(?:the|a|an|our|my|their|its)\s+")
+_SPEAKER_LABEL: Final = re.compile(r"^\s*[^\s:：]{1,40}(?:\s+[^\s:：]{1,40}){0,2}\s*[:：]\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    subject: str  # "" for a collective or unnamed subject
+    role: str
+    value: str
+
+
+def _key(name: str) -> str:
+    text = " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    text = _ARTICLE.sub("", text.strip(" .,;:!?'\"，。；：！？、")).replace("的", "")
+    return text
+
+
+def _without_label(text: str) -> str:
+    stripped = _SPEAKER_LABEL.sub("", text, count=1)
+    return stripped if stripped.strip() else text
+
+
+def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
+    """The relation facts `text` states, said by `speaker` (whose "I" it is)."""
+    sentence = _without_label(text).strip()
+    if not sentence:
+        return frozenset()
+    facts: set[Fact] = set()
+    for found in relations(sentence):
+        subject = speaker if found.subject.name == ME else found.subject.name
+        role = _ROLE_OF.get(found.relation, found.relation)
+        facts.add(Fact(_key(subject), role, value_key(found.object.name)))
+    for whose, relation, where in person_relations(sentence, speaker):
+        facts.add(Fact(_key(whose), relation, value_key(where)))
+    for use in stated_uses(sentence):
+        facts.add(Fact(_key(use.subject or ""), use.role, value_key(use.value)))
+    return frozenset(f for f in facts if f.value)
+
+
+def restates(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
+    """`new` states only facts `old` states already. A change with an old value ("moved X from
+    A to B") is news even when B was said before: it is never a restatement."""
+    if not new or not new <= old:
+        return False
+    change = parse_change(_without_label(new_text))
+    return change is None or change.old is None
+
+
+def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
+    """Every fact of `old` is restated or given a new value by `new`, and at least one is given
+    a new value (see the module docstring)."""
+    if not new or not old or old <= new:
+        return False
+    change = parse_change(_without_label(new_text))
+    ended = _key(change.old) if change is not None and change.old else None
+    changed_subject = _key(change.subject) if change is not None and change.subject else None
+    replaced = False
+    for fact in old - new:
+        if any(_new_value(fact, n) for n in new) or (
+            ended is not None
+            and value_key(fact.value) == value_key(ended)
+            and changed_subject is not None
+            and fact.subject == changed_subject
+        ):
+            replaced = True
+            continue
+        return False
+    return replaced
+
+
+def _new_value(old: Fact, new: Fact) -> bool:
+    if old.role != new.role:
+        return False
+    if old.role in SINGLE_PER_SUBJECT:
+        return bool(old.subject) and old.subject == new.subject and old.value != new.value
+    if old.role in SINGLE_PER_OBJECT:
+        return old.value == new.value and old.subject != new.subject
+    return False
