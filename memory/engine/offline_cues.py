@@ -131,6 +131,21 @@ PREFERENCE: Final = _cue(
     r"\bi'd\s+(?:much\s+)?rather\b|\bi(?:'m|\s+am)\s+(?:\w+ly\s+|so\s+|totally\s+)?into\b",
     r"\bfavou?rite\b",
 )
+# A standing negative fact about what is (not) used or eaten: "we don't use Kafka", "我不吃香菜".
+# Not a resolve ("I won't give up") or a dislike of an activity (PREFERENCE has those).
+NEGATIVE_FACT: Final = _cue(
+    r"\b(?:we|i)\s+(?:don't|do\s+not|never)\s+(?:use|run|deploy|eat|drink)\s+(?!it\b|that\b|this\b"
+    r"|them\b|any\b|anything\b|much\b)\S",
+    # "不用" alone is mostly "no need to" (我们不用担心): a use needs a Latin name after it.
+    r"(?:我们|咱们|我)(?:公司|团队|组)?(?:从来)?(?:不|从不)(?:(?:用|使用)(?=[A-Za-z])"
+    r"|(?:吃|喝)(?![了过吗呢]))\S",
+)
+# A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
+RECOMMENDATION: Final = _cue(
+    r"\b(?:i'd|i\s+would)\s+(?:suggest|recommend|advise)\b|\bi\s+(?:suggest|recommend)\b"
+    r"|\bmy\s+recommendation\b",
+    r"^(?:我)?(?:建议|推荐)(?!你们?问)",
+)
 PLAN: Final = _cue(
     r"\b(?:i|we)(?:'ll|\s+will|\s+shall)\b",
     r"\b(?:is|are)\s+(?:planned|scheduled|booked|slated|set)\s+for\b|\bscheduled\s+for\b",
@@ -159,7 +174,9 @@ TYPED: Final = (
             r"(?!(?:\w+\s+)?(?:difference|change|point|mistake|decision|effort|impact|joke|call"
             r"|deal|friends?|sense|progress|memor(?:y|ies)|move|choice|promise|connection"
             r"|statement|comeback|living|wish|plan)\b)",
-            r"完成了|搞定了|毕业了|[写做干弄画改修读看学拍]完了?(?=了|[，。！,.!]|$)|[写做画]好了|[考拿]下来了|考过了|通过了|拿到了",
+            r"完成了|搞定了|毕业了|[写做干弄画改修读看学拍理测备]完了?(?=了|[，。！,.!]|$)|[写做画]好了|[考拿]下来了|考过了|通过了|拿到了"
+            # Handing work in: "季度总结昨天交了" (a deadline "之前要交了" is planned, so a plan).
+            r"|(?:交|提交|交付)了(?=[，。！,.!]|$)",
         ),
     ),
     (

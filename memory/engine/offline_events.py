@@ -59,6 +59,7 @@ TITLE_MAX: Final = 80
 SENTENCE_MAX: Final = 1_000
 SLOT_EVENT_TYPES: Final = frozenset({"decision", "change", "migration"})
 _NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
+_DONE_TYPES: Final = frozenset({"release", "task_completed"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +167,9 @@ def _classify(
     """
     wish = bool(cues.WISH.search(sentence))
     vague = wish or (not dated and bool(cues.RESOLUTION.search(sentence)))
+    if not person and cues.RECOMMENDATION.search(sentence):
+        # The assistant's own advice is new content for this user, not an echo of theirs.
+        return _Kind("other", "recommendation")
     if cues.CANCELLATION.search(sentence):
         return _Kind("cancellation", "cancellation", default_status="cancelled")
     if cues.DECISION.search(sentence):
@@ -185,6 +189,8 @@ def _classify(
     # An explicit intention ("I plan to launch…") is a plan even when it names a release.
     if person and not past and not vague and cues.PLAN.search(sentence):
         return _Kind("plan", "plan", default_status="planned")
+    if person and not wish and cues.NEGATIVE_FACT.search(sentence):
+        return _Kind("other", "negative", default_status="ongoing")
     # A plain statement of who owns or leads what, what runs on or depends on what, who
     # joined which team ("the billing service runs on Fly.io"): a fact with no cue word.
     if person and not wish and relations(sentence):
@@ -331,6 +337,10 @@ def _event_fields(
     when: TemporalResolution = resolve_temporal(
         sentence, mentioned_at=message.created_at, default_status=kind.default_status
     )
+    if kind.event_type in _DONE_TYPES and when.status == "planned":
+        # A release or completion still to come is a plan: "Ship the release notes by
+        # Thursday", "周五之前要把对账报表做完" (SPEC §5.2: never evidence that it is done).
+        kind = _Kind("plan", "plan", default_status="planned")
     recurring = kind.label != "cancellation" and bool(cues.RECURRING.search(sentence))
     if when.happened_start is not None and recurring:  # "every Tuesday" is a habit, not one day
         status = kind.default_status if kind.default_status != "unknown" else "ongoing"

@@ -541,3 +541,41 @@ def test_an_echo_is_judged_against_its_own_turn_only() -> None:
         ]
     )
     assert sorted(m for e in out.events for m in e.source_message_ids) == [1, 4]
+
+
+@pytest.mark.parametrize(
+    ("content", "role", "event_type", "status"),
+    [
+        # A release or completion still to come is a plan, not evidence that it is done.
+        ("Ship the mobile release notes by Friday.", "user", "plan", "planned"),
+        ("下周三之前要把测试报告写完。", "user", "plan", "planned"),
+        # Work handed in or finished, in Chinese.
+        ("接口文档我们已经整理完了。", "user", "task_completed", "occurred"),
+        ("月度报告昨天交了。", "user", "task_completed", "occurred"),
+        # A standing negative fact is worth keeping.
+        ("We don't use Kubernetes in this project.", "user", "other", "ongoing"),
+        ("我们不用MongoDB。", "user", "other", "ongoing"),
+        ("我不喝咖啡。", "user", "other", "ongoing"),
+        # The assistant's own recommendation is new content.
+        ("I'd suggest adding an index on the orders table.", "assistant", "other", "unknown"),
+        ("建议把日志保留时间改成30天。", "assistant", "other", "unknown"),
+    ],
+)
+def test_plans_completions_negative_facts_and_recommendations(
+    content: str, role: str, event_type: str, status: str
+) -> None:
+    event = one([msg(1, content, role=role)])
+    assert (event.event_type, event.temporal_status) == (event_type, status)
+
+
+@pytest.mark.parametrize(
+    ("content", "role"),
+    [
+        ("I don't use it much.", "user"),  # no named object
+        ("I won't give up!", "user"),
+        ("What would you recommend?", "user"),
+        ("我们不用担心这个。", "user"),
+    ],
+)
+def test_vague_negations_and_questions_stay_nothing(content: str, role: str) -> None:
+    assert extract_events([msg(1, content, role=role)]).events == []
