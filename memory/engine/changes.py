@@ -85,7 +85,7 @@ _END_EN: Final = (
     r"(?=\s*$|\s*[,;:!?()]|\.(?:\s|$)|\s+(?:because|since|as|for|so|but|and|or|instead|next"
     r"|this|last|by|in|at|after|before|when|until|to|from|onto|into|with|now|soon|today"
     r"|tomorrow|yesterday|anymore|any\s+more|again|too|also|which|that|who|where|while|once"
-    r"|starting|effective|over|going|already|finally|entirely|completely)\b)"
+    r"|starting|effective|over|going|already|finally|entirely|completely|we|let's)\b)"
 )
 _V: Final = r"(?:the\s+|our\s+|my\s+|an?\s+|their\s+)?([\w.+#/-]+(?:\s+[\w.+#/-]+){0,4}?)" + _END_EN
 _X: Final = r"(?:(.+?)\s+)?"
@@ -169,6 +169,7 @@ _CHANGES_ZH: Final = (
     ),
     ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用){_ZV}")),
 )
+_ZH_THEN_USE: Final = re.compile(rf"(?:改用|换用|改为使用|转用|换成){_ZV}")
 _ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉)")
 _HOSTING_WORDS: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on|ran\s+on|lives?\s+on|mov\w*|migrat\w*"
@@ -191,7 +192,12 @@ _USE_EN: Final = (
 _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){_ZV}"),
     # "喜欢用X" is a preference, not a statement of use.
-    re.compile(rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用|就用|统一用|依赖){_ZV}"),
+    # Where data is kept: "日志目前存在Elasticsearch里".
+    re.compile(rf"^(.*?)(?:存在|存放在|存到|保存在){_ZV}(?=里|中|上)"),
+    # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
+    re.compile(
+        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户)(?:的是)?|就用|统一用|依赖){_ZV}"
+    ),
 )
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
@@ -314,9 +320,18 @@ def _role(text: str) -> str:
 # -- parsing ----------------------------------------------------------------------------------
 
 
+# "Priya: …" or "陈静： …" before a statement names who said it, not the subject of a change.
+_SPEAKER_LABEL: Final = re.compile(r"^[^\s:：]{1,40}(?:\s[^\s:：]{1,40}){0,2}(?::\s+|：\s*)")
+
+
+def _without_label(text: str) -> str:
+    stripped = _SPEAKER_LABEL.sub("", text, count=1)
+    return stripped if stripped.strip() else text
+
+
 def parse_change(text: str) -> Change | None:
     """The change `text` states, or None (see the module docstring for the forms)."""
-    sentence = unicodedata.normalize("NFKC", text).strip()
+    sentence = _without_label(unicodedata.normalize("NFKC", text).strip())
     if _HAN.search(sentence):
         found = _parse_zh(sentence)
         if found is not None:
@@ -366,6 +381,9 @@ def _parse_zh(sentence: str) -> Change | None:
             return None
         subject = _subject(values["x"]) if "x" in values else _subject(prefix)
         old, new = _value(values.get("a")), _value(values.get("b"))
+        if kind == "stop" and new is None:  # "不再用A了，改用B": what replaces A
+            then = _ZH_THEN_USE.search(sentence, match.end())
+            new = _value(then.group(1)) if then else None
         return Change(kind, subject, old, new, _role(match.group(0)))
     return None
 
@@ -394,7 +412,7 @@ def plain_use(text: str) -> Use | None:
     runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
     "I love how you use color" states no use; neither does a negated or hedged clause or a
     statement about the listener."""
-    sentence = unicodedata.normalize("NFKC", text).strip()
+    sentence = _without_label(unicodedata.normalize("NFKC", text).strip())
     patterns = _USE_ZH if _HAN.search(sentence) else ()
     for pattern in (*patterns, *_USE_EN):
         match = pattern.search(sentence)
@@ -451,8 +469,10 @@ def _ends(change: Change, use: Use, text: str) -> bool:
             return False
     if change.subject is None:
         return True
-    if use.subject is not None:
-        return _same_subject(change.subject, use.subject)
+    if use.subject is not None and _same_subject(change.subject, use.subject):
+        return True
+    # "把调度从Airflow换成Dagster" ends "数据平台用Airflow做调度": the subject named as the use's
+    # purpose rather than before its verb.
     return _mentions_subject(text, change.subject)
 
 

@@ -81,6 +81,9 @@ def test_what_is_not_clearly_a_change_parses_as_none(text) -> None:
         ("账单服务用MySQL。", "账单服务", "MySQL"),
         ("我们用Redis做缓存。", None, "Redis"),
         ("账单服务部署在Heroku上。", "账单服务", "Heroku"),
+        ("我们后端用的是Django。", "后端", "Django"),
+        ("用户数据目前存在MongoDB里。", "用户数据", "MongoDB"),
+        ("Priya: We use Redis for caching.", None, "Redis"),  # a speaker label is no subject
     ],
 )
 def test_plain_uses_parse(text, subject, value) -> None:
@@ -122,6 +125,12 @@ SUPERSEDES = [
     ("把账单服务从MySQL迁移到PostgreSQL。", "账单服务用MySQL。"),
     ("我们不再用Redis了。", "我们用Redis做缓存。"),
     ("改用pnpm。", "我们用npm。"),  # the same slot, no subject
+    # The subject named as the use's purpose, not before its verb.
+    ("我们把部署从Jenkins换成了GitLab。", "项目用Jenkins做部署。"),
+    # "不再用A，改用B" ends A (and names B); a speaker label is not a subject.
+    ("李雷: 以后不再用Redis了，缓存改用Memcached。", "我们用Redis做缓存。"),
+    # "instead of A we'll use B" without a comma.
+    ("For the mobile app, instead of Firebase we'll use Supabase.", "We use Firebase for auth."),
 ]  # fmt: skip
 NOT_SUPERSEDED = [
     # Mentions the old value in passing.
