@@ -32,9 +32,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
+from memory.engine.changes import HOSTING, USING, stated_uses
 from memory.engine.event_types import normalize_key
 from memory.engine.offline_phrases import noun_phrase, preferences
-from memory.engine.offline_relations import AMBIGUOUS, ME, relations
+from memory.engine.offline_relations import (
+    AMBIGUOUS,
+    ME,
+    PLATFORMS,
+    known_tool,
+    relations,
+    service_named,
+)
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -276,7 +284,11 @@ def _clean_name(raw: str) -> str:
     return " ".join(words).strip(" .,;:!?'\"")
 
 
-def _project_slots(builder: _Builder, event: ProjectionEvent, text: str) -> None:
+def _project_slots(
+    builder: _Builder, event: ProjectionEvent, text: str, placed: frozenset[str]
+) -> None:
+    """Slot choices as facts of the project and `uses` edges, except for tools `placed`
+    already gave an edge from the service the statement names."""
     if event.event_type not in SLOT_EVENT_TYPES or event.temporal_status in NOT_CURRENT:
         return
     choices = slot_choices(event.summary) or slot_choices(event.title)
@@ -285,9 +297,68 @@ def _project_slots(builder: _Builder, event: ProjectionEvent, text: str) -> None
     name = project_name(text) or _service_named(event.summary) or DEFAULT_PROJECT
     project = builder.node("project", name, event, tag="project")
     for choice in choices:
-        tool = builder.node("tool", choice.value, event, tag=choice.slot)
         builder.fact(project, choice.slot, choice.value, event)
+        if normalize_key(choice.value) in placed:
+            continue
+        tool = builder.node("tool", choice.value, event, tag=choice.slot)
         builder.edge(project, tool, "uses", event, slot=choice.slot)
+
+
+# "I use Vim" is the speaker's own tool, said as a preference if at all: not the project's.
+_FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们)", re.IGNORECASE)
+_TOOL_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}")
+# Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
+_HOSTING_VERB: Final = re.compile(
+    r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on)\b|部署|托管|跑在|运行在", re.IGNORECASE
+)
+# A subject that names something other than a service (a technology, a person): "Django".
+_NAMED_THING: Final = re.compile(r"^[A-Z]")
+# "For Nimbus, instead of Stripe we'll use Adyen": the project named before the clause.
+_FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s*,")
+
+
+def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) -> frozenset[str]:
+    """What a change or a plain statement says is used now (`memory.engine.changes`), as an
+    edge from the service it names ("move the billing service from Heroku to Fly.io" →
+    billing service runs_on Fly.io; "订单服务不再用MySQL，改用PostgreSQL" → 订单服务 uses
+    PostgreSQL), or from the namespace's project for "we" ("We use Datadog for monitoring",
+    "我们把调度从Airflow换成了Dagster"). Tools in `covered` (an edge of the relation rules)
+    are skipped. Returns the tools placed on a named service."""
+    if event.temporal_status in NOT_CURRENT:
+        return frozenset()
+    text = _without_speaker(event.summary)
+    if _FIRST_PERSON_SINGULAR.match(text.strip()):
+        return frozenset()
+    placed: set[str] = set()
+    named = _FOR_PROJECT.match(text.strip())
+    for use in stated_uses(text):
+        # An unknown name is a tool only as a thing used: "we moved to Seattle" is a home.
+        unknown = use.role == USING and _TOOL_NAME.fullmatch(use.value)
+        tool = known_tool(use.value) or (use.value if unknown else None)
+        if tool is None or normalize_key(tool) in covered:
+            continue
+        service = service_named(use.subject) if use.subject else None
+        if service is None and use.subject and _NAMED_THING.match(use.subject):
+            continue  # "Django uses Python": a fact about technologies, not about this team
+        if service is None:
+            service = project_name(text) or (
+                named.group(1) if named and not known_tool(named.group(1)) else None
+            )
+        slot = slot_of(tool)
+        hosting = (slot is not None and slot[0] == "hosting") or (
+            slot is None and (tool.casefold() in PLATFORMS or bool(_HOSTING_VERB.search(text)))
+        )
+        if use.role == HOSTING and not hosting and not use.subject:
+            continue  # "the team moved to Slack": nothing named moved anywhere
+        origin = builder.node("project", service or DEFAULT_PROJECT, event, tag="project")
+        to = builder.node("tool", tool, event)
+        relation = "runs_on" if service and use.role == HOSTING and hosting else "uses"
+        slot = slot if relation == "uses" else None
+        builder.edge(origin, to, relation, event, slot=slot[0] if slot else "")
+        covered.add(normalize_key(tool))
+        if service:
+            placed.add(normalize_key(tool))
+    return frozenset(placed)
 
 
 def _stated(
@@ -379,11 +450,13 @@ def _without_speaker(summary: str) -> str:
     return summary[label.end() :] if label else summary
 
 
-def _project_relations(builder: _Builder, event: ProjectionEvent) -> None:
+def _project_relations(builder: _Builder, event: ProjectionEvent) -> set[str]:
     """Statements of who owns, leads, maintains or joined what and what runs on or uses what
-    (`memory.engine.offline_relations`), as nodes and an edge citing the event."""
+    (`memory.engine.offline_relations`), as nodes and an edge citing the event. Returns the
+    keys of the objects it gave an edge."""
+    covered: set[str] = set()
     if event.temporal_status in NOT_CURRENT:
-        return
+        return covered
     speaker = _person(event)
     persons = {normalize_key(p) for p in event.participants} | {
         key.partition(":")[2] for key in builder.nodes if key.startswith("person:")
@@ -400,6 +473,8 @@ def _project_relations(builder: _Builder, event: ProjectionEvent) -> None:
         to = builder.node(target.type, target.name, event, tag=tag)
         slot = slot_of(target.name) if found.relation == "uses" else None
         builder.edge(origin, to, found.relation, event, slot=slot[0] if slot else "")
+        covered.add(normalize_key(target.name))
+    return covered
 
 
 def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
@@ -412,9 +487,10 @@ def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
     ordered = sorted(events, key=lambda e: (e.valid_from, e.id))
     for event in ordered:
         text = f"{event.summary}\n{event.title}"
-        _project_slots(builder, event, text)
         _project_person(builder, event, event.summary)
-        _project_relations(builder, event)
+        covered = _project_relations(builder, event)
+        placed = _project_uses(builder, event, covered)
+        _project_slots(builder, event, text, placed | covered)
     reason = (
         f"offline rules: {len(builder.facts)} facts and {len(builder.edges)} edges "
         f"from {len(events)} events"

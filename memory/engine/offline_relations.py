@@ -42,6 +42,13 @@ KNOWN_TOOLS: Final = frozenset(
     tensorflow node.js nodejs deno 阿里云 腾讯云 华为云 飞书 钉钉 企业微信
     """.split()  # noqa: SIM905
 )
+# Known tools that are places a service runs on (cloud and container platforms).
+PLATFORMS: Final = frozenset(
+    """
+    kubernetes k8s docker render railway heroku vercel netlify cloudflare fly.io aws gcp azure
+    digitalocean hetzner linode ec2 ecs lambda 阿里云 腾讯云 华为云
+    """.split()  # noqa: SIM905
+)
 _SERVICE_NOUNS: Final = (
     r"(?:service|api|app|application|project|pipeline|backend|frontend|website|site|dashboard"
     r"|repo|repository|platform|cluster|library|sdk|cli|bot|portal|system|microservice|gateway"
@@ -120,7 +127,8 @@ _RELATIONS_EN: Final = (
      "project_or_tool", False),
     (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
-     r"|(?:works?|moved)\s+(?:on|to)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
+     r"|(?:works?|moved)\s+(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
+     r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),
     (r"prefers?", "prefers", "person", "tool", False),
 )  # fmt: skip
@@ -484,3 +492,30 @@ def relations(sentence: str) -> list[Relation]:
     if re.search(r"[\u4e00-\u9fff]", text):
         return _chinese(text)
     return _english(text)
+
+
+_POSSESSIVE_EN: Final = re.compile(r"^(.+?)(?:'s|’s)\s+\S.*$")
+_LATIN_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}")
+
+
+def service_named(phrase: str) -> str | None:
+    """The project or service a change's subject names, or None for anything else: "billing
+    service", "Atlas" (a capitalised name that is no known tool), "Atlas's CI" → "Atlas",
+    "订单服务", "数据平台的日志" → "数据平台"; "调度", "前端构建" or "the CI" name none."""
+    text = phrase.strip()
+    owner = _POSSESSIVE_EN.match(text) or re.match(r"^(.+?)的.+$", text)
+    for candidate in (text, owner.group(1) if owner else None):
+        if not candidate:
+            continue
+        if re.search(r"[\u4e00-\u9fff]", candidate):
+            service = _ZH_SERVICE.match(candidate)
+            if service:
+                return _zh_project_name(service, candidate)
+            continue
+        bare = re.sub(r"^(?:the|our|my|their)\s+", "", candidate, flags=re.IGNORECASE)
+        service = _SERVICE.fullmatch(bare)
+        if service:
+            return _service_name(service.group(1))
+        if _LATIN_NAME.fullmatch(bare) and not known_tool(bare):
+            return bare
+    return None

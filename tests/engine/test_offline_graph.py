@@ -321,3 +321,41 @@ def test_a_statement_about_someone_else_is_theirs(
 def test_a_statement_about_no_one_named_is_no_ones(content: str) -> None:
     proposal = project_events(projected(content, speaker="Maya"))
     assert proposal.edges == [] and proposal.facts == []
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        # "we" names the namespace's project; an unknown capitalised name used is a tool.
+        ("We use Honeybadger for error tracking.",
+         ("project:project", "uses", "tool:honeybadger")),
+        # A change places its new value on the service it names, where it runs.
+        ("We decided to move the search service from Heroku to Render.",
+         ("project:searchservice", "runs_on", "tool:render")),
+        ("我们把监控从Zabbix换成了Prometheus。", ("project:project", "uses", "tool:prometheus")),
+        ("支付服务不再用Redis，改用Memcached。", ("project:支付服务", "uses", "tool:memcached")),
+        ("We're switching Orion's CI from Travis to CircleCI.",
+         ("project:orion", "uses", "tool:circleci")),
+    ],
+)  # fmt: skip
+def test_what_a_statement_says_is_used_now_is_an_edge(
+    content: str, edge: tuple[str, str, str]
+) -> None:
+    edges = [(e.from_key, e.relation, e.to_key) for e in project_events(projected(content)).edges]
+    assert edges == [edge]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I use Vim every day.",  # the speaker's own tool, not the project's
+        "We're going to migrate the API to Render next month.",  # planned
+        "We moved to Lisbon last year.",  # a home, not a tool
+        "Django uses Python.",  # a fact about technologies
+    ],
+)
+def test_a_persons_tool_a_plan_a_home_or_a_technology_fact_is_no_project_edge(
+    content: str,
+) -> None:
+    proposal = project_events(projected(content))
+    assert [e for e in proposal.edges if e.from_key == "project:project"] == []
