@@ -119,6 +119,14 @@ def _marked_words(text: str, title: str = "") -> frozenset[str]:
     return frozenset(w for w in words if w)
 
 
+def numbers(*texts: str) -> frozenset[str]:
+    """The numbers said in these texts, whole ("Firm 2", "queue1"), normalised."""
+    found = (
+        normalise(n) for text in texts for n in _NUMBER.findall(unicodedata.normalize("NFKC", text))
+    )
+    return frozenset(n for n in found if n)
+
+
 def _day(value: datetime | None) -> date | None:
     return value.date() if value is not None else None
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Final
 
-from memory.engine.event_identity import FactText, best_match
+from memory.engine.event_identity import FactText, best_match, numbers
 from memory.engine.prompts.extraction import MAX_QUOTES, ExtractedEvent
 from memory.engine.stated_facts import restates, stated_facts
 from memory.models import Event, EventMention, EventOrigin, EventStatus, Message
@@ -34,7 +34,9 @@ CANDIDATES: Final = 200
 _CANDIDATE_COLUMNS = columns_of(
     Event, ["id", "title", "summary", "participants", "happened_start", "happened_end"], "e"
 )
-_FACT_COLUMNS = columns_of(Event, ["id", "summary", "participants", "temporal_status"], "e")
+_FACT_COLUMNS = columns_of(
+    Event, ["id", "title", "summary", "participants", "temporal_status"], "e"
+)
 _NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 
@@ -104,9 +106,12 @@ def _relations_restated(namespace_id: int, extracted: ExtractedEvent) -> int | N
         "AND e.origin = %s ORDER BY e.id DESC LIMIT %s",
         [namespace_id, EventStatus.ACTIVE, EventOrigin.EXTRACTION, CANDIDATES],
     )
-    for pk, summary, people, status in rows:
+    said = numbers(extracted.summary, extracted.title)
+    for pk, title, summary, people, status in rows:
         speaker = speaker_of(people)
         if status in _NOT_CURRENT or not may_state(new, summary, speaker):
+            continue
+        if numbers(summary, title) != said:  # "Firm 1" / "Firm 2": a number says another fact
             continue
         if restates(new, stated_facts(summary, speaker), extracted.summary):
             return int(pk)
