@@ -288,7 +288,8 @@ def _project_slots(
     builder: _Builder, event: ProjectionEvent, text: str, placed: frozenset[str]
 ) -> None:
     """Slot choices as facts of the project and `uses` edges, except for tools `placed`
-    already gave an edge from the service the statement names."""
+    already on the service the statement names ("move the billing service from Heroku to
+    Fly.io" is the billing service's, not the project's)."""
     if event.event_type not in SLOT_EVENT_TYPES or event.temporal_status in NOT_CURRENT:
         return
     choices = slot_choices(event.summary) or slot_choices(event.title)
@@ -490,7 +491,7 @@ def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
         _project_person(builder, event, event.summary)
         covered = _project_relations(builder, event)
         placed = _project_uses(builder, event, covered)
-        _project_slots(builder, event, text, placed | covered)
+        _project_slots(builder, event, text, placed)
     reason = (
         f"offline rules: {len(builder.facts)} facts and {len(builder.edges)} edges "
         f"from {len(events)} events"
