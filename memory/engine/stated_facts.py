@@ -52,6 +52,8 @@ _ROLE_OF: Final = {"runs_on": HOST, "deployed_on": HOST, "uses": USE}
 SINGLE_PER_SUBJECT: Final = frozenset({"lives_in", "works_at", HOST})
 SINGLE_PER_OBJECT: Final = frozenset({"owns", "leads", "maintains"})
 _ARTICLE: Final = re.compile(r"^(?:the|a|an|our|my|their|its)\s+")
+# A capitalised word that does not open its sentence or clause.
+_INNER_NAME: Final = re.compile(r"(?<![.!?:;,]\s)(?<!^)(?<![.!?:;,])\b([A-Z][\w.+#-]*)")
 _SPEAKER_LABEL: Final = re.compile(r"^\s*[^\s:：]{1,40}(?:\s+[^\s:：]{1,40}){0,2}\s*[:：]\s*")
 
 
@@ -85,9 +87,23 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
         facts.add(Fact(_key(subject), role, value_key(found.object.name)))
     for whose, relation, where in person_relations(sentence, speaker):
         facts.add(Fact(_key(whose), relation, value_key(where)))
+    said_of = {f.subject for f in facts}
     for use in stated_uses(sentence):
-        facts.add(Fact(_key(use.subject or ""), use.role, value_key(use.value)))
+        subject = _key(use.subject or "")
+        if subject and subject in said_of:
+            continue  # "Bob moved to the search team": a membership, not where Bob runs
+        facts.add(Fact(subject, use.role, value_key(use.value)))
     return frozenset(f for f in facts if f.value)
+
+
+def names_agree(new_text: str, old_text: str) -> bool:
+    """Every proper noun `new_text` says inside a clause (a capitalised word not opening it:
+    "… of Altair", "Just to confirm, Atlas …") is said in `old_text` too: "Bob moved to the
+    search team of Altair" does not restate "… of Orion" although both read as Bob's team."""
+    old = _without_label(old_text).casefold()
+    body = _without_label(new_text)
+    names = (m.group(1).rstrip(".").casefold() for m in _INNER_NAME.finditer(body))
+    return all(name in old for name in names)
 
 
 def restates(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:

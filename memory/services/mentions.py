@@ -20,7 +20,7 @@ from typing import Final
 
 from memory.engine.event_identity import FactText, best_match, numbers
 from memory.engine.prompts.extraction import MAX_QUOTES, ExtractedEvent
-from memory.engine.stated_facts import restates, stated_facts
+from memory.engine.stated_facts import names_agree, restates, stated_facts
 from memory.models import Event, EventMention, EventOrigin, EventStatus, Message
 from memory.models.rows import columns_of, insert_values, read_values
 from memory.search import index_events
@@ -113,7 +113,9 @@ def _relations_restated(namespace_id: int, extracted: ExtractedEvent) -> int | N
             continue
         if numbers(summary, title) != said:  # "Firm 1" / "Firm 2": a number says another fact
             continue
-        if restates(new, stated_facts(summary, speaker), extracted.summary):
+        if restates(new, stated_facts(summary, speaker), extracted.summary) and names_agree(
+            extracted.summary, summary
+        ):
             return int(pk)
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engine.stated_facts import Fact, replaces, restates, stated_facts
+from memory.engine.stated_facts import Fact, names_agree, replaces, restates, stated_facts
 
 
 def _facts(text: str, speaker: str = "Priya") -> set[tuple[str, str, str]]:
@@ -93,3 +93,22 @@ def test_an_empty_fact_set_neither_restates_nor_replaces() -> None:
     old = frozenset({Fact("atlas", "host", "aws")})
     assert not restates(frozenset(), old, "Thanks!")
     assert not replaces(frozenset(), old, "Thanks!")
+
+
+def test_a_membership_is_not_read_as_where_someone_runs() -> None:
+    assert _facts("Bob moved to the search team of Vega last week.") == {
+        ("bob", "member_of", "search team")
+    }
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "agree"),
+    [
+        ("Just to confirm, Atlas runs on GCP now.", "Atlas now runs on GCP.", True),
+        ("Reminder: I own the billing service.", "Quick context: I own the billing service.", True),
+        # The same reading, another name inside the clause: not a restatement.
+        ("Bob moved to the search team of Vega.", "Bob moved to the search team of Orion.", False),
+    ],
+)
+def test_names_inside_a_clause_must_agree(new: str, old: str, agree: bool) -> None:
+    assert names_agree(new, old) is agree
