@@ -13,8 +13,9 @@ Figures (a category's row counts what its statements said or stored):
   old fact ended `superseded` by an event of the new one;
 - **edge precision / recall** — stored edges (any status: a historical edge was still stated)
   against the conversation's labelled edges. Names are compared after NFKC, lower-casing,
-  collapsing spaces and dropping a leading article or possessive (the, a, an, our, my); a node's
-  aliases count as its names; `runs_on` and `deployed_on` are one relation (both say where a
+  collapsing spaces and dropping a leading article or possessive (the, a, an, our, my), a known
+  tool by the product's canonical name ("GCP" is "Google Cloud"); a node's aliases count as
+  its names; `runs_on` and `deployed_on` are one relation (both say where a
   service runs); a labelled relation "a|b" accepts either. An edge belongs to the category of
   its first source event's statement.
 Informative, not goals: temporal status and occurrence-day accuracy of each found fact's first
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time
 from typing import Any, Final
 
+from memory.engine.slots import slot_of
 from memory.evaluation.memory_quality_run import Observed, StoredEvent, conversation_run
 from memory.evaluation.memory_quality_set import CATEGORIES, Conversation, QualitySet, Statement
 
@@ -49,8 +51,13 @@ _ARTICLE: Final = re.compile(r"^(?:the|a|an|our|my)\s+")
 
 
 def name_key(name: str) -> str:
+    """A node name as compared: NFKC, lower-cased, spaces collapsed, a leading article or
+    possessive dropped, and a known tool by the product's canonical name ("GCP" is "Google
+    Cloud", `memory.engine.slots`), since both name the same thing."""
     text = " ".join(unicodedata.normalize("NFKC", name).lower().split()).strip(" .,;:!?'\"")
-    return _ARTICLE.sub("", text)
+    text = _ARTICLE.sub("", text)
+    known = slot_of(text)
+    return known[1].casefold() if known is not None else text
 
 
 def _relations(label: str) -> frozenset[str]:
