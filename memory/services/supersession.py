@@ -31,6 +31,8 @@ _NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 _COLUMNS = columns_of(Event, ["id", "title", "summary", "quotes"], "e")
 _FACT_COLUMNS = columns_of(Event, ["id", "summary", "participants", "temporal_status"], "e")
+# The event types that state a change: only they replace a value (SPEC §5.4).
+_CHANGE_TYPES: Final = frozenset({"change", "migration", "decision"})
 _GENERIC_SPEAKERS: Final = frozenset({"user", "assistant", "system", "tool", "用户", "助手"})
 
 
@@ -93,11 +95,14 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
 
 
 def _facts_replaced(event: Event, extracted: ExtractedEvent) -> list[int]:
-    """Earlier active current events all of whose relation facts `extracted` restates or gives
-    a new value: "Dana maintains the invoice worker" ends "Marco maintains the invoice worker",
-    "we moved to Seattle" ends "I live in Portland", "数据平台现在由赵敏负责" ends
-    "张伟是数据平台的负责人" (`memory.engine.stated_facts.replaces`)."""
-    if extracted.temporal_status in _NOT_CURRENT:
+    """Earlier active current events all of whose relation facts `extracted`, a change or a
+    decision, restates or gives a new value: "Dana maintains the invoice worker from now on"
+    ends "Marco maintains the invoice worker", "we moved to Seattle" ends "I live in
+    Portland", "张伟离开了数据组，数据平台现在由赵敏负责" ends "张伟是数据平台的负责人"
+    (`memory.engine.stated_facts.replaces`)."""
+    if extracted.temporal_status in _NOT_CURRENT or extracted.event_type not in _CHANGE_TYPES:
+        # A new value said plainly ("Maya lives in Munich") is a conflict, not a change
+        # (`services.contradictions`).
         return []
     new = stated_facts(extracted.summary, speaker_of(extracted.participants))
     if not new:

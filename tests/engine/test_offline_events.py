@@ -559,6 +559,8 @@ def test_an_echo_is_judged_against_its_own_turn_only() -> None:
         # The assistant's own recommendation is new content.
         ("I'd suggest adding an index on the orders table.", "assistant", "other", "unknown"),
         ("建议把日志保留时间改成30天。", "assistant", "other", "unknown"),
+        # Leaving a team is a change, as "left the team" is.
+        ("老周离开了运维组。", "user", "change", "occurred"),
     ],
 )
 def test_plans_completions_negative_facts_and_recommendations(

@@ -95,3 +95,15 @@ def test_a_second_tool_or_a_planned_move_supersedes_nothing(
     _session(owner, drain, "s4", "Next month I'm moving to Seattle.", start=19, day=21)
 
     assert not Event.objects.filter(status=EventStatus.SUPERSEDED).exists()
+
+
+def test_a_new_owner_said_plainly_is_no_change_and_supersedes_nothing(
+    owner: ApiClient, drain: Callable[[], int]
+) -> None:
+    """Only a change or a decision replaces a value; said plainly, the two answers stay (the
+    contradiction rules of `services.contradictions` link them)."""
+    _two_sessions(
+        owner, drain, "Marco maintains the invoice worker.", "Dana maintains the invoice worker."
+    )
+
+    assert not Event.objects.filter(status=EventStatus.SUPERSEDED).exists()
