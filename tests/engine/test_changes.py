@@ -45,7 +45,9 @@ CHANGES = [
 
 
 @pytest.mark.parametrize(("text", "kind", "subject", "old", "new"), CHANGES)
-def test_change_statements_parse(text, kind, subject, old, new) -> None:
+def test_change_statements_parse(
+    text: str, kind: str, subject: str | None, old: str | None, new: str | None
+) -> None:
     change = parse_change(text)
     assert change is not None, text
     assert (change.kind, change.subject, change.old, change.new) == (kind, subject, old, new)
@@ -65,7 +67,7 @@ def test_change_statements_parse(text, kind, subject, old, new) -> None:
         "要不要改用pnpm？",
     ],
 )
-def test_what_is_not_clearly_a_change_parses_as_none(text) -> None:
+def test_what_is_not_clearly_a_change_parses_as_none(text: str) -> None:
     assert parse_change(text) is None
 
 
@@ -86,7 +88,7 @@ def test_what_is_not_clearly_a_change_parses_as_none(text) -> None:
         ("Priya: We use Redis for caching.", None, "Redis"),  # a speaker label is no subject
     ],
 )
-def test_plain_uses_parse(text, subject, value) -> None:
+def test_plain_uses_parse(text: str, subject: str | None, value: str) -> None:
     use = plain_use(text)
     assert use is not None, text
     assert (use.subject, use.value) == (subject, value)
@@ -105,7 +107,7 @@ def test_plain_uses_parse(text, subject, value) -> None:
         "我更喜欢用飞书沟通。",
     ],
 )
-def test_what_states_no_use(text) -> None:
+def test_what_states_no_use(text: str) -> None:
     assert plain_use(text) is None
 
 
@@ -151,14 +153,14 @@ NOT_SUPERSEDED = [
 
 
 @pytest.mark.parametrize(("change", "old"), SUPERSEDES)
-def test_a_change_supersedes_the_use_it_ends(change, old) -> None:
+def test_a_change_supersedes_the_use_it_ends(change: str, old: str) -> None:
     parsed = parse_change(change)
     assert parsed is not None
     assert change_supersedes(parsed, [old])
 
 
 @pytest.mark.parametrize(("change", "old"), NOT_SUPERSEDED)
-def test_a_change_leaves_other_events_alone(change, old) -> None:
+def test_a_change_leaves_other_events_alone(change: str, old: str) -> None:
     parsed = parse_change(change)
     assert parsed is not None
     assert not change_supersedes(parsed, [old])
