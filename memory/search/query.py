@@ -12,9 +12,10 @@ terms. Beyond it, rows that hold only common terms are not returned, and on SQLi
 terms weigh twice the common ones.
 
 A long query (a new message plus the open tail of a conversation: thirty terms and more) is
-ranked on its RANKED_TERMS rarest terms only. Every term costs its doclist, and a common term adds
-little to BM25 (its idf is small) but reads many rows: at 100k messages a 32-term context query
-took 84 ms (p50) and its 12 rarest terms take 9 ms (benchmarks/README.md, "Search latency").
+ranked on its RANKED_TERMS rarest terms only, among those some row holds. Every term costs its
+doclist, and a common term adds little to BM25 (its idf is small) but reads many rows: at 100k
+messages a 32-term context query took 84 ms (p50) and its 12 rarest terms take 9 ms
+(benchmarks/README.md, "Search latency").
 Finding them counts every term's rows only up to PRECOUNT first (a count stops at its cap, so
 a common term costs at most that many steps); only when fewer than RANKED_TERMS terms stay
 under it are the capped ones counted further. The terms chosen, and their counts, are the
@@ -137,11 +138,15 @@ def _counts(
 
 
 def _rarest(kind: Kind, namespace_id: int, terms: list[str], counted: Counted) -> list[str]:
-    """The RANKED_TERMS rarest terms, in query order (ties: the earlier term)."""
+    """The RANKED_TERMS rarest terms that some row holds, in query order (ties: the earlier
+    term). A term no row holds matches nothing and adds nothing to a score: counted as the
+    rarest it would push the question's own words out of a long query (a typo, a name never
+    said, in the open tail of a proxied conversation)."""
     counts = _counts(kind, namespace_id, terms, PRECOUNT, counted)
-    if sum(1 for n in counts if n < PRECOUNT) < RANKED_TERMS:
+    if sum(1 for n in counts if 0 < n < PRECOUNT) < RANKED_TERMS:
         counts = _counts(kind, namespace_id, terms, GATE_BUDGET + 1, counted)
-    rarest = sorted(range(len(terms)), key=lambda i: (counts[i], i))[:RANKED_TERMS]
+    held = [i for i in range(len(terms)) if counts[i] > 0]
+    rarest = sorted(held, key=lambda i: (counts[i], i))[:RANKED_TERMS]
     return [terms[i] for i in sorted(rarest)]
 
 

@@ -259,3 +259,19 @@ def test_a_long_query_ranks_on_its_rarest_terms_however_far_they_are_first_count
     chosen = query_terms("hobby merlin kestrel")
     exact = backend().doc_counts(MESSAGES, w.pk, chosen, query.GATE_BUDGET + 1)
     assert query._counts(MESSAGES, w.pk, chosen, query.GATE_BUDGET + 1, counted) == exact
+
+
+def test_a_long_query_ranks_on_words_memory_holds_not_on_words_nothing_holds(world, monkeypatch):
+    """Words no row holds do not take the rarest slots of a long query: the question's own
+    words are still ranked on, and still find their message."""
+    from memory.search import query
+    from memory.search.text import query_terms
+
+    w = world()
+    w.say("the osprey nest is on the water tower", "ok")
+    w.say("osprey chicks hatched", "ok")
+    monkeypatch.setattr(query, "RANKED_TERMS", 3)
+    asked = "qwzx vrbl plokt osprey tower"
+    assert query._rarest(MESSAGES, w.pk, query_terms(asked), {}) == query_terms("osprey tower")
+    assert "the osprey nest is on the water tower" in _contents(search_messages(w.pk, asked))
+    assert search_messages(w.pk, "qwzx vrbl plokt zzyq") == []
