@@ -28,3 +28,20 @@ def write_transaction() -> Iterator[None]:
         return
     with _SQLITE_WRITER, transaction.atomic():
         yield
+
+
+# The advisory lock class of event storing (`namespace_events_lock`); the second key is the
+# namespace's id.
+_EVENTS_LOCK_CLASS = 29
+
+
+def namespace_events_lock(namespace_id: int) -> None:
+    """Hold, until the caller's transaction ends, the namespace's lock for storing extracted
+    events: two workers storing blocks of one namespace at once would otherwise both find no
+    event stating a fact and both create one (one event per fact, `services.mentions`). A
+    PostgreSQL advisory lock, so ingest (which locks the namespace's row) never waits on it;
+    SQLite's write transactions already run one at a time."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_EVENTS_LOCK_CLASS, namespace_id])

@@ -39,6 +39,7 @@ from memory.models import (
 from memory.models.rows import columns_of, marks, read_by_id, read_models, read_values
 from memory.services.block_ready import block_mark_ready
 from memory.services.contradictions import denial_conflicts
+from memory.services.db import namespace_events_lock
 from memory.services.events import EventContext, event_create, event_relate, event_supersede
 from memory.services.jobs import job_create, job_handler
 from memory.services.live import publish
@@ -278,6 +279,7 @@ def _store_events(
     event per fact, `services.mentions`). Relations and supersessions proposed for a restated
     fact apply to the existing event, and a change statement supersedes the earlier events
     stating the use it ends (`services.supersession`)."""
+    namespace_events_lock(block.namespace_id)  # the candidate reads below see every stored fact
     context = EventContext(
         block=block, formed_turn=formed_turn, messages={m.pk: m for m in messages}
     )
