@@ -150,12 +150,22 @@ def asked_weights(
         return ()
     whole = search.term_weights(namespace.pk, text_query)
     same = text_query == query.strip() or not query.strip()
-    message = whole if same else search.term_weights(namespace.pk, query)
+    message = whole if same else _weights_within(whole, namespace, query)
     asked = [whole] if message is whole else [message, whole]
     asked += sentence_questions(message, (query_terms(s) for s in sentences(query)))
     if message is not whole:  # the open tail's sentences, against the whole context query
         asked += sentence_questions(whole, (query_terms(s) for s in sentences(text_query)))
     return tuple(a for a in asked if any(w > 0 for w in a.values()))
+
+
+def _weights_within(whole: dict[str, float], namespace: Namespace, query: str) -> dict[str, float]:
+    """The new message's term weights: a term weighs the same in any question, so they are read
+    off the context query's, which opens with the message; weighed anew only for a message cut
+    short there (longer than MAX_QUERY_CHARS)."""
+    terms = query_terms(query)
+    if all(t in whole for t in terms):
+        return {t: whole[t] for t in terms}
+    return search.term_weights(namespace.pk, query)
 
 
 def _compact(card: dict[str, Any]) -> str:

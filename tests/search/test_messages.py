@@ -275,3 +275,31 @@ def test_a_long_query_ranks_on_words_memory_holds_not_on_words_nothing_holds(wor
     assert query._rarest(MESSAGES, w.pk, query_terms(asked), {}) == query_terms("osprey tower")
     assert "the osprey nest is on the water tower" in _contents(search_messages(w.pk, asked))
     assert search_messages(w.pk, "qwzx vrbl plokt zzyq") == []
+
+
+def test_a_large_namespaces_message_total_is_counted_once_a_minute(world, monkeypatch):
+    """term_weights counts the namespace's messages; a large total is reused for a minute (the
+    count is the one part of a context call that grows with the namespace), a small one is
+    counted each time."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memory.search import query
+    from memory.search.documents import MESSAGES
+
+    w = world()
+    w.say("the osprey nest is on the water tower", "ok")
+    monkeypatch.setattr(query, "_TOTALS", {})
+    counting = f"FROM {MESSAGES.base_table} WHERE namespace_id"
+
+    def counts() -> int:
+        with CaptureQueriesContext(connection) as seen:
+            query.term_weights(w.pk, "osprey tower")
+        return sum(counting in q["sql"] for q in seen.captured_queries)
+
+    assert (counts(), counts()) == (1, 1)  # two messages: below TOTAL_REUSED_FROM
+    monkeypatch.setattr(query, "TOTAL_REUSED_FROM", 2)
+    assert (counts(), counts()) == (1, 0)
+    clock = query.time.monotonic() + query.TOTAL_REUSED_SECONDS + 1
+    monkeypatch.setattr(query.time, "monotonic", lambda: clock)
+    assert counts() == 1
