@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from memory.engine.offline_relations import function_noun
 from memory.engine.slots import slot_of
 
 __all__ = ["Change", "Use", "change_supersedes", "parse_change", "plain_use", "stated_uses"]
@@ -103,7 +104,7 @@ _ZH_END: Final = (
 # A value inside Chinese text: a Latin name ("MySQL", "GitHub Actions") or a short Han word ended
 # by punctuation or a particle; `_ZM` is one followed by more of the pattern.
 _ZV: Final = (
-    r"((?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
+    r"((?:[\u4e00-\u9fff]{2,4}[A-Z][A-Za-z0-9]{1,10})|(?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
     r"|(?:[\u4e00-\u9fff]{1,12}?" + _ZH_END + r"))"
 )
 _ZM: Final = r"(.{1,30}?)"
@@ -132,6 +133,12 @@ _CHANGES_EN: Final = (
     ("instead", "pba", re.compile(rf"^(.*?)\b(?:use|uses|using|used|go\s+with|went\s+with|run\s+on"
                                   rf"|runs\s+on|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on"
                                   rf"|hosts\s+on)\s+{_V}\s+instead\s+of\s+{_V}", _I)),
+    # instead of A, X (now) goes through B: "Instead of Opsgenie, on-call alerts now go through
+    # PagerDuty"
+    ("instead", "axb", re.compile(rf"\binstead\s+of\s+{_V}\s*,\s*(?:the\s+|our\s+)?(.+?)\s+"
+                                  rf"(?:now\s+)?(?:go(?:es)?\s+(?:now\s+)?(?:through|via)"
+                                  rf"|(?:is|are)\s+(?:now\s+)?(?:routed|sent|handled|done)\s+"
+                                  rf"(?:through|via|in|with|by))\s+{_V}", _I)),
     # we no longer use A; X no longer runs on A; stopped using A; don't use A anymore
     ("stop", "pa", re.compile(rf"^(.*?)\bno\s+longer\s+(?:use|uses|need|needs|run\s+on|runs\s+on"
                               rf"|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on|is\s+on"
@@ -156,6 +163,12 @@ _CHANGES_ZH: Final = (
     ("replace", "ba", re.compile(rf"用{_ZM}(?:替换|代替|取代|替代)(?:了|掉)?{_ZV}")),
     ("replace", "ab", re.compile(rf"把{_ZM}(?:换成|替换成|改成)了?{_ZV}")),
     ("switch", "xb", re.compile(rf"把(.+?)(?:迁移到|迁到|搬到|换到|切换到|迁至|迁移至)了?{_ZV}")),
+    # "反欺诈引擎已经迁到华为云了": the subject opens the clause (a named one only, see _parse_zh).
+    (
+        "switch",
+        "xb",
+        re.compile(rf"^([^，,。把从]+?)(?:迁移到|迁到|换到|切换到|迁至|迁移至)了?{_ZV}"),
+    ),
     (
         "stop",
         "pa",
@@ -196,16 +209,30 @@ _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:存在|存放在|存到|保存在){_ZV}(?=里|中|上)"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
     re.compile(
-        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户)(?:的是)?|就用|统一用|依赖){_ZV}"
+        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户)(?:的是|的)?|就用|统一用|依赖){_ZV}"
     ),
+    # What a service is wired to: "短信验证接的是腾讯云短信".
+    re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了){_ZV}"),
 )
+# "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
+# a team function (`offline_relations.FUNCTION_NOUNS`) said with the tool that serves it.
+_FUNCTION_USE_EN: Final = (
+    re.compile(rf"^(.*?)\bour\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:is|are)\s+(?:all\s+)?"
+               rf"(?:on\s+|in\s+|through\s+|via\s+)?{_V}", _I),
+    re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+(?:all\s+)?"
+               rf"(?:of\s+)?(?:our|the)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
+               rf"\s+{_V}", _I),
+    re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
+               rf"(?:go|goes|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+(?:through"
+               rf"|via)\s+{_V}", _I),
+)  # fmt: skip
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
     r"|replace|replaced|replacing|without|if|whether|should\s+we|could|might|maybe|considering"
     r"|consider|how|why|you)\b|\?)",
     _I,
 )
-_NOT_USED_ZH: Final = re.compile(r"不|没|别|从|替换|代替|取代|如果|是否|要不要|吗|你")
+_NOT_USED_ZH: Final = re.compile(r"不|没|别|从|禁止|严禁|替换|代替|取代|如果|是否|要不要|吗|你")
 
 _LEAD_EN: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|also|and|but|then|well|yes|yeah|now|currently|actually|anyway|today"
@@ -233,7 +260,7 @@ _LEAD_ZH: Final = re.compile(
     r"|好的?|所以|另外|然后|那|的|，|,|\s)+"
 )
 _TAIL_ZH: Final = re.compile(
-    r"(?:现在|目前|已经|都|也|就|还|一直|正在|决定|打算|要|会|的|了|，|,|\s)+$"
+    r"(?:我们|咱们|现在|目前|已经|都|也|就|还|一直|正在|决定|打算|要|会|的|了|，|,|\s)+$"
 )
 _ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
 # Words that say what kind of thing a subject is, not which: "the billing service" and "billing"
@@ -264,7 +291,18 @@ def _value(value: str | None) -> str | None:
     """A parsed value without the sentence's closing punctuation ("Fly.io." is "Fly.io")."""
     if value is None:
         return None
-    return value.strip().rstrip(" .,;:!?。，；：！？") or None
+    value = value.strip().rstrip(" .,;:!?。，；：！？")
+    # "three Hetzner machines", "a couple of Hetzner boxes": the platform, not the count.
+    counted = _COUNTED.fullmatch(value)
+    return (counted.group(1) if counted else value) or None
+
+
+_COUNTED: Final = re.compile(
+    r"(?:a\s+(?:couple|pair|handful)\s+of|a\s+few|several|some|two|three|four|five|six|\d+)\s+"
+    r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+(?:machines?|boxes|box|servers?|nodes?|instances?"
+    r"|vms?|hosts?|droplets?)",
+    re.IGNORECASE,
+)
 
 
 def same_value(a: str, b: str) -> bool:
@@ -380,6 +418,8 @@ def _parse_zh(sentence: str) -> Change | None:
         if _HEDGE_ZH.search(guard) or _HEDGE_EN.search(guard):
             return None
         subject = _subject(values["x"]) if "x" in values else _subject(prefix)
+        if shape == "xb" and "把" not in match.group(0) and subject is None:
+            continue  # "我们已经迁到新办公室了": nothing named moved
         old, new = _value(values.get("a")), _value(values.get("b"))
         if kind == "stop" and new is None:  # "不再用A了，改用B": what replaces A
             then = _ZH_THEN_USE.search(sentence, match.end())
@@ -413,6 +453,18 @@ def plain_use(text: str) -> Use | None:
     "I love how you use color" states no use; neither does a negated or hedged clause or a
     statement about the listener."""
     sentence = _without_label(unicodedata.normalize("NFKC", text).strip())
+    if not _HAN.search(sentence):
+        for pattern in _FUNCTION_USE_EN:
+            match = pattern.search(sentence)
+            if (
+                match is None
+                or _NOT_USED_EN.search(match.group(1))
+                or _NOT_USED_EN.search(match.group(2))
+            ):
+                continue
+            value = _value(match.group(3))
+            if value and _named(value) and function_noun(match.group(2)):
+                return Use(None, value, USING)
     patterns = _USE_ZH if _HAN.search(sentence) else ()
     for pattern in (*patterns, *_USE_EN):
         match = pattern.search(sentence)

@@ -39,6 +39,7 @@ from memory.engine.offline_relations import (
     AMBIGUOUS,
     ME,
     PLATFORMS,
+    function_noun,
     known_tool,
     relations,
     service_named,
@@ -120,9 +121,12 @@ _WORKS_AT_OTHER: Final = (re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:live|living)\s+(?i:in)\s+{_NAME}"),
-    re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+(?i:to)\s+{_NAME}"),
+    re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+"
+               rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?住在{_HAN_NAME}{_HAN_AFTER_PLACE}"),
     re.compile(rf"我(?:们)?搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
+    # "我上个月从杭州搬到了苏州": a time word and the old home before the move.
+    re.compile(rf"我(?:们)?[^，。,.!！从]{{0,6}}从[^，。,.!！]{{1,12}}?搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
 )  # fmt: skip
 _LIVES_IN_OTHER: Final = (
     re.compile(rf"\b(?i:lives)\s+(?i:in)\s+{_NAME}"),
@@ -299,8 +303,8 @@ def _project_slots(
     project = builder.node("project", name, event, tag="project")
     for choice in choices:
         builder.fact(project, choice.slot, choice.value, event)
-        if normalize_key(choice.value) in placed:
-            continue
+        if any(key.startswith(normalize_key(choice.value)) for key in placed):
+            continue  # "AWS" of "the geocoder now runs on AWS Fargate" is placed already
         tool = builder.node("tool", choice.value, event, tag=choice.slot)
         builder.edge(project, tool, "uses", event, slot=choice.slot)
 
@@ -314,6 +318,8 @@ _HOSTING_VERB: Final = re.compile(
 )
 # A subject that names something other than a service (a technology, a person): "Django".
 _NAMED_THING: Final = re.compile(r"^[A-Z]")
+# A thing named by a common noun ("geocoder", "tile server"): a service when it runs on a platform.
+_COMMON_THING: Final = re.compile(r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?")
 # "For Nimbus, instead of Stripe we'll use Adyen": the project named before the clause.
 _FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s*,")
 
@@ -339,8 +345,18 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         if tool is None or normalize_key(tool) in covered:
             continue
         service = service_named(use.subject) if use.subject else None
-        if service is None and use.subject and _NAMED_THING.match(use.subject):
+        generic = bool(use.subject) and function_noun(use.subject or "")
+        if service is None and use.subject and _NAMED_THING.match(use.subject) and not generic:
             continue  # "Django uses Python": a fact about technologies, not about this team
+        if (
+            service is None
+            and use.role == HOSTING
+            and use.subject
+            and not generic
+            and _COMMON_THING.fullmatch(use.subject)
+            and tool.split()[0].casefold() in PLATFORMS
+        ):
+            service = use.subject  # "the geocoder now runs on AWS Fargate"
         if service is None:
             service = project_name(text) or (
                 named.group(1) if named and not known_tool(named.group(1)) else None
@@ -391,7 +407,7 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     if employed:
         found.append((employed[0], "works_at", employed[1]))
     housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, text, speaker)
-    if housed and slot_of(housed[1]) is None:
+    if housed and slot_of(housed[1]) is None and known_tool(housed[1]) is None:
         found.append((housed[0], "lives_in", housed[1]))
     return found
 
@@ -490,7 +506,7 @@ def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
         text = f"{event.summary}\n{event.title}"
         _project_person(builder, event, event.summary)
         covered = _project_relations(builder, event)
-        placed = _project_uses(builder, event, covered)
+        placed = _project_uses(builder, event, covered) | covered
         _project_slots(builder, event, text, placed)
     reason = (
         f"offline rules: {len(builder.facts)} facts and {len(builder.edges)} edges "

@@ -35,7 +35,8 @@ ME: Final = "\x00me"  # the speaker's own "I"/"我": the caller puts the speaker
 KNOWN_TOOLS: Final = frozenset(
     """
     kubernetes k8s docker render railway heroku vercel netlify cloudflare fly.io aws gcp azure
-    digitalocean hetzner linode supabase firebase kafka rabbitmq nats elasticsearch opensearch
+    digitalocean hetzner linode ovh scaleway vultr fargate ecs eks gke aks supabase firebase kafka
+    rabbitmq nats elasticsearch opensearch
     clickhouse cassandra snowflake bigquery redshift airflow spark s3 ec2 lambda rds terraform
     ansible nginx linux grafana prometheus sentry datadog slack jira confluence notion github
     gitlab bitbucket stripe twilio auth0 okta graphql grpc celery sidekiq openai pytorch
@@ -46,7 +47,8 @@ KNOWN_TOOLS: Final = frozenset(
 PLATFORMS: Final = frozenset(
     """
     kubernetes k8s docker render railway heroku vercel netlify cloudflare fly.io aws gcp azure
-    digitalocean hetzner linode ec2 ecs lambda 阿里云 腾讯云 华为云
+    digitalocean hetzner linode ovh scaleway vultr ec2 ecs eks gke aks fargate lambda 阿里云 腾讯云
+    华为云
     """.split()  # noqa: SIM905
 )
 _SERVICE_NOUNS: Final = (
@@ -54,6 +56,25 @@ _SERVICE_NOUNS: Final = (
     r"|repo|repository|platform|cluster|library|sdk|cli|bot|portal|system|microservice|gateway"
     r"|monorepo|worker|database|module|engine|server)"
 )
+# Nouns that name what a team does, not a thing it runs: "our CI is CircleCI", "we switched CI
+# from A to B", "on-call alerts go through PagerDuty" are the project's (SPEC §6.5).
+FUNCTION_NOUNS: Final = frozenset(
+    """
+    ci cd ci/cd monitoring alerting alerts alert paging on-call oncall logging logs tracing metrics
+    analytics dashboards dashboard bi wiki docs documentation chat messaging tracker ticketing
+    tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
+    cdn dns email emails sms auth payments notes notifications incidents errors orchestration
+    scheduling 构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布
+    """.split()  # noqa: SIM905
+)
+
+
+def function_noun(phrase: str) -> bool:
+    """True when `phrase` names a function ("CI", "on-call alerts", "构建"), not a thing."""
+    words = re.sub(r"^(?:the|our|my)\s+", "", phrase.strip(), flags=re.IGNORECASE).split()
+    return bool(words) and len(words) <= 3 and words[-1].casefold() in FUNCTION_NOUNS
+
+
 _NAME_ONLY_NOUNS: Final = frozenset({"project", "app", "repo", "repository"})  # "Atlas project"
 _TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"
 _DETERMINER: Final = r"(?:the|our|my|their|his|her|its|this|a|an)"
@@ -105,7 +126,8 @@ _QUESTION_START: Final = re.compile(
 # "project", "tool", "team", "owner" (person or team), "uses" (person or project).
 _RELATIONS_EN: Final = (
     # (verb pattern, relation, subject kind, object kind, passive)
-    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?owned\s+by", "owns", "owner", "project", True),
+    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:owned|handled|looked\s+after|taken\s+care\s+of)"
+     r"\s+by", "owns", "owner", "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:led|headed|run|managed)\s+by", "leads", "owner",
      "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
@@ -137,6 +159,14 @@ _VERBS_EN: Final = tuple(
     for verb, rel, subj, obj, passive in _RELATIONS_EN
 )
 _ADVERBS_AFTER: Final = re.compile(r"^\s+(?:(?:now|mainly|mostly|primarily|also)\s+)*")
+# "deployed on three Hetzner machines": a count before a platform is not part of its name.
+_COUNT: Final = re.compile(
+    r"^(?:a\s+(?:couple|pair|handful)\s+of|a\s+few|several|some|two|three|four|five|six|a\s+dozen"
+    r"|\d+)\s+(?=[A-Z])",
+    re.IGNORECASE,
+)
+# "The geocoder runs on Hetzner": a thing named by a common noun may run on a platform.
+_THING: Final = re.compile(r"(?i:the|our)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)")
 _OBJECT_LIST: Final = re.compile(r"^\s*(?:,\s*and|,|and|&|as\s+well\s+as)\s+", re.IGNORECASE)
 # "We deploy the billing service on Fly.io", "we moved the billing service from Heroku to Render":
 # the place a service runs, said with the speakers as the subject.
@@ -208,6 +238,14 @@ def _tool_at(text: str) -> tuple[str, int] | None:
             word = match.group(1).rstrip(".")
             tool = known_tool(word)
             if tool and not (tool.lower() == "go" and not word[:1].isupper()):
+                # "AWS Fargate": a platform product named after its cloud is one name.
+                inner = re.match(r"\s+([A-Za-z][\w.-]*)", text[skip + len(word) :])
+                if (
+                    inner
+                    and tool.casefold() in PLATFORMS
+                    and inner.group(1).casefold() in PLATFORMS
+                ):
+                    return f"{tool} {inner.group(1)}", skip + len(word) + inner.end()
                 return tool, skip + len(word)
     return None
 
@@ -287,6 +325,8 @@ def _english(sentence: str) -> list[Relation]:
         rest = sentence[end:]
         rest_start = _ADVERBS_AFTER.match(rest)
         rest = rest[rest_start.end() if rest_start else 0 :]
+        if relation in ("runs_on", "deployed_on"):
+            rest = _COUNT.sub("", rest)
         if passive:  # "the billing service is owned by Priya": the object is the clause
             owned = _subject(clause, "project")
             team = _TEAM.match(rest)
@@ -301,6 +341,8 @@ def _english(sentence: str) -> list[Relation]:
                 taken_until = end
             continue
         subject = previous if coordinated and previous else _subject(clause, subject_kind)
+        if subject is None and relation in ("runs_on", "deployed_on"):
+            subject = _thing_on_platform(clause, rest)
         if subject is None:
             continue
         target = _object(rest, object_kind)
@@ -319,6 +361,19 @@ def _english(sentence: str) -> list[Relation]:
             target = nxt
         previous = subject
     return [_employer(r) for r in [*out, *_placed(sentence)]]
+
+
+def _thing_on_platform(clause: str, rest: str) -> Entity | None:
+    """ "The geocoder runs on Hetzner": a common noun after "the"/"our" is a service when what
+    it runs on is a platform (not "the meeting is hosted on Zoom")."""
+    text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
+    thing = _THING.fullmatch(text)
+    tool = _tool_at(rest)
+    if not thing or tool is None or tool[0].split()[0].casefold() not in PLATFORMS:
+        return None
+    if thing.group(1).split()[-1].casefold() in _NOT_SUBJECT | FUNCTION_NOUNS:
+        return None
+    return Entity(thing.group(1), "project")
 
 
 def _employer(relation: Relation) -> Relation:
@@ -354,7 +409,8 @@ def _placed(sentence: str) -> list[Relation]:
 # Chinese: a clause is split at punctuation; the subject is the clause before the verb.
 _ZH_SERVICE: Final = re.compile(
     r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
-    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端)$"
+    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
+    r"|库|引擎|组件|框架|插件|SDK|sdk)$"
 )
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
 _ZH_SURNAMES: Final = (
@@ -368,10 +424,20 @@ _ZH_PERSON: Final = re.compile(
 )
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
 _ZH_TRAILING: Final = re.compile(r"(?:现在|目前|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$")
-_ZH_OBJECT_END: Final = re.compile(r"(?:上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$")
+_ZH_OBJECT_END: Final = re.compile(
+    r"(?:那一?块|这一?块|那边|这边|那部分|这部分|上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$"
+)
 _ZH_RELATIONS: Final = (
     # (pattern over one clause with groups a and b, relation, which group is the subject,
     #  subject kind, object kind)
+    # "规则平台是孙悦在负责", "特征库归郭涛", "特征库现在交给马丽", "老周管日志系统那块".
+    (r"^(?P<b>.+?)是(?P<a>.+?)在(?:负责|管|维护|跟进?)(?:的)?$", "owns", "owner", "project"),
+    (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
+     "owns", "owner", "project"),
+    (r"^(?P<a>.+?)管(?!理|道|控|用)(?P<b>.+)$", "owns", "owner", "project"),
+    # "我在风控组": membership of a team (a company is `works_at`, "在X工作").
+    (r"^(?P<a>.+?)在(?P<b>[^在]+?(?:组|团队|部门|小组))(?:工作|上班)?$", "member_of", "person",
+     "team"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理)$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头)$", "leads", "owner", "project"),
@@ -442,6 +508,9 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
     if not text or len(text) > 30:
         return None
+    product = re.fullmatch(r"([\u4e00-\u9fff]{2,4})([A-Z][A-Za-z0-9]{1,10})", text)
+    if product and kind in ("tool", "project_or_tool") and known_tool(product.group(1)):
+        return Entity(text, "tool")  # "阿里云ECS": a cloud's product keeps its name
     tool = known_tool(text) or _zh_tool_before_verb(text, kind)
     if kind in ("tool", "project_or_tool") and tool:
         return Entity(tool, "tool")
@@ -463,12 +532,24 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     return None
 
 
+# A clause that opens with its verb shares the subject of the clause before it:
+# "我在风控组，主要负责反欺诈引擎".
+_ZH_SUBJECTLESS: Final = re.compile(
+    r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带)"
+)
+
+
 def _chinese(sentence: str) -> list[Relation]:
     out: list[Relation] = []
+    previous = ""
     for clause in _ZH_CLAUSE.split(sentence):
         clause = clause.strip()
         if not clause or clause.startswith(("如果", "要是", "是否", "假如")) or "不" in clause:
+            previous = ""
             continue
+        if previous and _ZH_SUBJECTLESS.match(clause):
+            clause = previous + clause
+        previous = ""
         for pattern, relation, subject_kind, object_kind in _VERBS_ZH:
             match = pattern.match(clause)
             if not match:
@@ -477,6 +558,7 @@ def _chinese(sentence: str) -> list[Relation]:
             target = _zh_object(match.group("b"), object_kind)
             if subject and target:
                 out.append(_employer(Relation(subject, relation, target)))
+                previous = match.group("a") if subject.type == "person" else ""
                 break
     return out
 
@@ -513,6 +595,8 @@ def service_named(phrase: str) -> str | None:
                 return _zh_project_name(service, candidate)
             continue
         bare = re.sub(r"^(?:the|our|my|their)\s+", "", candidate, flags=re.IGNORECASE)
+        if function_noun(bare):
+            continue  # "CI", "on-call alerts": the team's function, not a service
         service = _SERVICE.fullmatch(bare)
         if service:
             return _service_name(service.group(1))
