@@ -66,6 +66,10 @@ CHANGE: Final = _cue(
     r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",
     # Roles and memberships: "Maria moved to the data team", "Sam got promoted".
     r"\b(?:joined|rejoined|resigned|transferred\s+to|became\s+(?:a|an|the|our))\b"
+    # Someone leaving and a hand-over: "Yusuf left last month", "is now handled by Mei".
+    r"|\b(?-i:[A-Z])[\w-]+\s+(?:has\s+)?left\s+(?:the\s+company|us|last\s+(?:week|month|year)"
+    r"|recently|yesterday|this\s+(?:week|month))\b"
+    r"|\b(?:is|are)\s+now\s+(?:owned|handled|maintained|led|run|managed|looked\s+after)\s+by\b"
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"
     r"|(?<!n't\s)(?<!not\s)(?<!never\s)\bquit\s+(?:my|his|her|their|our|the)\b"
@@ -135,11 +139,16 @@ PREFERENCE: Final = _cue(
 # A standing negative fact about what is (not) used or eaten: "we don't use Kafka", "我不吃香菜".
 # Not a resolve ("I won't give up") or a dislike of an activity (PREFERENCE has those).
 NEGATIVE_FACT: Final = _cue(
-    r"\b(?:we|i)\s+(?:don't|do\s+not|never)\s+(?:use|run|deploy|eat|drink)\s+(?!it\b|that\b|this\b"
-    r"|them\b|any\b|anything\b|much\b)\S",
+    r"\b(?:we|i)\s+(?:don't|do\s+not|never)\s+(?:use|run|deploy|eat|drink|do|play|allow|smoke"
+    r"|touch)\s+(?!it\b|that\b|this\b|them\b|any\b|anything\b|much\b|well\b|so\b|that\b|a\s+lot\b"
+    r"|enough\b|too\b|very\b|really\b|what\b|mind\b)\S",
+    # A rule against something named: "Docker Swarm is not allowed in production".
+    r"^(?:the\s+)?(?-i:[A-Z])[\w.+#-]*(?:\s+[\w.+#-]+){0,2}\s+(?:is|are)\s+(?:not\s+allowed"
+    r"|not\s+permitted|banned|forbidden|prohibited|off[-\s]limits)\b",
     # "不用" alone is mostly "no need to" (我们不用担心): a use needs a Latin name after it.
-    r"(?:我们|咱们|我)(?:公司|团队|组)?(?:从来)?(?:不|从不)(?:(?:用|使用)(?=[A-Za-z])"
-    r"|(?:吃|喝)(?![了过吗呢]))\S",
+    r"(?:我们|咱们|我)(?:公司|团队|组)?(?:绝对|从来|根本|完全|一直|也)?(?:不|从不)(?:让|许|准)?"
+    r"(?:(?:用|使用)(?=[A-Za-z])|(?:吃|喝|玩|抽|碰)(?![了过吗呢]))\S",
+    r"(?:禁止|严禁|不许|不准|不让)(?:用|使用)(?=[A-Za-z])",
 )
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
 RECOMMENDATION: Final = _cue(
@@ -161,6 +170,10 @@ TYPED: Final = (
         _cue(
             r"\b(?:released|release|shipped|shipping|launched|launching|deployed|published"
             r"|went\s+live|go\s+live)\b",
+            # A piece of work sent out: "the routing docs went out on Friday".
+            r"\b(?:docs?|documentation|release|version|update|newsletter|report|dashboard|feature"
+            r"|patch|notes|changelog|email|announcement|post|v\d[\w.]*)\s+(?:went|is|are|was|were)"
+            r"\s+(?:out|live)\b",
             r"发布|上线|发版",
         ),
     ),
@@ -168,7 +181,8 @@ TYPED: Final = (
         "task_completed",
         _cue(
             r"\b(?:finished|completed|wrapped\s+up|accomplished|done\s+with|got\s+done|graduated"
-            r"|submitted|handed\s+in|turned\s+in|passed\s+(?:my|the|our|his|her))\b",
+            r"|submitted|handed\s+in|turned\s+in|passed\s+(?:my|the|our|his|her))\b"
+            r"|\b(?:got|received|accepted)\s+(?:the|an|my|a)\s+(?:job\s+)?offer\b",
             # Making a piece of work: "I painted a lake sunrise", not "made me think".
             r"\b(?:built|created|wrote|painted|designed|knitted|baked|drew|composed|recorded|sewed"
             r"|made)\s+(?:a|an|my|our|this|that|these|some|another|two|three|several)\s+"
@@ -217,6 +231,11 @@ TYPED: Final = (
         ),
     ),
 )
+# An exam or a test passed, said by the person who sat it: "科目二过了", "路考终于过了".
+EXAM_PASSED: Final = _cue(
+    r"(?:考试|科目[一二三四]|路考|驾考|面试|答辩|考核|体检|笔试|雅思|托福)(?:也|终于|顺利|都)*"
+    r"(?:通过|过)了",
+)
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # A recurrence ("every Tuesday", "on Sunday mornings", "每周") names no single occurrence.
 RECURRING: Final = _cue(
@@ -259,8 +278,25 @@ WISH: Final = _cue(
     r"\b(?:cross(?:ing)?\s+(?:my|our)\s+fingers|fingers\s+crossed|rooting\s+for\s+you"
     r"|praying\s+for\s+you|thinking\s+of\s+you|proud\s+of\s+you)\b",
     r"^(?:祝你?|祝大家)|周末愉快|玩得开心|一路顺风|再见|回头见|明天见|下次见",
+    # Encouragement before an exam or a talk: "别紧张，明早…祝你顺利！".
+    r"祝(?:你|您)|别紧张|不要紧张|放轻松|好好发挥|正常发挥",
+)
+# Small talk about how the day felt ("Long day today, I'm exhausted", "今天的会开得好累"): a
+# mood, not a happening worth keeping, unless another cue says more.
+FEELING: Final = _cue(
+    r"\b(?:i'm|i\s+am|i\s+feel|feeling)\s+(?:so\s+|really\s+|totally\s+|completely\s+|pretty\s+)?"
+    r"(?:exhausted|tired|beat|knackered|sleepy|drained|wiped(?:\s+out)?|worn\s+out|shattered)\b"
+    r"|^(?:what\s+a\s+|such\s+a\s+)?long\s+day\b",
+    r"得(?:好|太|真|很|特别|超|有点)(?:累|长|久|烦|困|无聊|闷)|好累|累死|好困|困死|太累了",
 )
 # An assistant restating memory is not new evidence (notes §5.2): such sentences are skipped.
+# An assistant's computed answer: a figure it works out for the user ("That is 8 vCPUs in total",
+# "一年房租是42000元").
+COMPUTED: Final = _cue(
+    r"\b(?:in\s+total|total(?:s|\s+of|\s+is)?|comes?\s+to|adds?\s+up\s+to|that(?:'s|\s+is)"
+    r"|gives\s+you|works?\s+out\s+(?:to|at)|per\s+(?:year|month|week|day)|a\s+year|a\s+month)\b",
+    r"一共|总共|合计|总计|加起来|算下来|一年|每年|每月|大约|大概",
+)
 RECALL: Final = _cue(
     r"\b(?:you\s+(?:said|mentioned|told\s+me)|as\s+you\s+(?:said|mentioned)|according\s+to\s+"
     r"(?:my|your|the)\s+(?:memory|memories|notes)|i\s+remember\s+that|previously\s+you)\b",

@@ -157,7 +157,7 @@ def _is_question(sentence: str) -> bool:
 
 
 def _classify(
-    sentence: str, *, person: bool, future: bool, dated: bool, past: bool
+    sentence: str, *, person: bool, future: bool, dated: bool, past: bool, computed: bool = False
 ) -> _Kind | None:
     """The event kind a sentence states, by cue priority; None when it states none.
 
@@ -170,6 +170,8 @@ def _classify(
     if not person and cues.RECOMMENDATION.search(sentence):
         # The assistant's own advice is new content for this user, not an echo of theirs.
         return _Kind("other", "recommendation")
+    if computed:  # a figure the assistant worked out for the user ("That is 8 vCPUs in total")
+        return _Kind("other", "computed")
     if cues.CANCELLATION.search(sentence):
         return _Kind("cancellation", "cancellation", default_status="cancelled")
     if cues.DECISION.search(sentence):
@@ -196,6 +198,10 @@ def _classify(
     if person and not wish and relations(sentence):
         return _Kind("other", "relation", default_status="ongoing")
     personal = bool(cues.FIRST_PERSON.search(sentence))
+    if person and cues.EXAM_PASSED.search(sentence):
+        return _Kind("task_completed", "typed", default_status="occurred")
+    if cues.FEELING.search(sentence):
+        return None  # "今天的会开得好累": how the day felt, not a happening to keep
     for event_type, cue in cues.TYPED:
         if cue.search(sentence) and (personal or dated) and not wish:
             return _Kind(event_type, "typed", default_status=_tense_status(sentence))
@@ -321,7 +327,7 @@ def _scope(kind: _Kind, sentence: str, message: SourceMessage, choices: list[Slo
 
 
 def _event_fields(
-    message: SourceMessage, sentence: str
+    message: SourceMessage, sentence: str, *, computed: bool = False
 ) -> tuple[tuple[str, ...], dict[str, object], list[str]] | None:
     """(merge key, event fields, tags) for one sentence, or None when it states no event."""
     person = message.role == "user" or bool(message.speaker)
@@ -331,7 +337,9 @@ def _event_fields(
     future = probe.status == "planned" and probe.happened_start is not None
     dated = probe.happened_start is not None
     past = dated and probe.status == "occurred"
-    kind = _classify(sentence, person=person, future=future, dated=dated, past=past)
+    kind = _classify(
+        sentence, person=person, future=future, dated=dated, past=past, computed=computed
+    )
     if kind is None:
         return None
     when: TemporalResolution = resolve_temporal(
@@ -409,6 +417,29 @@ def echoes(sentence: str, said: set[str]) -> bool:
     return len(words & said) >= ECHO_SHARE * len(words)
 
 
+# An assistant sentence opening with an acknowledgement ("Okay, no Docker Swarm in production.",
+# "明白，月底前上线", "好的，不再推游戏相关的内容") restates the user or promises how it will
+# answer: not new content, unless it recommends something or works out a figure.
+_ACK_OPEN: Final = re.compile(
+    r"^\s*(?:ok(?:ay)?|sure|noted|understood|got\s+it|alright|all\s+right|will\s+do"
+    r"|good\s+to\s+know|好的|好|收到|明白了?|了解了?|知道了|记下了?|记住了|没问题|嗯|行)"
+    r"\s*[,，.。:：!！]",
+    re.IGNORECASE,
+)
+_NUMBER: Final = re.compile(r"\d[\d,.]*\d|\d")
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def _computed(sentence: str, asked: bool, user_numbers: set[str]) -> bool:
+    """An assistant's answer to the user's question that works out a figure the user did not
+    say ("That is 8 vCPUs in total", "6个节点一共大约能扛18000 QPS")."""
+    new_figures = _numbers(sentence) - user_numbers
+    return asked and bool(new_figures) and bool(cues.COMPUTED.search(sentence))
+
+
 def extract_events(
     messages: Sequence[SourceMessage], *, timeline: Sequence[TimelineEvent] = ()
 ) -> ExtractionOut:
@@ -422,6 +453,7 @@ def extract_events(
     """
     drafts: dict[tuple[str, ...], _Draft] = {}
     said: set[str] = set()  # the words the user stated in the turn under way
+    asked, user_numbers = False, set[str]()  # whether the user asked, and the figures said
     answered = False
     for message in messages:
         if message.role not in ("user", "assistant"):
@@ -429,23 +461,35 @@ def extract_events(
         if message.role == "user":
             if answered:  # a user message after an answer opens the next turn
                 said, answered = set(), False
+                asked, user_numbers = False, set()
             # What the user stated (a question is not restated by its answer).
             for sentence in _sentences(message.content):
                 if not _is_question(sentence):
                     said |= echo_words(sentence)
+                asked = asked or _is_question(sentence)
+            user_numbers |= _numbers(message.content)
         else:
             answered = True
         for sentence in _sentences(message.content):
             if _is_question(sentence) or cues.RECALL.search(sentence):
                 continue
-            if message.role == "assistant" and echoes(sentence, said):
+            computed = acknowledged = False
+            if message.role == "assistant" and not message.speaker:
+                computed = _computed(sentence, asked, user_numbers)
+                acknowledged = not computed and bool(_ACK_OPEN.match(sentence))
+                acknowledged = acknowledged and not cues.RECOMMENDATION.search(sentence)
+            if message.role == "assistant" and not computed and echoes(sentence, said):
                 continue
             # Classified and summarised without a repeated speaker label; quoted verbatim.
-            found = _event_fields(message, _without_label(sentence, message.speaker))
+            found = _event_fields(
+                message, _without_label(sentence, message.speaker), computed=computed
+            )
             if found is None:
                 continue
             key, fields, tags = found
             draft = drafts.get(key)
+            if draft is None and acknowledged:
+                continue  # an acknowledgement may confirm an event of the turn, never add one
             if draft is None:
                 if len(drafts) == MAX_EVENTS:
                     continue
