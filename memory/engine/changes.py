@@ -236,7 +236,7 @@ _NOT_USED_ZH: Final = re.compile(r"不|没|别|从|禁止|严禁|替换|代替|�
 
 _LEAD_EN: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|also|and|but|then|well|yes|yeah|now|currently|actually|anyway|today"
-    r"|please|just|going\s+forward|from\s+now\s+on|as\s+of\s+\w+|starting\s+\w+)\b[,:]?\s*)+",
+    r"|please|just|still|going\s+forward|from\s+now\s+on|as\s+of\s+\w+|starting\s+\w+)\b[,:]?\s*)+",
     _I,
 )
 _COLLECTIVE_EN: Final = re.compile(

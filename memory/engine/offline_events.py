@@ -429,6 +429,26 @@ _ACK_OPEN: Final = re.compile(
 _NUMBER: Final = re.compile(r"\d[\d,.]*\d|\d")
 
 
+_CLAUSE_END: Final = re.compile(r"(?<=[，；;])")
+
+
+def _facts_of(sentences: list[str], message: SourceMessage) -> list[str]:
+    """The statements of a message: a sentence whose clauses each state a relation of their own
+    ("规则平台是孙悦在负责，特征库归郭涛", "Ana owns billing; Tom owns search") is one fact per
+    clause, so each can later be restated or handed over alone; any other sentence is whole."""
+    if message.role != "user" and not message.speaker:
+        return sentences
+    out: list[str] = []
+    for sentence in sentences:
+        clauses = [c.strip().rstrip("，；;").strip() for c in _CLAUSE_END.split(sentence)]
+        clauses = [c for c in clauses if c]
+        if len(clauses) > 1 and all(len(relations(c)) == 1 for c in clauses):
+            out += clauses
+        else:
+            out.append(sentence)
+    return out
+
+
 def _numbers(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
@@ -470,7 +490,7 @@ def extract_events(
             user_numbers |= _numbers(message.content)
         else:
             answered = True
-        for sentence in _sentences(message.content):
+        for sentence in _facts_of(_sentences(message.content), message):
             if _is_question(sentence) or cues.RECALL.search(sentence):
                 continue
             computed = acknowledged = False

@@ -107,6 +107,7 @@ _NOT_NAME_WORDS: Final = frozenset(
 )
 _CONNECTORS: Final = frozenset({"of", "and", "&", "de", "la", "del", "van", "von", "der", "du"})
 _ABBREVIATION: Final = re.compile(r"^(?:[A-Z][a-z]{0,3}|[A-Z]{1,3})\.$")  # "St.", "Corp.", "U."
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _HAN_STOP: Final = re.compile(r"(?:做|当|负责|从事|担任|干).*$")
 _HAN_NAME: Final = r"([^\s，。,.!！？?、]{1,20}?)"
 # What may follow a place in "我搬到了上海工作。": the place ends before the verb, not after it.
@@ -348,6 +349,8 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         generic = bool(use.subject) and function_noun(use.subject or "")
         if service is None and use.subject and _NAMED_THING.match(use.subject) and not generic:
             continue  # "Django uses Python": a fact about technologies, not about this team
+        if service is None and use.subject and _HAN.search(use.subject) and not generic:
+            continue  # "记笔记现在改用Notion": an activity, maybe the speaker's own, not a service
         if (
             service is None
             and use.role == HOSTING

@@ -71,7 +71,10 @@ FUNCTION_NOUNS: Final = frozenset(
 
 def function_noun(phrase: str) -> bool:
     """True when `phrase` names a function ("CI", "on-call alerts", "构建"), not a thing."""
-    words = re.sub(r"^(?:the|our|my)\s+", "", phrase.strip(), flags=re.IGNORECASE).split()
+    text = phrase.strip()
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return any(text.endswith(noun) for noun in FUNCTION_NOUNS if not noun.isascii())
+    words = re.sub(r"^(?:the|our|my)\s+", "", text, flags=re.IGNORECASE).split()
     return bool(words) and len(words) <= 3 and words[-1].casefold() in FUNCTION_NOUNS
 
 
@@ -97,7 +100,7 @@ _LEADING: Final = re.compile(
 )
 _TRAILING: Final = re.compile(
     r"(?:\s+(?:now|also|currently|still|mainly|mostly|primarily|already|actually|officially"
-    r"|just|recently|finally|has|have))+$",
+    r"|just|recently|finally|has|have)|['’]ve)+$",
     re.IGNORECASE,
 )
 _NOT_SUBJECT: Final = frozenset(
@@ -143,7 +146,8 @@ _RELATIONS_EN: Final = (
     (r"(?:runs?|is\s+running|are\s+running)\s+on", "runs_on", "project", "tool", False),
     (r"(?:is|are)\s+(?:deployed|hosted)\s+(?:on|to|at)|deploys\s+to", "deployed_on", "project",
      "tool", False),
-    (r"uses?|is\s+using|(?:is|are)\s+built\s+(?:with|on)|(?:is|are)\s+written\s+in"
+    (r"uses?|is\s+using|always\s+used|(?:is|are)\s+built\s+(?:with|on)"
+     r"|(?:is|are)\s+written\s+in"
      r"|stores\s+(?:its\s+)?data\s+in", "uses", "uses", "tool", False),
     (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on", "depends_on", "project",
      "project_or_tool", False),

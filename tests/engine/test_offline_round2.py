@@ -260,3 +260,36 @@ def test_a_figure_without_a_question_or_said_by_the_user_is_no_computed_answer()
         or _turn("We have 8 vCPUs in total.", "Okay, 8 vCPUs in total.") == []
     )
     assert _turn("Thanks!", "That is 8 vCPUs in total.") == []
+
+
+# -- one event per fact: clauses, "still", a person's own tool --------------------------------
+
+
+def test_a_sentence_of_two_relation_clauses_is_two_events_and_each_can_be_handed_over() -> None:
+    events = projected("规则平台是孙悦在负责，特征库归郭涛。")
+    assert [e.summary for e in events] == ["规则平台是孙悦在负责", "特征库归郭涛。"]
+    new = "郭涛已经离职了，特征库现在交给马丽。"
+    assert replaces(stated_facts(new, "Sam"), stated_facts(events[1].summary, "Sam"), new)
+    # A clause without a relation of its own keeps the sentence whole.
+    assert len(projected("我在风控组，主要负责反欺诈引擎。")) == 1
+    assert len(projected("郭涛已经离职了，特征库现在交给马丽。")) == 1
+
+
+def test_still_opens_a_repeat_and_names_nothing() -> None:
+    old = stated_facts("I've always used Obsidian for my notes.", "Omar")
+    new = stated_facts("Still using Obsidian for notes, nothing changed.", "Omar")
+    assert new <= old
+    edges = _edges("Still using Obsidian for notes, nothing changed.")
+    assert not [e for e in edges if e[0] == "project:still"]
+
+
+def test_a_tool_always_used_is_the_speakers() -> None:
+    assert ("person:omar", "uses", "tool:obsidian") in _edges(
+        "I've always used Obsidian for my notes.", speaker="Omar"
+    )
+    assert relations("I always used to hate it.") == []
+
+
+def test_a_chinese_activity_changing_tool_is_no_project_edge() -> None:
+    assert _edges("记笔记现在改用Notion了，不用印象笔记了。") == set()
+    assert ("project:project", "uses", "tool:dagster") in _edges("调度现在改用Dagster了。")
