@@ -217,8 +217,9 @@ _USE_ZH: Final = (
 # "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
 # a team function (`offline_relations.FUNCTION_NOUNS`) said with the tool that serves it.
 _FUNCTION_USE_EN: Final = (
-    re.compile(rf"^(.*?)\bour\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:is|are)\s+(?:all\s+)?"
-               rf"(?:on\s+|in\s+|through\s+|via\s+)?{_V}", _I),
+    re.compile(rf"^(.*?)\bour\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
+               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+|(?:is|are)\s+"
+               rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){_V}", _I),
     re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+(?:all\s+)?"
                rf"(?:of\s+)?(?:our|the)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
                rf"\s+{_V}", _I),

@@ -54,7 +54,8 @@ PLATFORMS: Final = frozenset(
 _SERVICE_NOUNS: Final = (
     r"(?:service|api|app|application|project|pipeline|backend|frontend|website|site|dashboard"
     r"|repo|repository|platform|cluster|library|sdk|cli|bot|portal|system|microservice|gateway"
-    r"|monorepo|worker|database|module|engine|server)"
+    r"|monorepo|worker|database|module|engine|server|lib|package|plugin|extension|framework"
+    r"|component|integration|crawler|scheduler|planner|exporter|importer|parser)"
 )
 # Nouns that name what a team does, not a thing it runs: "our CI is CircleCI", "we switched CI
 # from A to B", "on-call alerts go through PagerDuty" are the project's (SPEC §6.5).
@@ -64,7 +65,8 @@ FUNCTION_NOUNS: Final = frozenset(
     analytics dashboards dashboard bi wiki docs documentation chat messaging tracker ticketing
     tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
-    scheduling 构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布
+    scheduling tracking search queue cache database db crm vcs registry telemetry observability
+    构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布
     """.split()  # noqa: SIM905
 )
 
@@ -414,7 +416,7 @@ def _placed(sentence: str) -> list[Relation]:
 _ZH_SERVICE: Final = re.compile(
     r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
     r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
-    r"|库|引擎|组件|框架|插件|SDK|sdk)$"
+    r"|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk)$"
 )
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
 _ZH_SURNAMES: Final = (
@@ -510,8 +512,8 @@ def _zh_tool_before_verb(text: str, kind: str) -> str | None:
 def _zh_object(raw: str, kind: str) -> Entity | None:
     text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
     text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
-    if not text or len(text) > 30:
-        return None
+    if not text or len(text) > 30 or re.match(r"[这那哪](?:个|些|种|套)?", text):
+        return None  # "这个模块": a reference to something said before names nothing
     product = re.fullmatch(r"([\u4e00-\u9fff]{2,4})([A-Z][A-Za-z0-9]{1,10})", text)
     if product and kind in ("tool", "project_or_tool") and known_tool(product.group(1)):
         return Entity(text, "tool")  # "阿里云ECS": a cloud's product keeps its name

@@ -52,6 +52,11 @@ EDGES = [
     ("特征库现在交给马丽。", "person:马丽", "owns", "project:特征库"),
     ("反欺诈引擎部署在阿里云ECS上。", "project:反欺诈引擎", "deployed_on", "tool:阿里云ecs"),
     ("我们一直用的Jenkins做构建。", "project:project", "uses", "tool:jenkins"),
+    ("Ana maintains the pricing lib.", "person:ana", "maintains", "project:pricinglib"),
+    ("Our error tracking is Sentry.", "project:project", "uses", "tool:sentry"),
+    ("Our wiki lives in Confluence.", "project:project", "uses", "tool:confluence"),
+    ("推荐模型是陈曦在负责。", "person:陈曦", "owns", "project:推荐模型"),
+    ("我主要负责数据看板。", "person:sam", "owns", "project:数据看板"),
 ]  # fmt: skip
 
 
@@ -75,6 +80,8 @@ def test_a_plain_statement_in_other_words_is_an_event_and_an_edge(
         "报告交给老板了。",
         "老王管得很严。",
         "我们在北京。",
+        "这个模块归前端组管。",  # a reference to something said before names nothing
+        "Our database is huge.",
     ],
 )
 def test_look_alikes_state_no_edge(content: str) -> None:
