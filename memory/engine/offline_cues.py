@@ -143,8 +143,9 @@ NEGATIVE_FACT: Final = _cue(
     r"|touch)\s+(?!it\b|that\b|this\b|them\b|any\b|anything\b|much\b|well\b|so\b|that\b|a\s+lot\b"
     r"|enough\b|too\b|very\b|really\b|what\b|mind\b)\S",
     # A rule against something named: "Docker Swarm is not allowed in production".
-    r"^(?:the\s+)?(?-i:[A-Z])[\w.+#-]*(?:\s+[\w.+#-]+){0,2}\s+(?:is|are)\s+(?:not\s+allowed"
-    r"|not\s+permitted|banned|forbidden|prohibited|off[-\s]limits)\b",
+    r"^(?:the\s+)?(?!(?:it|this|that|there|he|she|they|you|we|i|what|which|who)\b)(?-i:[A-Z])"
+    r"[\w.+#-]*(?:\s+[\w.+#-]+){0,2}\s+(?:is|are)\s+(?:not\s+allowed"
+    r"|not\s+permitted|banned|forbidden|prohibited|off[-\s]limits)\b(?!\s+(?:to|from)\b)",
     # "不用" alone is mostly "no need to" (我们不用担心): a use needs a Latin name after it.
     r"(?:我们|咱们|我)(?:公司|团队|组)?(?:绝对|从来|根本|完全|一直|也)?(?:不|从不)(?:让|许|准)?"
     r"(?:(?:用|使用)(?=[A-Za-z])|(?:吃|喝|玩|抽|碰)(?![了过吗呢]))\S",

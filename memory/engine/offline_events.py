@@ -200,18 +200,21 @@ def _classify(
     personal = bool(cues.FIRST_PERSON.search(sentence))
     if person and cues.EXAM_PASSED.search(sentence):
         return _Kind("task_completed", "typed", default_status="occurred")
-    if cues.FEELING.search(sentence):
-        return None  # "今天的会开得好累": how the day felt, not a happening to keep
+    # "今天的会开得好累", "Long day today, I'm exhausted": how the day felt, not a happening to
+    # keep (a completion or a release said with it still is one).
+    feeling = bool(cues.FEELING.search(sentence))
     for event_type, cue in cues.TYPED:
+        if feeling and event_type == "meeting":
+            continue
         if cue.search(sentence) and (personal or dated) and not wish:
             return _Kind(event_type, "typed", default_status=_tense_status(sentence))
-    if future and not vague:
+    if future and not vague and not feeling:
         return _Kind("plan", "plan", default_status="planned")
     if person and not dated and plain_use(sentence) is not None:
         # A plain statement of what is used ("we deploy the billing service on Heroku"): what a
         # later change statement supersedes (`memory.engine.changes`).
         return _Kind("other", "usage", default_status="ongoing")
-    if person and dated and personal:
+    if person and dated and personal and not feeling:
         return _Kind("other", "dated")
     return None
 

@@ -219,6 +219,18 @@ def test_small_talk_about_the_day_stores_nothing(content: str) -> None:
     assert projected(content) == []
 
 
+def test_a_mood_said_with_a_completion_keeps_the_completion() -> None:
+    (event,) = projected("I finished the marathon today, I'm exhausted.")
+    assert event.event_type == "task_completed"
+
+
+@pytest.mark.parametrize(
+    "content", ["It is not allowed.", "The gym is not allowed to open until May."]
+)
+def test_a_permission_or_a_pronoun_is_no_rule_against_a_tool(content: str) -> None:
+    assert [e for e in projected(content) if e.event_type == "other"] == []
+
+
 # -- the assistant: acknowledgements and encouragement add nothing, computed answers do -------
 
 
