@@ -261,7 +261,8 @@ _LEAD_ZH: Final = re.compile(
     r"|好的?|所以|另外|然后|那|的|，|,|\s)+"
 )
 _TAIL_ZH: Final = re.compile(
-    r"(?:我们|咱们|现在|目前|已经|都|也|就|还|一直|正在|决定|打算|要|会|的|了|，|,|\s)+$"
+    r"(?:我们|咱们|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|都|也|就|还|一直|正在|决定|打算"
+    r"|要|会|的|了|，|,|\s)+$"
 )
 _ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
 # Words that say what kind of thing a subject is, not which: "the billing service" and "billing"

@@ -69,6 +69,7 @@ CHANGE: Final = _cue(
     # Someone leaving and a hand-over: "Yusuf left last month", "is now handled by Mei".
     r"|\b(?-i:[A-Z])[\w-]+\s+(?:has\s+)?left\s+(?:the\s+company|us|last\s+(?:week|month|year)"
     r"|recently|yesterday|this\s+(?:week|month))\b"
+    r"|\b(?-i:[A-Z])[\w-]+\s+(?:has\s+)?(?:quit|left|resigned)\s*(?:[,;]|$)|\btook\s+over\b"
     r"|\b(?:is|are)\s+now\s+(?:owned|handled|maintained|led|run|managed|looked\s+after)\s+by\b"
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"
@@ -148,8 +149,8 @@ NEGATIVE_FACT: Final = _cue(
     r"|not\s+permitted|banned|forbidden|prohibited|off[-\s]limits)\b(?!\s+(?:to|from)\b)",
     # "不用" alone is mostly "no need to" (我们不用担心): a use needs a Latin name after it.
     r"(?:我们|咱们|我)(?:公司|团队|组)?(?:绝对|从来|根本|完全|一直|也)?(?:不|从不)(?:让|许|准)?"
-    r"(?:(?:用|使用)(?=[A-Za-z])|(?:吃|喝|玩|抽|碰)(?![了过吗呢]))\S",
-    r"(?:禁止|严禁|不许|不准|不让)(?:用|使用)(?=[A-Za-z])",
+    r"(?:(?:用|使用)(?=[A-Za-z])|(?:吃|喝|玩|抽|碰|搞)(?![了过吗呢]))\S",
+    r"(?:禁止|严禁|不许|不准|不让|不允许)(?:用|使用)\S",
 )
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
 RECOMMENDATION: Final = _cue(

@@ -143,6 +143,7 @@ _RELATIONS_EN: Final = (
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
      r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
      "leads", "owner", "project", False),
+    (r"(?:took|has\s+taken|have\s+taken|is\s+taking)\s+over", "owns", "owner", "project", False),
     (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of",
      "maintains", "owner", "project", False),
     (r"(?:runs?|is\s+running|are\s+running)\s+on", "runs_on", "project", "tool", False),
@@ -437,12 +438,15 @@ _ZH_RELATIONS: Final = (
     # (pattern over one clause with groups a and b, relation, which group is the subject,
     #  subject kind, object kind)
     # "规则平台是孙悦在负责", "特征库归郭涛", "特征库现在交给马丽", "老周管日志系统那块".
-    (r"^(?P<b>.+?)是(?P<a>.+?)在(?:负责|管|维护|跟进?)(?:的)?$", "owns", "owner", "project"),
+    (r"^(?P<b>.+?)是(?P<a>.+?)在维护(?:的)?$", "maintains", "owner", "project"),
+    (r"^(?P<b>.+?)是(?P<a>.+?)在(?:负责|管|跟进?)(?:的)?$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
      "owns", "owner", "project"),
     (r"^(?P<a>.+?)管(?!理|道|控|用)(?P<b>.+)$", "owns", "owner", "project"),
     # "我在风控组": membership of a team (a company is `works_at`, "在X工作").
     (r"^(?P<a>.+?)在(?P<b>[^在]+?(?:组|团队|部门|小组))(?:工作|上班)?$", "member_of", "person",
+     "team"),
+    (r"^(?P<a>.+?)是(?P<b>[^是]+?(?:组|团队|部门|小组))的(?:人|成员)?$", "member_of", "person",
      "team"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理)$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),

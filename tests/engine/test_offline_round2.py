@@ -57,6 +57,10 @@ EDGES = [
     ("Our wiki lives in Confluence.", "project:project", "uses", "tool:confluence"),
     ("推荐模型是陈曦在负责。", "person:陈曦", "owns", "project:推荐模型"),
     ("我主要负责数据看板。", "person:sam", "owns", "project:数据看板"),
+    ("我是搜索组的。", "person:sam", "member_of", "organization:搜索组"),
+    ("结算系统是小周在维护。", "person:小周", "maintains", "project:结算系统"),
+    ("我们平时用的是钉钉。", "project:project", "uses", "tool:钉钉"),
+    ("Nina took over the auth service from Tom.", "person:nina", "owns", "project:authservice"),
 ]  # fmt: skip
 
 
@@ -154,6 +158,17 @@ def test_moving_home_from_a_to_b_is_a_new_home() -> None:
     assert replaces(stated_facts(new, "Omar"), stated_facts(old, "Omar"), new)
 
 
+@pytest.mark.parametrize(
+    "content",
+    ["Tom quit, Nina owns the auth service now.", "Nina took over the auth service from Tom."],
+)
+def test_a_hand_over_is_a_change(content: str) -> None:
+    (event,) = projected(content)
+    assert event.event_type == "change"
+    old = "Tom owns the auth service."
+    assert replaces(stated_facts(content, "Sam"), stated_facts(old, "Sam"), content)
+
+
 def test_someone_leaving_hands_the_thing_over() -> None:
     new, old = "郭涛已经离职了，特征库现在交给马丽。", "特征库归郭涛。"
     assert replaces(stated_facts(new, "Sam"), stated_facts(old, "Sam"), new)
@@ -177,6 +192,8 @@ def test_someone_leaving_hands_the_thing_over() -> None:
         "我不玩抖音。",
         "我们绝对不让用MongoDB。",
         "禁止用Redis做主存储。",
+        "我们不搞微服务。",
+        "公司不允许用微信传文件。",
     ],
 )
 def test_a_negation_of_use_is_one_other_event_without_edges(content: str) -> None:
