@@ -296,8 +296,10 @@ FEELING: Final = _cue(
 # "一年房租是42000元").
 COMPUTED: Final = _cue(
     r"\b(?:in\s+total|total(?:s|\s+of|\s+is)?|comes?\s+to|adds?\s+up\s+to|that(?:'s|\s+is)"
-    r"|gives\s+you|works?\s+out\s+(?:to|at)|per\s+(?:year|month|week|day)|a\s+year|a\s+month)\b",
-    r"一共|总共|合计|总计|加起来|算下来|一年|每年|每月|大约|大概",
+    r"|gives\s+you|works?\s+out\s+(?:to|at)|per\s+(?:year|month|week|day)|a\s+year|a\s+month)\b"
+    r"|\byou(?:'ll|\s+will|'d|\s+would)?\s+need\s+(?:about|around|roughly|at\s+least|approximately)\b"
+    r"|\byou\s+(?:can|could)\s+(?:run|fit|host|serve|handle|afford|support|store)\b",
+    r"一共|总共|合计|总计|加起来|算下来|一年|每年|每月|大约|大概|能(?:同时)?(?:跑|扛|放|存|支持|容纳)",
 )
 RECALL: Final = _cue(
     r"\b(?:you\s+(?:said|mentioned|told\s+me)|as\s+you\s+(?:said|mentioned)|according\s+to\s+"

@@ -283,6 +283,10 @@ def test_an_acknowledgement_still_confirms_the_users_event() -> None:
          "Saving 650 dollars a month gives you 7,800 dollars in a year."),
         ("一个节点能扛3000 QPS，我们有6个节点，总共能扛多少？", "6个节点一共大约能扛18000 QPS。"),
         ("每个月房租3500，一年要多少？", "每月3500元，一年房租是42000元。"),
+        ("How many experiments fit on a 32 GB GPU at 4 GB each?",
+         "You can run 8 experiments in parallel."),
+        ("How many read units for 2k reads per second?",
+         "You need about 2,000 read capacity units."),
     ],
 )  # fmt: skip
 def test_a_computed_answer_is_an_event(user: str, assistant: str) -> None:
