@@ -30,6 +30,7 @@ from memory.models import Namespace
 
 HERE = Path(__file__).parent
 QUALITY_SET = HERE / "memory_quality_set.json"
+DEV2_SET = HERE / "memory_quality_dev2.json"
 
 
 def _tiny() -> dict[str, Any]:
@@ -195,6 +196,15 @@ def test_the_labelled_set_meets_the_goals_of_issue_29() -> None:
     missed = [(name, value) for name, _, _, value, met in report.goals() if not met]
     assert missed == [], report.misses
     assert not Namespace.objects.filter(name__startswith="quality-").exists()
+
+
+@pytest.mark.django_db
+def test_the_second_development_set_meets_the_goals_too() -> None:
+    """dev2 (the held-out set's classes of miss, new phrasings; about 2 s) stays at its level."""
+    report = memory_quality_score(quality_set_load(DEV2_SET))
+
+    missed = [(name, value) for name, _, _, value, met in report.goals() if not met]
+    assert missed == [], report.misses
 
 
 def test_the_labelled_set_is_large_bilingual_and_covers_every_category() -> None:
