@@ -371,7 +371,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         if use.role == HOSTING and not hosting and not use.subject:
             continue  # "the team moved to Slack": nothing named moved anywhere
         origin = builder.node("project", service or DEFAULT_PROJECT, event, tag="project")
-        to = builder.node("tool", tool, event)
+        to = builder.node("tool", tool, event, tag=slot[0] if slot else "")  # "package_manager"
         relation = "runs_on" if service and use.role == HOSTING and hosting else "uses"
         slot = slot if relation == "uses" else None
         builder.edge(origin, to, relation, event, slot=slot[0] if slot else "")

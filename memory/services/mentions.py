@@ -40,7 +40,8 @@ _FACT_COLUMNS = columns_of(
 _NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 
-def fact_text(extracted: ExtractedEvent) -> FactText:
+def fact_text(extracted: ExtractedEvent | Event) -> FactText:
+    """What identity compares of an extracted event or a stored one (same field names)."""
     return FactText(
         event_type=extracted.event_type,
         summary=extracted.summary,

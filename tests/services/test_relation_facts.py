@@ -5,42 +5,19 @@ mention, whatever the event types; a new owner, home or host supersedes the old 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 
 import pytest
 
 from memory.models import Event, EventStatus
-from tests.conftest import BASE_TIME, ApiClient, turn_body
+from tests.conftest import ApiClient
+from tests.services.statements import BLOCK_TURNS, statement_session
 
 pytestmark = pytest.mark.django_db
 
-BLOCK_TURNS = 6
-SMALL_TALK = ("Thanks for the help!", "You're welcome.")
-
-
-def _session(
-    owner: ApiClient,
-    drain: Callable[[], int],
-    session: str,
-    statement: str,
-    *,
-    start: int,
-    day: int,
-) -> None:
-    when = BASE_TIME + timedelta(days=day)
-    turns = [(statement, "Noted."), *[SMALL_TALK] * (BLOCK_TURNS - 1)]
-    for i, (user, assistant) in enumerate(turns):
-        body = turn_body(
-            start + i, session=session, user=user, assistant=assistant,
-            when=when + timedelta(minutes=i),
-        )  # fmt: skip
-        assert owner.post("/ns/proj/turns", body).status_code == 201
-    drain()
-
 
 def _two_sessions(owner: ApiClient, drain: Callable[[], int], first: str, second: str) -> None:
-    _session(owner, drain, "s1", first, start=1, day=0)
-    _session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=7)
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=7)
 
 
 @pytest.mark.parametrize(
@@ -89,10 +66,10 @@ def test_a_new_value_of_a_single_valued_relation_supersedes_the_old_statement(
 def test_a_second_tool_or_a_planned_move_supersedes_nothing(
     owner: ApiClient, drain: Callable[[], int]
 ) -> None:
-    _session(owner, drain, "s1", "Atlas uses Jenkins for CI.", start=1, day=0)
-    _session(owner, drain, "s2", "Atlas uses Grafana for dashboards.", start=7, day=7)
-    _session(owner, drain, "s3", "I live in Portland.", start=13, day=14)
-    _session(owner, drain, "s4", "Next month I'm moving to Seattle.", start=19, day=21)
+    statement_session(owner, drain, "s1", "Atlas uses Jenkins for CI.", start=1, day=0)
+    statement_session(owner, drain, "s2", "Atlas uses Grafana for dashboards.", start=7, day=7)
+    statement_session(owner, drain, "s3", "I live in Portland.", start=13, day=14)
+    statement_session(owner, drain, "s4", "Next month I'm moving to Seattle.", start=19, day=21)
 
     assert not Event.objects.filter(status=EventStatus.SUPERSEDED).exists()
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memory.engine.event_identity import FactText, same_fact, similarity
+from memory.engine.event_identity import same_fact, similarity
 from memory.engine.lifecycle import HIDDEN_STATUSES
 from memory.models import Event, EventMention, EventOrigin, EventRelation
 from memory.models.rows import insert_values
 from memory.search import index_events
 from memory.search.index import unindex_events
+from memory.services.mentions import fact_text
 from memory.services.rederive.keep import CITED, FORGOTTEN, PINNED
 
 # What a mention is, whatever its row id: two runs that find the same mention compare equal.
@@ -69,17 +70,6 @@ def _mention_key(mention: EventMention) -> MentionKey:
     )
 
 
-def _fact(event: Event) -> FactText:
-    return FactText(
-        event_type=event.event_type,
-        summary=event.summary,
-        title=event.title,
-        participants=tuple(event.participants),
-        happened_start=event.happened_start,
-        happened_end=event.happened_end,
-    )
-
-
 def events_match(
     *, replayed: dict[int, Stored], old: dict[int, Stored], keep: dict[int, str]
 ) -> dict[int, int]:
@@ -90,12 +80,12 @@ def events_match(
     used: set[int] = set()
     for pk in sorted(replayed):
         new = replayed[pk]
-        fact = _fact(new.event)
+        fact = fact_text(new.event)
         best: tuple[int, float, int] | None = None
         for old_pk, candidate in old.items():
             if old_pk in used or not (new.sources & candidate.sources):
                 continue
-            if not same_fact(fact, _fact(candidate.event)):
+            if not same_fact(fact, fact_text(candidate.event)):
                 continue
             key = (
                 _RANK.get(keep.get(old_pk, ""), 0),
