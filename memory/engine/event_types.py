@@ -33,6 +33,12 @@ SCOPES: Final = ("user", "project", "session")
 CRITICALITIES: Final = ("routine", "preference", "identity", "safety")
 LIFECYCLE_STATUSES: Final = ("active", "superseded", "forgotten", "archived")
 TEMPORAL_STATUSES: Final = ("occurred", "planned", "cancelled", "ongoing", "unknown")
+# A planned or cancelled event states nothing current yet: it ends, restates or contradicts
+# nothing, and projects no current fact.
+NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
+# The event types that choose a value ("use pnpm", "switch to Fly.io"): a later one of them may
+# replace an earlier one's choice (slots, relation values).
+SLOT_EVENT_TYPES: Final = frozenset({"decision", "change", "migration"})
 PRECISIONS: Final = ("instant", "day", "month", "year", "range", "unknown")
 BASES: Final = ("explicit", "relative", "inferred", "unknown")
 RELATION_KINDS: Final = ("supersedes", "conflicts_with", "same_as", "before", "after", "related")

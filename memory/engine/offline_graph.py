@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine.changes import HOSTING, USING, stated_uses
-from memory.engine.event_types import normalize_key
+from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
 from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.offline_relations import (
     AMBIGUOUS,
@@ -67,8 +67,6 @@ __all__ = [
 OFFLINE_CONFIDENCE: Final = 0.7
 DEFAULT_PROJECT: Final = "project"
 DEFAULT_PERSON: Final = "user"
-SLOT_EVENT_TYPES: Final = frozenset({"decision", "change", "migration"})
-NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 _ANONYMOUS: Final = frozenset({"user", "assistant", "用户", "助手", "system", "tool"})
 
 

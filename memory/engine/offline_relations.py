@@ -2,7 +2,9 @@
 
 Used twice: offline extraction keeps a sentence that states such a relation as an event (plain
 facts carry no decision or plan cue), and offline graph projection turns it into nodes and an
-edge citing that event. Pure rules, no model:
+edge citing that event. Pure rules, no model. The Chinese rules are
+`memory.engine.offline_relations_zh`; the entities and relations both name,
+`memory.engine.offline_entities`.
 
 - who owns, leads or maintains what: "Priya owns the billing service", "the billing service is
   maintained by Priya", "Priya is the tech lead of Atlas", "Priya负责账单服务",
@@ -25,24 +27,20 @@ works_at and lives_in stay with `memory.engine.offline_graph`, which already rea
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
 
+from memory.engine.offline_entities import (
+    AMBIGUOUS,
+    ME,
+    TEAM_NOUNS,
+    Entity,
+    Relation,
+    employer_of,
+    known_tool,
+)
+from memory.engine.offline_relations_zh import ZH_SERVICE, chinese_relations, zh_project_name
 from memory.engine.slots import slot_of
 
-AMBIGUOUS: Final = ""
-ME: Final = "\x00me"  # the speaker's own "I"/"我": the caller puts the speaker's name in
-KNOWN_TOOLS: Final = frozenset(
-    """
-    kubernetes k8s docker render railway heroku vercel netlify cloudflare fly.io aws gcp azure
-    digitalocean hetzner linode ovh scaleway vultr fargate ecs eks gke aks supabase firebase kafka
-    rabbitmq nats elasticsearch opensearch
-    clickhouse cassandra snowflake bigquery redshift airflow spark s3 ec2 lambda rds terraform
-    ansible nginx linux grafana prometheus sentry datadog slack jira confluence notion github
-    gitlab bitbucket stripe twilio auth0 okta graphql grpc celery sidekiq openai pytorch
-    tensorflow node.js nodejs deno 阿里云 腾讯云 华为云 飞书 钉钉 企业微信
-    """.split()  # noqa: SIM905
-)
 # Known tools that are places a service runs on (cloud and container platforms).
 PLATFORMS: Final = frozenset(
     """
@@ -81,7 +79,6 @@ def function_noun(phrase: str) -> bool:
 
 
 _NAME_ONLY_NOUNS: Final = frozenset({"project", "app", "repo", "repository"})  # "Atlas project"
-_TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"
 _DETERMINER: Final = r"(?:the|our|my|their|his|her|its|this|a|an)"
 _PLAIN_WORD: Final = (
     r"(?!(?:the|a|an|and|or|of|to|for|on|in|with|by|at|from|that|which|who|is|are|was|were"
@@ -91,7 +88,7 @@ _SERVICE: Final = re.compile(
     rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS}))", re.IGNORECASE
 )
 _TEAM: Final = re.compile(
-    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_TEAM_NOUNS}))", re.IGNORECASE
+    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{TEAM_NOUNS}))", re.IGNORECASE
 )
 _CAPITALISED: Final = re.compile(r"[A-Z0-9][\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*){0,2}")
 # Words that may open or close a clause around its subject without being part of it.
@@ -186,28 +183,6 @@ _PLACED_TARGET: Final = re.compile(
     r"\s+(?:from\s+[\w.+#-]+(?:\s+[A-Z][\w.+#-]*)?\s+)?(?:on|to|onto|at)\s+", re.IGNORECASE
 )
 _PLATFORM_SLOTS: Final = frozenset({"hosting"})
-
-
-@dataclass(frozen=True, slots=True)
-class Entity:
-    name: str
-    type: str  # person | project | organization | tool | place, or AMBIGUOUS
-
-
-@dataclass(frozen=True, slots=True)
-class Relation:
-    subject: Entity
-    relation: str
-    object: Entity
-
-
-def known_tool(name: str) -> str | None:
-    """The canonical name of a known technology ("postgres" → "PostgreSQL"), or None."""
-    hit = slot_of(name)
-    if hit is not None:
-        return hit[1]
-    spelled = " ".join(name.split())
-    return spelled if spelled.lower() in KNOWN_TOOLS else None
 
 
 def _service_name(phrase: str) -> str:
@@ -367,7 +342,7 @@ def _english(sentence: str) -> list[Relation]:
             rest = rest[more.end() :]
             target = nxt
         previous = subject
-    return [_employer(r) for r in [*out, *_placed(sentence)]]
+    return [employer_of(r) for r in [*out, *_placed(sentence)]]
 
 
 def _thing_on_platform(clause: str, rest: str) -> Entity | None:
@@ -381,15 +356,6 @@ def _thing_on_platform(clause: str, rest: str) -> Entity | None:
     if thing.group(1).split()[-1].casefold() in _NOT_SUBJECT | FUNCTION_NOUNS:
         return None
     return Entity(thing.group(1), "project")
-
-
-def _employer(relation: Relation) -> Relation:
-    """ "Tom joined Globex": joining a named organisation, not a team, is an employer."""
-    if relation.relation == "member_of" and not re.search(
-        rf"(?i:{_TEAM_NOUNS})$|(?:组|团队|部门|小组|中心)$", relation.object.name
-    ):
-        return Relation(relation.subject, "works_at", relation.object)
-    return relation
 
 
 def _placed(sentence: str) -> list[Relation]:
@@ -414,165 +380,6 @@ def _placed(sentence: str) -> list[Relation]:
 
 
 # Chinese: a clause is split at punctuation; the subject is the clause before the verb.
-_ZH_SERVICE: Final = re.compile(
-    r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
-    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
-    r"|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk)$"
-)
-_ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
-_ZH_SURNAMES: Final = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
-    "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
-    "莫孔向汤"
-)
-_ZH_PERSON: Final = re.compile(
-    rf"^(?:[小老阿][{_ZH_SURNAMES}]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
-    rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
-)
-_ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
-_ZH_TRAILING: Final = re.compile(r"(?:现在|目前|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$")
-_ZH_OBJECT_END: Final = re.compile(
-    r"(?:那一?块|这一?块|那边|这边|那部分|这部分|上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$"
-)
-_ZH_RELATIONS: Final = (
-    # (pattern over one clause with groups a and b, relation, which group is the subject,
-    #  subject kind, object kind)
-    # "规则平台是孙悦在负责", "特征库归郭涛", "特征库现在交给马丽", "老周管日志系统那块".
-    (r"^(?P<b>.+?)是(?P<a>.+?)在维护(?:的)?$", "maintains", "owner", "project"),
-    (r"^(?P<b>.+?)是(?P<a>.+?)在(?:负责|管|跟进?)(?:的)?$", "owns", "owner", "project"),
-    (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
-     "owns", "owner", "project"),
-    (r"^(?P<a>.+?)管(?!理|道|控|用)(?P<b>.+)$", "owns", "owner", "project"),
-    # "我在风控组": membership of a team (a company is `works_at`, "在X工作").
-    (r"^(?P<a>.+?)在(?P<b>[^在]+?(?:组|团队|部门|小组))(?:工作|上班)?$", "member_of", "person",
-     "team"),
-    (r"^(?P<a>.+?)是(?P<b>[^是]+?(?:组|团队|部门|小组))的(?:人|成员)?$", "member_of", "person",
-     "team"),
-    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理)$", "owns", "owner", "project"),
-    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
-    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头)$", "leads", "owner", "project"),
-    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:负责人|owner|Owner)$", "owns", "owner", "project"),
-    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人)$", "leads", "owner",
-     "project"),
-    (r"^(?P<a>.+?)是(?P<b>.+?)的维护者$", "maintains", "owner", "project"),
-    (r"^(?P<a>.+?)(?:负责|管理)(?P<b>.+)$", "owns", "owner", "project"),
-    (r"^(?P<a>.+?)维护(?P<b>.+)$", "maintains", "owner", "project"),
-    (r"^(?P<a>.+?)(?:领导|带领|主导)(?P<b>.+)$", "leads", "owner", "project"),
-    (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
-    (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
-    (r"^(?P<a>.+?)依赖(?:于)?(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
-    (r"^(?P<a>.+?)(?:使用|采用|用)(?P<b>.+)$", "uses", "uses", "tool"),
-    (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
-    (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
-    (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
-    (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
-    (r"^(?P<a>.+?)(?:更|比较|最)?(?:喜欢用|偏好|偏爱)(?P<b>.+)$", "prefers", "person", "tool"),
-)  # fmt: skip
-_VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
-_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?、]")
-_ZH_NOT_SUBJECT: Final = frozenset(
-    "我们 他 她 它 他们 她们 它们 大家 你 你们 这 那 这个 那个 谁 有人 团队 公司".split()  # noqa: SIM905
-)
-
-
-def _zh_project_name(service: re.Match[str], text: str) -> str:
-    """ "Atlas项目" → "Atlas" (as "the Atlas project"); "账单服务" stays whole."""
-    head, noun = service.group(1), service.group(2)
-    return head if noun == "项目" and head.isascii() else text
-
-
-def _zh_subject(raw: str, kind: str) -> Entity | None:
-    text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
-    if not text or text in _ZH_NOT_SUBJECT:
-        return None
-    if text == "我":
-        return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
-    service = _ZH_SERVICE.match(text)
-    if service:
-        name = _zh_project_name(service, text)
-        return Entity(name, "project") if kind in ("project", "uses") else None
-    if _ZH_TEAM.match(text):
-        return Entity(text, "organization") if kind == "owner" else None
-    if kind in ("project", "uses") and _ZH_PERSON.match(text):
-        return None if kind == "project" else Entity(text, "person")
-    if _ZH_PERSON.match(text):
-        return Entity(text, "person") if kind in ("owner", "person") else None
-    if re.fullmatch(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}", text) and not known_tool(text):
-        return Entity(text, "person" if kind in ("owner", "person") else "project")
-    return None
-
-
-def _zh_tool_before_verb(text: str, kind: str) -> str | None:
-    """A known tool opening a Han object, the rest saying what for: "飞书沟通" → 飞书."""
-    if kind not in ("tool", "project_or_tool") or not re.match(r"[\u4e00-\u9fff]", text):
-        return None
-    for end in range(len(text) - 1, 1, -1):
-        tool = known_tool(text[:end])
-        if tool:
-            return tool
-    return None
-
-
-def _zh_object(raw: str, kind: str) -> Entity | None:
-    text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
-    text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
-    if not text or len(text) > 30 or re.match(r"[这那哪](?:个|些|种|套)?", text):
-        return None  # "这个模块": a reference to something said before names nothing
-    product = re.fullmatch(r"([\u4e00-\u9fff]{2,4})([A-Z][A-Za-z0-9]{1,10})", text)
-    if product and kind in ("tool", "project_or_tool") and known_tool(product.group(1)):
-        return Entity(text, "tool")  # "阿里云ECS": a cloud's product keeps its name
-    tool = known_tool(text) or _zh_tool_before_verb(text, kind)
-    if kind in ("tool", "project_or_tool") and tool:
-        return Entity(tool, "tool")
-    service = _ZH_SERVICE.match(text)
-    if service and kind in ("project", "project_or_tool"):
-        name = _zh_project_name(service, text)
-        return Entity(name, "project")
-    if kind == "team" and _ZH_TEAM.match(text):
-        return Entity(text, "organization")
-    lead = re.match(r"[A-Za-z][A-Za-z0-9.+#-]*", text)
-    if kind in ("tool", "project_or_tool") and lead and known_tool(lead.group()):
-        return Entity(known_tool(lead.group()) or lead.group(), "tool")  # "用Vim写代码"
-    latin = re.fullmatch(r"[A-Z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*){0,2}", text)
-    if kind in ("tool", "organization", "team") and latin:
-        return Entity(text, "tool" if kind == "tool" else "organization")
-    place = re.fullmatch(r"[\u4e00-\u9fff]{2,6}|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?", text)
-    if kind == "place" and place:
-        return Entity(text, "place")
-    return None
-
-
-# A clause that opens with its verb shares the subject of the clause before it:
-# "我在风控组，主要负责反欺诈引擎".
-_ZH_SUBJECTLESS: Final = re.compile(
-    r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带)"
-)
-
-
-def _chinese(sentence: str) -> list[Relation]:
-    out: list[Relation] = []
-    previous = ""
-    for clause in _ZH_CLAUSE.split(sentence):
-        clause = clause.strip()
-        if not clause or clause.startswith(("如果", "要是", "是否", "假如")) or "不" in clause:
-            previous = ""
-            continue
-        if previous and _ZH_SUBJECTLESS.match(clause):
-            clause = previous + clause
-        previous = ""
-        for pattern, relation, subject_kind, object_kind in _VERBS_ZH:
-            match = pattern.match(clause)
-            if not match:
-                continue
-            subject = _zh_subject(match.group("a"), subject_kind)
-            target = _zh_object(match.group("b"), object_kind)
-            if subject and target:
-                out.append(_employer(Relation(subject, relation, target)))
-                previous = match.group("a") if subject.type == "person" else ""
-                break
-    return out
-
-
 def relations(sentence: str) -> list[Relation]:
     """The relations one sentence states, in order; none for a question.
 
@@ -582,7 +389,7 @@ def relations(sentence: str) -> list[Relation]:
     if not text or text.endswith(("?", "？")) or _QUESTION_START.match(text):
         return []
     if re.search(r"[\u4e00-\u9fff]", text):
-        return _chinese(text)
+        return chinese_relations(text)
     return _english(text)
 
 
@@ -600,9 +407,9 @@ def service_named(phrase: str) -> str | None:
         if not candidate:
             continue
         if re.search(r"[\u4e00-\u9fff]", candidate):
-            service = _ZH_SERVICE.match(candidate)
+            service = ZH_SERVICE.match(candidate)
             if service:
-                return _zh_project_name(service, candidate)
+                return zh_project_name(service, candidate)
             continue
         bare = re.sub(r"^(?:the|our|my|their)\s+", "", candidate, flags=re.IGNORECASE)
         if function_noun(bare):

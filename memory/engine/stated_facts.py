@@ -36,6 +36,7 @@ from typing import Final
 from memory.engine.changes import parse_change, stated_uses, value_key
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import ME, relations
+from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
 
 __all__ = [
     "SINGLE_PER_OBJECT",
@@ -49,7 +50,8 @@ __all__ = [
 HOST: Final = "host"
 USE: Final = "use"
 _ROLE_OF: Final = {"runs_on": HOST, "deployed_on": HOST, "uses": USE}
-SINGLE_PER_SUBJECT: Final = frozenset({"lives_in", "works_at", HOST})
+# One value per subject: the graph's single-valued relations, runs_on and deployed_on as one.
+SINGLE_PER_SUBJECT: Final = frozenset(_ROLE_OF.get(r, r) for r in SINGLE_VALUED_RELATIONS)
 SINGLE_PER_OBJECT: Final = frozenset({"owns", "leads", "maintains"})
 _ARTICLE: Final = re.compile(r"^(?:the|a|an|our|my|their|its)\s+")
 # A capitalised word that does not open its sentence or clause.

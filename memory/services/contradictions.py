@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from memory.engine.event_identity import contradicts
+from memory.engine.event_types import NOT_CURRENT
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
 from memory.models import Event, EventStatus, GraphEdge, GraphFact, GraphItemStatus, RelationKind
@@ -43,8 +44,6 @@ from memory.services.mentions import fact_candidates, fact_text
 _ONE_ANSWER_FACTS: Final = frozenset({"employer", "residence"})
 # The event types that state a change: their new value ends the old one.
 CHANGE_TYPES: Final = frozenset({"change", "migration"})
-# A planned or cancelled value contradicts nothing yet.
-_NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 
 def denial_conflicts(*, event: Event, extracted: ExtractedEvent) -> list[Event]:
@@ -70,7 +69,7 @@ def values_displaced(
     fresh = [
         e
         for e in new_sources
-        if e.status == EventStatus.ACTIVE and e.temporal_status not in _NOT_CURRENT
+        if e.status == EventStatus.ACTIVE and e.temporal_status not in NOT_CURRENT
     ]
     if not rows or not fresh:
         return []
@@ -82,7 +81,7 @@ def values_displaced(
     )
     change = next((e for e in fresh if e.event_type in CHANGE_TYPES), None)
     links: list[tuple[int, int, str]] = []
-    for old in old_events.exclude(temporal_status__in=_NOT_CURRENT).order_by("id"):
+    for old in old_events.exclude(temporal_status__in=NOT_CURRENT).order_by("id"):
         if change is not None and not _states_more(old):
             event_supersede(new=change, old=old)
             links.append((change.pk, old.pk, RelationKind.SUPERSEDES))

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.engine.lifecycle import VISIBLE_STATUSES
-from memory.engine.offline_events import SourceMessage, TimelineEvent, detect_supersession
+from memory.engine.offline_events import SourceMessage
 from memory.engine.offline_events import extract_events as offline_extract_events
 from memory.engine.prompts.extraction import (
     ExtractedEvent,
@@ -25,6 +25,7 @@ from memory.engine.prompts.extraction_prompt import (
     build_user_prompt,
 )
 from memory.engine.prompts.graph import GraphProposal
+from memory.engine.slot_supersession import TimelineEvent, detect_supersession
 from memory.models import (
     Block,
     BlockView,

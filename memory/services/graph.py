@@ -217,11 +217,13 @@ def graph_rebuild(
         old_facts = _fact_ids_by_content(namespace)
         GraphEdge.objects.filter(namespace=namespace).delete()
         GraphFact.objects.filter(namespace=namespace).delete()
-        nodes = GraphNode.objects.filter(namespace=namespace)
-        unindex_nodes(nodes.exclude(key__in=list(first)).values_list("pk", flat=True))
-        nodes.exclude(key__in=list(first)).delete()
+        nodes = list(GraphNode.objects.filter(namespace=namespace).only("pk", "key"))
+        gone = [n.pk for n in nodes if n.key not in first]  # read, not a many-key NOT IN
+        unindex_nodes(gone)
+        for start in range(0, len(gone), 500):
+            GraphNode.objects.filter(pk__in=gone[start : start + 500]).delete()
         GraphNode.source_events.through.objects.filter(graphnode__namespace=namespace).delete()
-        kept = list(nodes.only("pk", "key"))
+        kept = [n for n in nodes if n.key in first]
         for node in kept:
             node.name, node.node_type = first[node.key]
             node.aliases, node.tags = [], []

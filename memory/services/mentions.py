@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine.event_identity import FactText, best_match, numbers
+from memory.engine.event_types import NOT_CURRENT
 from memory.engine.prompts.extraction import MAX_QUOTES, ExtractedEvent
 from memory.engine.stated_facts import names_agree, restates, stated_facts
 from memory.models import Event, EventMention, EventOrigin, EventStatus, Message
@@ -37,7 +38,6 @@ _CANDIDATE_COLUMNS = columns_of(
 _FACT_COLUMNS = columns_of(
     Event, ["id", "title", "summary", "participants", "temporal_status"], "e"
 )
-_NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 
 def fact_text(extracted: ExtractedEvent | Event) -> FactText:
@@ -96,7 +96,7 @@ def _relations_restated(namespace_id: int, extracted: ExtractedEvent) -> int | N
     """The newest active current event, of any type, that already states every relation fact
     `extracted` states ("Reminder: I own the billing service"; "订单服务现在部署在腾讯云上"
     after the migration to 腾讯云), or None (`memory.engine.stated_facts.restates`)."""
-    if extracted.temporal_status in _NOT_CURRENT:
+    if extracted.temporal_status in NOT_CURRENT:
         return None
     new = stated_facts(extracted.summary, speaker_of(extracted.participants))
     if not new:
@@ -110,7 +110,7 @@ def _relations_restated(namespace_id: int, extracted: ExtractedEvent) -> int | N
     said = numbers(extracted.summary, extracted.title)
     for pk, title, summary, people, status in rows:
         speaker = speaker_of(people)
-        if status in _NOT_CURRENT or not may_state(new, summary, speaker):
+        if status in NOT_CURRENT or not may_state(new, summary, speaker):
             continue
         if numbers(summary, title) != said:  # "Firm 1" / "Firm 2": a number says another fact
             continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from memory.engine.changes import Change, change_supersedes, parse_change
+from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.stated_facts import Fact, replaces, stated_facts
 from memory.models import Event, EventStatus
@@ -26,13 +27,9 @@ from memory.services.events import event_supersede
 # by the (namespace, status) index. Bounded, so storing an event costs one indexed read however
 # big the namespace is; a use stated more than this many active events ago stays active.
 CANDIDATES: Final = 200
-# A planned change ("we will switch … next month") or a cancelled one ends nothing yet.
-_NOT_CURRENT: Final = frozenset({"planned", "cancelled"})
 
 _COLUMNS = columns_of(Event, ["id", "title", "summary", "quotes"], "e")
 _FACT_COLUMNS = columns_of(Event, ["id", "summary", "participants", "temporal_status"], "e")
-# The event types that state a change: only they replace a value (SPEC §5.4).
-_CHANGE_TYPES: Final = frozenset({"change", "migration", "decision"})
 _GENERIC_SPEAKERS: Final = frozenset({"user", "assistant", "system", "tool", "用户", "助手"})
 
 
@@ -60,7 +57,7 @@ def may_state(facts: frozenset[Fact], text: str, speaker: str) -> bool:
 
 def change_of(extracted: ExtractedEvent) -> Change | None:
     """The change an extracted event states: its summary first, then its quotes and title."""
-    if extracted.temporal_status in _NOT_CURRENT:
+    if extracted.temporal_status in NOT_CURRENT:
         return None
     for text in (extracted.summary, *extracted.quotes, extracted.title):
         change = parse_change(text)
@@ -100,7 +97,7 @@ def _facts_replaced(event: Event, extracted: ExtractedEvent) -> list[int]:
     ends "Marco maintains the invoice worker", "we moved to Seattle" ends "I live in
     Portland", "张伟离开了数据组，数据平台现在由赵敏负责" ends "张伟是数据平台的负责人"
     (`memory.engine.stated_facts.replaces`)."""
-    if extracted.temporal_status in _NOT_CURRENT or extracted.event_type not in _CHANGE_TYPES:
+    if extracted.temporal_status in NOT_CURRENT or extracted.event_type not in SLOT_EVENT_TYPES:
         # A new value said plainly ("Maya lives in Munich") is a conflict, not a change
         # (`services.contradictions`).
         return []
@@ -116,7 +113,7 @@ def _facts_replaced(event: Event, extracted: ExtractedEvent) -> list[int]:
     return [
         pk
         for pk, summary, people, status in rows
-        if status not in _NOT_CURRENT
+        if status not in NOT_CURRENT
         and may_state(new, summary, speaker_of(people))
         and replaces(new, stated_facts(summary, speaker_of(people)), extracted.summary)
     ]

@@ -6,14 +6,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.engine.offline_events import (
-    SourceMessage,
+from memory.engine.offline_events import SourceMessage, extract_events
+from memory.engine.prompts.extraction import ExtractedEvent, ExtractionOut, ground_events
+from memory.engine.slot_supersession import (
     TimelineEvent,
     detect_batch_supersession,
     detect_supersession,
-    extract_events,
 )
-from memory.engine.prompts.extraction import ExtractedEvent, ExtractionOut, ground_events
 
 SAT_6_MAY_2023 = datetime(2023, 5, 6, 13, 56, tzinfo=UTC)
 

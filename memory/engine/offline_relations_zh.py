@@ -1,0 +1,167 @@
+"""Relation statements of ordinary team talk in Chinese → (subject, relation, object): the
+Chinese half of `memory.engine.offline_relations` (which documents the relations and types)."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from memory.engine.offline_entities import ME, Entity, Relation, employer_of, known_tool
+
+ZH_SERVICE: Final = re.compile(
+    r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
+    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
+    r"|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk)$"
+)
+_ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
+_ZH_SURNAMES: Final = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
+    "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
+    "莫孔向汤"
+)
+_ZH_PERSON: Final = re.compile(
+    rf"^(?:[小老阿][{_ZH_SURNAMES}]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+    rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
+)
+_ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
+_ZH_TRAILING: Final = re.compile(r"(?:现在|目前|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$")
+_ZH_OBJECT_END: Final = re.compile(
+    r"(?:那一?块|这一?块|那边|这边|那部分|这部分|上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$"
+)
+_ZH_RELATIONS: Final = (
+    # (pattern over one clause with groups a and b, relation, which group is the subject,
+    #  subject kind, object kind)
+    # "规则平台是孙悦在负责", "特征库归郭涛", "特征库现在交给马丽", "老周管日志系统那块".
+    (r"^(?P<b>.+?)是(?P<a>.+?)在维护(?:的)?$", "maintains", "owner", "project"),
+    (r"^(?P<b>.+?)是(?P<a>.+?)在(?:负责|管|跟进?)(?:的)?$", "owns", "owner", "project"),
+    (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
+     "owns", "owner", "project"),
+    (r"^(?P<a>.+?)管(?!理|道|控|用)(?P<b>.+)$", "owns", "owner", "project"),
+    # "我在风控组": membership of a team (a company is `works_at`, "在X工作").
+    (r"^(?P<a>.+?)在(?P<b>[^在]+?(?:组|团队|部门|小组))(?:工作|上班)?$", "member_of", "person",
+     "team"),
+    (r"^(?P<a>.+?)是(?P<b>[^是]+?(?:组|团队|部门|小组))的(?:人|成员)?$", "member_of", "person",
+     "team"),
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理)$", "owns", "owner", "project"),
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头)$", "leads", "owner", "project"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:负责人|owner|Owner)$", "owns", "owner", "project"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人)$", "leads", "owner",
+     "project"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的维护者$", "maintains", "owner", "project"),
+    (r"^(?P<a>.+?)(?:负责|管理)(?P<b>.+)$", "owns", "owner", "project"),
+    (r"^(?P<a>.+?)维护(?P<b>.+)$", "maintains", "owner", "project"),
+    (r"^(?P<a>.+?)(?:领导|带领|主导)(?P<b>.+)$", "leads", "owner", "project"),
+    (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
+    (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
+    (r"^(?P<a>.+?)依赖(?:于)?(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
+    (r"^(?P<a>.+?)(?:使用|采用|用)(?P<b>.+)$", "uses", "uses", "tool"),
+    (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
+    (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
+    (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
+    (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
+    (r"^(?P<a>.+?)(?:更|比较|最)?(?:喜欢用|偏好|偏爱)(?P<b>.+)$", "prefers", "person", "tool"),
+)  # fmt: skip
+_VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
+_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?、]")
+_ZH_NOT_SUBJECT: Final = frozenset(
+    "我们 他 她 它 他们 她们 它们 大家 你 你们 这 那 这个 那个 谁 有人 团队 公司".split()  # noqa: SIM905
+)
+
+
+def zh_project_name(service: re.Match[str], text: str) -> str:
+    """ "Atlas项目" → "Atlas" (as "the Atlas project"); "账单服务" stays whole."""
+    head, noun = service.group(1), service.group(2)
+    return head if noun == "项目" and head.isascii() else text
+
+
+def _zh_subject(raw: str, kind: str) -> Entity | None:
+    text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
+    if not text or text in _ZH_NOT_SUBJECT:
+        return None
+    if text == "我":
+        return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
+    service = ZH_SERVICE.match(text)
+    if service:
+        name = zh_project_name(service, text)
+        return Entity(name, "project") if kind in ("project", "uses") else None
+    if _ZH_TEAM.match(text):
+        return Entity(text, "organization") if kind == "owner" else None
+    if kind in ("project", "uses") and _ZH_PERSON.match(text):
+        return None if kind == "project" else Entity(text, "person")
+    if _ZH_PERSON.match(text):
+        return Entity(text, "person") if kind in ("owner", "person") else None
+    if re.fullmatch(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}", text) and not known_tool(text):
+        return Entity(text, "person" if kind in ("owner", "person") else "project")
+    return None
+
+
+def _zh_tool_before_verb(text: str, kind: str) -> str | None:
+    """A known tool opening a Han object, the rest saying what for: "飞书沟通" → 飞书."""
+    if kind not in ("tool", "project_or_tool") or not re.match(r"[\u4e00-\u9fff]", text):
+        return None
+    for end in range(len(text) - 1, 1, -1):
+        tool = known_tool(text[:end])
+        if tool:
+            return tool
+    return None
+
+
+def _zh_object(raw: str, kind: str) -> Entity | None:
+    text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
+    text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
+    if not text or len(text) > 30 or re.match(r"[这那哪](?:个|些|种|套)?", text):
+        return None  # "这个模块": a reference to something said before names nothing
+    product = re.fullmatch(r"([\u4e00-\u9fff]{2,4})([A-Z][A-Za-z0-9]{1,10})", text)
+    if product and kind in ("tool", "project_or_tool") and known_tool(product.group(1)):
+        return Entity(text, "tool")  # "阿里云ECS": a cloud's product keeps its name
+    tool = known_tool(text) or _zh_tool_before_verb(text, kind)
+    if kind in ("tool", "project_or_tool") and tool:
+        return Entity(tool, "tool")
+    service = ZH_SERVICE.match(text)
+    if service and kind in ("project", "project_or_tool"):
+        name = zh_project_name(service, text)
+        return Entity(name, "project")
+    if kind == "team" and _ZH_TEAM.match(text):
+        return Entity(text, "organization")
+    lead = re.match(r"[A-Za-z][A-Za-z0-9.+#-]*", text)
+    if kind in ("tool", "project_or_tool") and lead and known_tool(lead.group()):
+        return Entity(known_tool(lead.group()) or lead.group(), "tool")  # "用Vim写代码"
+    latin = re.fullmatch(r"[A-Z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*){0,2}", text)
+    if kind in ("tool", "organization", "team") and latin:
+        return Entity(text, "tool" if kind == "tool" else "organization")
+    place = re.fullmatch(r"[\u4e00-\u9fff]{2,6}|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?", text)
+    if kind == "place" and place:
+        return Entity(text, "place")
+    return None
+
+
+# A clause that opens with its verb shares the subject of the clause before it:
+# "我在风控组，主要负责反欺诈引擎".
+_ZH_SUBJECTLESS: Final = re.compile(
+    r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带)"
+)
+
+
+def chinese_relations(sentence: str) -> list[Relation]:
+    out: list[Relation] = []
+    previous = ""
+    for clause in _ZH_CLAUSE.split(sentence):
+        clause = clause.strip()
+        if not clause or clause.startswith(("如果", "要是", "是否", "假如")) or "不" in clause:
+            previous = ""
+            continue
+        if previous and _ZH_SUBJECTLESS.match(clause):
+            clause = previous + clause
+        previous = ""
+        for pattern, relation, subject_kind, object_kind in _VERBS_ZH:
+            match = pattern.match(clause)
+            if not match:
+                continue
+            subject = _zh_subject(match.group("a"), subject_kind)
+            target = _zh_object(match.group("b"), object_kind)
+            if subject and target:
+                out.append(employer_of(Relation(subject, relation, target)))
+                previous = match.group("a") if subject.type == "person" else ""
+                break
+    return out
