@@ -39,22 +39,34 @@ def _rederive(namespace: Namespace, **options: bool):
     return namespace_rederive(namespace=namespace, actor="command:test", **options)
 
 
+def _stored_twice(
+    ns: Namespace, *, first_status: str = EventStatus.ACTIVE
+) -> tuple[Event, EventMention, list[Message]]:
+    """What the rules before one-event-per-fact stored for a fact said in two blocks: the
+    second block's mention turned into a second, active event. Returns the first event, the
+    (deleted) mention and the second block's source messages."""
+    (first,) = Event.objects.filter(namespace=ns)
+    mention = EventMention.objects.get(event=first)
+    second_sources = list(mention.messages.all())
+    first.source_messages.remove(*second_sources)
+    mention.delete()
+    Event.objects.filter(pk=first.pk).update(
+        mention_count=1, last_mentioned_at=None, status=first_status
+    )
+    duplicate = Event.objects.get(pk=first.pk)
+    duplicate.pk, duplicate.status = None, EventStatus.ACTIVE
+    duplicate.source_block_id = mention.block_id
+    duplicate.save()
+    duplicate.source_messages.set(second_sources)
+    first.refresh_from_db()
+    return first, mention, second_sources
+
+
 def test_two_events_an_older_rule_made_for_one_fact_end_as_one_event_with_both_mentions(
     owner: ApiClient, admin: ApiClient, drain: Callable[[], int]
 ) -> None:
     ns = _talk(owner, admin, drain, ("s1", FLY), ("s2", FLY))
-    (first,) = Event.objects.filter(namespace=ns)
-    mention = EventMention.objects.get(event=first)
-    # What the rules before one-event-per-fact stored: a second event from the second block.
-    second_sources = list(mention.messages.all())
-    first.source_messages.remove(*second_sources)
-    mention.delete()
-    Event.objects.filter(pk=first.pk).update(mention_count=1, last_mentioned_at=None)
-    duplicate = Event.objects.get(pk=first.pk)
-    duplicate.pk = None
-    duplicate.source_block_id = mention.block_id
-    duplicate.save()
-    duplicate.source_messages.set(second_sources)
+    first, mention, second_sources = _stored_twice(ns)
 
     report = _rederive(ns)
 
@@ -70,17 +82,7 @@ def test_a_forgotten_fact_an_older_rule_stored_twice_stays_forgotten(
     owner: ApiClient, admin: ApiClient, drain: Callable[[], int]
 ) -> None:
     ns = _talk(owner, admin, drain, ("s1", FLY), ("s2", FLY))
-    (first,) = Event.objects.filter(namespace=ns)
-    mention = EventMention.objects.get(event=first)
-    second_sources = list(mention.messages.all())
-    first.source_messages.remove(*second_sources)
-    mention.delete()
-    Event.objects.filter(pk=first.pk).update(mention_count=1, status=EventStatus.FORGOTTEN)
-    duplicate = Event.objects.get(pk=first.pk)  # the restatement, still active
-    duplicate.pk, duplicate.status = None, EventStatus.ACTIVE
-    duplicate.source_block_id = mention.block_id
-    duplicate.save()
-    duplicate.source_messages.set(second_sources)
+    first, _, _ = _stored_twice(ns, first_status=EventStatus.FORGOTTEN)
 
     report = _rederive(ns)
 
