@@ -47,16 +47,8 @@ def matches_beyond_names(
     query_terms: Collection[str], names: Collection[str], item_terms: Collection[str]
 ) -> bool:
     """True when the item shares a non-name term with the query, or the query has none."""
-    return fields_match_beyond_names(query_terms, names, [item_terms])
-
-
-def fields_match_beyond_names(
-    query_terms: Collection[str], names: Collection[str], fields: Iterable[Collection[str]]
-) -> bool:
-    """`matches_beyond_names` over an item's fields, read one by one and no further than the
-    first that shares a non-name term (`fields` may be a generator that analyzes lazily)."""
     content = asks_beyond(query_terms, names)
-    return not content or any(not content.isdisjoint(terms) for terms in fields)
+    return not content or not content.isdisjoint(item_terms)
 
 
 def term_weight(documents: int, total: int) -> float:

@@ -32,10 +32,23 @@ from memory.models import (
     Session,
 )
 from memory.models.rows import columns_of, marks, read_by_id, read_rows, read_values
+from memory.search.documents import NODES
+from memory.search.index import indexed_fields
 from memory.search.text import analyze, query_terms
 from memory.selectors.graph import NodeStateOut, node_states
 
 NODE_HITS = 12
+# What a node hit is judged on: its index document's fields that make hits (the current ones)
+# and the relation labels; a person's own names are left out.
+_JUDGED_FIELDS = (
+    "name",
+    "aliases",
+    "tags",
+    "node_type",
+    "facts_current",
+    "neighbours_current",
+    "relations",
+)
 
 _EVENTS, _BLOCKS, _NODES = Event._meta.db_table, Block._meta.db_table, GraphNode._meta.db_table
 _FACT_SOURCES = GraphFact.source_events.through._meta.db_table
@@ -53,32 +66,6 @@ class _Source(NamedTuple):
     status: str
     pinned: bool
     session_id: int
-
-
-def _own_terms(node: GraphNode) -> set[str]:
-    """What the node's card says besides its state, and besides a person's own name: tags,
-    type, a non-person's names."""
-    texts = [*node.tags, node.node_type]
-    if node.node_type != "person":
-        texts.extend([node.name, *node.aliases])
-    return set(analyze(" ".join(texts)))
-
-
-def _state_terms(state: NodeStateOut) -> set[str]:
-    """What the node's current state says: its facts and links."""
-    return set(
-        analyze(
-            " ".join(
-                [
-                    *(f"{f.key.replace('_', ' ')} {f.value}" for f in state.current_facts),
-                    *(
-                        f"{e.relation.replace('_', ' ')} {e.from_name} {e.to_name}"
-                        for e in state.current_edges
-                    ),
-                ]
-            )
-        )
-    )
 
 
 def node_card(ranked: tuple[GraphNode, NodeStateOut]) -> dict[str, Any]:
@@ -191,11 +178,11 @@ def ranked_nodes(
     weights: Sequence[Mapping[str, float]],
 ) -> list[tuple[GraphNode, NodeStateOut]]:
     """The `limit` best nodes with their current state. A search hit is read with every
-    current source (its weight is theirs), and its state when its own words do not match. A
-    node tied to a current pinned or safety source weighs 1 (pinned → 1, safety's floor is 1),
-    so one that is not a hit needs only those sources' sessions, unless all of them are this
-    session's (then its other sources decide whether it is this session's alone). Graph state
-    is read for those hits and for the nodes that make the cut."""
+    current source (its weight is theirs) and judged on its index document. A node tied to a
+    current pinned or safety source weighs 1 (pinned → 1, safety's floor is 1), so one that
+    is not a hit needs only those sources' sessions, unless all of them are this session's
+    (then its other sources decide whether it is this session's alone). Graph state is read
+    for the nodes that make the cut."""
     hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     always = _important_nodes(namespace, important)
@@ -240,19 +227,22 @@ def ranked_nodes(
             weights, people, card_terms
         )
 
-    # A hit's own words (tags, type, a non-person's names) often match the query already;
-    # its graph state is read only when they do not, to look in its facts and links.
-    own = {pk: _own_terms(nodes[pk]) for pk in candidates}
-    matched = {pk for pk in candidates if pk in always or relevant(own[pk])}
-    states = node_states([nodes[pk] for pk in candidates if pk not in matched], current_only=True)
+    # A hit is judged on what its index document holds: its tags, type, current facts and
+    # links, and a non-person's names.
+    judged = [pk for pk in candidates if pk not in always]
+    held: dict[int, set[str]] = {}
+    for pk, (name, aliases, *rest) in indexed_fields(NODES, judged, _JUDGED_FIELDS).items():
+        held[pk] = set().union(*rest)
+        if nodes[pk].node_type != "person":
+            held[pk] |= {*name, *aliases}
     for node_id, sources in candidates.items():
-        if node_id in matched or relevant(own[node_id] | _state_terms(states[node_id])):
+        if node_id in always or relevant(held.get(node_id, set())):
             kept[node_id] = max(current_weight(e, current_turn) for e in sources)
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i], i))
     chosen = [pk for pk, _ in rrf([relevance, weight])[:limit]]
     nodes |= read_by_id(GraphNode, [pk for pk in chosen if pk not in nodes])
-    states |= node_states([nodes[pk] for pk in chosen if pk not in states], current_only=True)
+    states = node_states([nodes[pk] for pk in chosen], current_only=True)
     return [(nodes[pk], states[pk]) for pk in chosen]
 
 

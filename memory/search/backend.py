@@ -28,6 +28,10 @@ class SearchBackend(Protocol):
         self, kind: Kind, namespace_id: int, terms: Sequence[str], cap: int
     ) -> list[int]: ...
 
+    def document_fields(
+        self, kind: Kind, object_ids: Sequence[int], fields: Sequence[str]
+    ) -> dict[int, tuple[tuple[str, ...], ...]] | None: ...
+
     def search(
         self,
         kind: Kind,

@@ -15,11 +15,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from django.db.models import Q
-
 from memory.engine.graph_state import CURRENT, HISTORICAL
 from memory.engine.redact import redact
 from memory.models import Event, EventStatus, GraphEdge, GraphFact, GraphNode, Message
+from memory.models.rows import marks, read_by_id, read_models
 from memory.search.text import CACHED_TEXT_CHARS, CACHED_TEXTS, analyze, date_terms
 from memory.selectors.graph_state import item_states, source_statuses  # a leaf: see its doc
 
@@ -168,10 +167,8 @@ def event_document(event: Event) -> Document:
     )
 
 
-def event_fields(event: Event, *, without: str = "") -> Iterator[tuple[str, ...]]:
-    """The event's fields' terms in EVENTS' field order, each analyzed only when reached (a
-    caller that stops at the first field holding a term analyzes no more), leaving out the
-    field named `without`."""
+def event_fields(event: Event) -> Iterator[tuple[str, ...]]:
+    """The event's fields' terms in EVENTS' field order."""
     texts: dict[str, Callable[[], tuple[str, ...]]] = {
         "title": lambda: _terms(event.title),
         "summary": lambda: _terms(event.summary),
@@ -183,13 +180,12 @@ def event_fields(event: Event, *, without: str = "") -> Iterator[tuple[str, ...]
         "dates": lambda: tuple(date_terms(event.happened_start, event.happened_end)),
     }
     for field in EVENTS.fields:
-        if field.name != without:
-            yield texts[field.name]()
+        yield texts[field.name]()
 
 
 def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:
     """Each node's document from the database, with facts and neighbours split into current
-    and historical by `selectors.graph_state` (hidden ones left out). Five queries per 500
+    and historical by `selectors.graph_state` (hidden ones left out). Six plain-SQL reads per 500
     nodes."""
     ids = sorted(set(node_ids))
     for start in range(0, len(ids), CHUNK):
@@ -198,7 +194,8 @@ def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:
 
 def _node_chunk(ids: list[int]) -> Iterator[Document]:
     facts: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    fact_rows = list(GraphFact.objects.filter(node_id__in=ids))
+    within = f"IN ({marks(ids)})"
+    fact_rows = read_models(GraphFact, "f", f"WHERE f.node_id {within}", ids)
     fact_states = item_states(
         fact_rows, sources=source_statuses(GraphFact, [f.pk for f in fact_rows])
     )
@@ -207,22 +204,23 @@ def _node_chunk(ids: list[int]) -> Iterator[Document]:
         if state in (CURRENT, HISTORICAL):
             facts[fact.node_id][state].append(f"{fact.key.replace('_', ' ')} {fact.value}")
     links: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    edges = list(
-        GraphEdge.objects.filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids)).select_related(
-            "from_node", "to_node"
-        )
+    edges = read_models(
+        GraphEdge, "g", f"WHERE g.from_node_id {within} OR g.to_node_id {within}", [*ids, *ids]
     )
     edge_states = item_states(edges, sources=source_statuses(GraphEdge, [e.pk for e in edges]))
+    ends = {e for edge in edges for e in (edge.from_node_id, edge.to_node_id)}
+    names = {pk: node.name for pk, node in read_by_id(GraphNode, sorted(ends)).items()}
     wanted = set(ids)
     for edge in edges:
         state = edge_states[edge.pk]
         if state not in (CURRENT, HISTORICAL):
             continue
-        for here, there in ((edge.from_node, edge.to_node), (edge.to_node, edge.from_node)):
-            if here.pk in wanted:
-                links[here.pk][state].append(there.name)
-                links[here.pk]["relations"].append(edge.relation.replace("_", " "))
-    for node in GraphNode.objects.filter(pk__in=ids).order_by("pk"):
+        one, other = edge.from_node_id, edge.to_node_id
+        for here, there in ((one, other), (other, one)):
+            if here in wanted:
+                links[here][state].append(names[there])
+                links[here]["relations"].append(edge.relation.replace("_", " "))
+    for node in read_models(GraphNode, "n", f"WHERE n.id {within} ORDER BY n.id", ids):
         node_facts, node_links = facts[node.pk], links[node.pk]
         yield Document(
             object_id=node.pk,

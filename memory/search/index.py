@@ -4,7 +4,7 @@ in sync"). Deleting a message, event or node also drops its index row by trigger
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 
 from django.db import connection, transaction
@@ -12,7 +12,7 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Lag, Lead
 
 from memory.models import Event, GraphNode, Message, Namespace, Turn
-from memory.models.rows import read_models_with
+from memory.models.rows import read_by_id, read_models_with
 from memory.search.backend import backend
 from memory.search.documents import (
     EVENTS,
@@ -182,6 +182,31 @@ def index_nodes_of_events(event_ids: Iterable[int]) -> None:
     """Re-index the nodes whose facts or edges cite these events, after the events' status
     changed (supersede, forget, restore): current vs historical follows it (SPEC §6.4)."""
     index_nodes(nodes_touched_by_events(event_ids))
+
+
+def indexed_fields(
+    kind: Kind, object_ids: Iterable[int], fields: Sequence[str]
+) -> dict[int, tuple[tuple[str, ...], ...]]:
+    """The terms each event's or node's index document holds in `fields` (in that order): read
+    from the index where the backend keeps them by field (SQLite), built by the code that
+    indexes them where it does not (PostgreSQL). What a card is judged on (activated memory's
+    relevance check) is then exactly what its search found. Objects that are gone are left
+    out."""
+    ids = sorted(set(object_ids))
+    if not ids:
+        return {}
+    stored = backend().document_fields(kind, ids, fields)
+    if stored is not None:
+        return stored
+    if kind is EVENTS:
+        documents: Iterable[Document] = map(event_document, read_by_id(Event, ids).values())
+    elif kind is NODES:
+        documents = node_documents(ids)
+    else:
+        raise ValueError(f"indexed_fields reads events and nodes, not {kind.name}")
+    names = [f.name for f in kind.fields]
+    at = [names.index(name) for name in fields]
+    return {d.object_id: tuple(d.fields[i] for i in at) for d in documents}
 
 
 def unindex_messages(ids: Iterable[int]) -> None:

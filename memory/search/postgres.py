@@ -136,6 +136,14 @@ def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) ->
     return [int(n) for n in row]
 
 
+def document_fields(
+    kind: Kind, object_ids: Sequence[int], fields: Sequence[str]
+) -> dict[int, tuple[tuple[str, ...], ...]] | None:
+    """None: a tsvector keeps a term's weight class, not its field (`memory.search.index.
+    indexed_fields` builds the documents instead)."""
+    return None
+
+
 def search(
     kind: Kind,
     namespace_id: int,

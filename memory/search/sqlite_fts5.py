@@ -115,6 +115,33 @@ def doc_counts(kind: Kind, namespace_id: int, terms: Sequence[str], cap: int) ->
     return [int(n) for n in row]
 
 
+# Stored fields are read this many rows a statement (SQLite allows 500 compound SELECTs).
+FIELDS_CHUNK = 200
+
+
+def document_fields(
+    kind: Kind, object_ids: Sequence[int], fields: Sequence[str]
+) -> dict[int, tuple[tuple[str, ...], ...]]:
+    """Each indexed object's terms in `fields` (in that order) as its index row holds them,
+    without their namespace prefix; an object with no index row is left out. One rowid
+    lookup each (`rowid IN (…)` would scan the table)."""
+    known = {f.name for f in kind.fields}
+    if not set(fields) <= known:
+        raise ValueError(f"{kind.name} has no field {sorted(set(fields) - known)}")
+    ids = list(dict.fromkeys(object_ids))
+    one = f"SELECT rowid, {', '.join(fields)} FROM {kind.table} WHERE rowid = %s"
+    found: dict[int, tuple[tuple[str, ...], ...]] = {}
+    with connection.cursor() as cursor:
+        for start in range(0, len(ids), FIELDS_CHUNK):
+            chunk = ids[start : start + FIELDS_CHUNK]
+            cursor.execute(" UNION ALL ".join([one] * len(chunk)), chunk)
+            for object_id, *texts in cursor.fetchall():
+                found[int(object_id)] = tuple(
+                    tuple(term.split("_", 1)[1] for term in (text or "").split()) for text in texts
+                )
+    return found
+
+
 # Up to this many of a namespace's rows outside a search's statuses, the search ranks every
 # matching row and then looks up the status of only the best `limit` + that many; beyond it,
 # each matching row's status is looked up before it is scored.

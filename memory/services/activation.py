@@ -25,12 +25,7 @@ from memory.engine.gate import Ref
 from memory.engine.lifecycle import VISIBLE_STATUSES
 from memory.engine.ranking import pack_budget, rrf
 from memory.engine.redact import redact
-from memory.engine.relevance import (
-    covers,
-    fields_match_beyond_names,
-    sentence_questions,
-    sentences,
-)
+from memory.engine.relevance import covers, matches_beyond_names, sentence_questions, sentences
 from memory.engine.tokens import estimate_tokens
 from memory.engine.weights import current_weight
 from memory.errors import Invalid
@@ -49,7 +44,8 @@ from memory.models.rows import columns_of, insert_rows, marks, read_by_id, read_
 from memory.recall.messages import RankedMessage, messages_rank_fuse, messages_rank_text
 from memory.recall.nodes import node_card, ranked_nodes
 from memory.recall.query import MAX_QUERY_CHARS
-from memory.search.documents import event_fields
+from memory.search.documents import EVENTS
+from memory.search.index import indexed_fields
 from memory.search.text import analyze, query_terms
 from memory.selectors.namespaces import namespace_turn
 
@@ -260,29 +256,33 @@ def _events(
     }
     # A hit that matches only through a person's name, or holds too little of what the
     # question asks, is no evidence (memory.engine.relevance); pinned and safety memories
-    # enter whatever they match.
+    # enter whatever they match. A hit is judged on what its index document holds.
     terms = set(query_terms(query))
     people = {t for e in by_id.values() for t in analyze(" ".join(e.participants))}
-    full = read_by_id(Event, [pk for pk in hit_ids if pk in by_id and pk not in always])
+    judged = [pk for pk in hit_ids if pk in by_id and pk not in always]
+    held = {
+        pk: set().union(*fields)
+        for pk, fields in indexed_fields(EVENTS, judged, _JUDGED_FIELDS).items()
+    }
 
-    def relevant(event: Event) -> bool:
-        fields = [set(f) for f in event_fields(event, without="participants")]
-        return fields_match_beyond_names(terms, people, fields) and covers(
-            weights, people, set().union(*fields)
-        )
+    def relevant(pk: int) -> bool:
+        said = held.get(pk, set())
+        return matches_beyond_names(terms, people, said) and covers(weights, people, said)
 
-    by_id = {pk: e for pk, e in by_id.items() if pk in always or relevant(full[pk])}
+    by_id = {pk: e for pk, e in by_id.items() if pk in always or relevant(pk)}
     relevance = [i for i in hit_ids if i in by_id]
     weight = sorted(
         by_id.values(),
         key=lambda e: (-current_weight(e, current_turn), -e.mentioned_at.timestamp(), e.id),
     )
     chosen = [pk for pk, _ in rrf([relevance, [e.id for e in weight]])[:limit]]
-    full |= read_by_id(Event, [pk for pk in chosen if pk not in full])
+    full = read_by_id(Event, chosen)
     return [full[pk] for pk in chosen]
 
 
 _CANDIDATE_FIELDS = columns_of(Event, _Candidate._fields, "e")
+# What an event hit is judged on: its index document but for its participants' names.
+_JUDGED_FIELDS = tuple(f.name for f in EVENTS.fields if f.name != "participants")
 
 
 def _candidates(

@@ -8,7 +8,8 @@ import pytest
 from memory.engine.prompts.graph import GraphProposal
 from memory.models import GraphNode
 from memory.search import search_nodes
-from memory.search.documents import NODES, node_documents
+from memory.search.documents import EVENTS, NODES, node_documents
+from memory.search.index import indexed_fields
 from memory.services.events import event_lifecycle, event_supersede
 from memory.services.graph import graph_apply
 from tests.search.conftest import index_ids
@@ -176,3 +177,30 @@ def test_node_types_and_chinese_names_are_searchable(world):
     assert _ids(search_nodes(w.pk, "北京")) == [_node("北京办公室")]
     assert _ids(search_nodes(w.pk, "place")) == [_node("北京办公室")]
     assert search_nodes(w.pk, "上海") == []
+
+
+def test_indexed_fields_are_what_the_index_documents_hold_on_either_backend(world):
+    """What activated memory judges a card on (its index document's fields): read from the
+    index on SQLite, built by the indexing code on PostgreSQL; the same terms either way, the
+    namespace prefix gone, and a supersession moves a fact from current to historical."""
+    w = world()
+    old = w.event("Vega runs on MySQL", "The Vega service runs on MySQL.", tags=["storage"])
+    _apply(
+        w,
+        [old],
+        nodes=[{"key": "vega", "name": "Vega", "type": "project"}],
+        facts=[{"node_key": "vega", "key": "database", "value": "MySQL"}],
+    )
+    vega = _node("Vega")
+    fields = ("name", "node_type", "facts_current", "facts_historical")
+    assert indexed_fields(NODES, [vega, 10**9], fields) == {
+        vega: (("vega",), ("project",), ("databas", "mysql"), ())
+    }
+    event_supersede(new=w.event("Database question reopened", "Unclear."), old=old)
+    assert indexed_fields(NODES, [vega], fields)[vega][2:] == ((), ("databas", "mysql"))
+    (document,) = node_documents([vega])
+    assert indexed_fields(NODES, [vega], [f.name for f in NODES.fields]) == {vega: document.fields}
+    assert indexed_fields(EVENTS, [old.pk], ("title", "tags")) == {
+        old.pk: (("vega", "run", "mysql"), ("storag",))
+    }
+    assert indexed_fields(EVENTS, [], ("title",)) == {}
