@@ -303,3 +303,42 @@ def test_a_large_namespaces_message_total_is_counted_once_a_minute(world, monkey
     clock = query.time.monotonic() + query.TOTAL_REUSED_SECONDS + 1
     monkeypatch.setattr(query.time, "monotonic", lambda: clock)
     assert counts() == 1
+
+
+def test_a_large_namespaces_term_counts_are_reused_like_its_total(world, monkeypatch):
+    """In a namespace whose total is reused, a term's count is too, for as long: a second
+    context call with the same words counts no row, a new word is counted, and after a minute
+    everything is counted again. A small namespace counts every time."""
+    from memory.search import query
+
+    w = world()
+    w.say("the osprey nest is on the water tower", "ok")
+    monkeypatch.setattr(query, "_TOTALS", {})
+    monkeypatch.setattr(query, "_REMEMBERED", {})
+    backend = query.backend()
+    asked: list[list[str]] = []
+    real = backend.doc_counts
+
+    def doc_counts(kind, namespace_id, terms, cap):  # type: ignore[no-untyped-def]
+        asked.append(list(terms))
+        return real(kind, namespace_id, terms, cap)
+
+    monkeypatch.setattr(backend, "doc_counts", doc_counts)
+
+    def counted(text: str) -> list[list[str]]:
+        asked.clear()
+        weights = query.term_weights(w.pk, text)
+        assert weights["osprey"] > 0 and weights["tower"] > 0
+        return list(asked)
+
+    tower = [["osprey", "tower"]]
+    assert (counted("osprey tower"), counted("osprey tower")) == (tower, tower)  # small
+    monkeypatch.setattr(query, "TOTAL_REUSED_FROM", 2)
+    assert counted("osprey tower") == tower  # the total is taken after the counts
+    assert counted("osprey tower") == tower  # now remembered
+    assert counted("osprey tower") == []
+    assert counted("osprey tower nest") == [["nest"]]
+    assert query._REMEMBERED[("message", w.pk, "nest")][:2] == (1, query.GATE_BUDGET + 1)
+    clock = query.time.monotonic() + query.TOTAL_REUSED_SECONDS + 1
+    monkeypatch.setattr(query.time, "monotonic", lambda: clock)
+    assert counted("osprey tower") == tower
