@@ -146,12 +146,20 @@ def messages_rank(
 
 
 def messages_rank_text(
-    namespace_id: int, query: str, *, limit: int, session_pk: int | None = None
+    namespace_id: int,
+    query: str,
+    *,
+    limit: int,
+    session_pk: int | None = None,
+    gate_budget: int | None = None,
 ) -> list[RankedMessage]:
     """`messages_rank` before the event sources are fused in: BM25 with the speaker and
-    feedback corrections (a caller may run it beside its event search)."""
+    feedback corrections (a caller may run it beside its event search), gated within
+    `gate_budget` rows (memory.search.query)."""
     with counts_shared():  # the feedback query repeats the query's terms
-        return _messages_rank(namespace_id, query, limit=limit, session_pk=session_pk)
+        return _messages_rank(
+            namespace_id, query, limit=limit, session_pk=session_pk, gate_budget=gate_budget
+        )
 
 
 def messages_rank_fuse(
@@ -206,10 +214,10 @@ def _event_sources(event_ids: list[int], session_pk: int | None) -> dict[int, li
 
 
 def _messages_rank(
-    namespace_id: int, query: str, *, limit: int, session_pk: int | None
+    namespace_id: int, query: str, *, limit: int, session_pk: int | None, gate_budget: int | None
 ) -> list[RankedMessage]:
     ranking = search_messages_ranking(
-        namespace_id, query, limit=max(POOL, limit), session_pk=session_pk
+        namespace_id, query, limit=max(POOL, limit), session_pk=session_pk, gate_budget=gate_budget
     )
     first = _ids(ranking.hits)
     if not first:

@@ -34,6 +34,7 @@ from memory.models import (
 from memory.models.rows import columns_of, marks, read_by_id, read_rows, read_values
 from memory.search.documents import NODES
 from memory.search.index import indexed_fields
+from memory.search.query import CONTEXT_GATE_BUDGET
 from memory.search.text import analyze, query_terms
 from memory.selectors.graph import NodeStateOut, node_states
 
@@ -183,7 +184,11 @@ def ranked_nodes(
     is not a hit needs only those sources' sessions, unless all of them are this session's
     (then its other sources decide whether it is this session's alone). Graph state is read
     for the nodes that make the cut."""
-    hits = search.search_nodes(namespace.pk, query, limit=NODE_HITS) if query else []
+    hits = (
+        search.search_nodes(namespace.pk, query, limit=NODE_HITS, gate_budget=CONTEXT_GATE_BUDGET)
+        if query
+        else []
+    )
     hit_ids = [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
     always = _important_nodes(namespace, important)
     here = session.pk if session is not None else None

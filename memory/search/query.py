@@ -40,6 +40,11 @@ from memory.search.text import query_terms
 
 MAX_LIMIT = 1000
 GATE_BUDGET = 5000
+# Activated memory's searches gate within fewer rows: they run before every proxied model call,
+# under its deadline, to fill ~15 passages and 8 cards, and at 100k messages the ranking of the
+# gated rows was half their cost (benchmarks/README.md, "Model proxy overhead"). On the LoCoMo
+# development split no figure moves (budget@900 0.809, budget@2000 0.864).
+CONTEXT_GATE_BUDGET = 1000
 RANKED_TERMS = 12  # the rarest terms a query is ranked on
 PRECOUNT = 200  # how far a long query's terms are counted first, to find its rarest
 MAX_COUNTED_MESSAGES = 20 * GATE_BUDGET  # how far `term_weights` counts a namespace's messages
@@ -60,10 +65,11 @@ def _search(
     *,
     session_id: int | None = None,
     statuses: Sequence[str] | None = None,
+    gate_budget: int | None = None,
 ) -> list[TextHit]:
     if limit <= 0 or (statuses is not None and not statuses):
         return []
-    terms, gate = _plan(kind, namespace_id, query)
+    terms, gate = _plan(kind, namespace_id, query, gate_budget)
     if not terms:
         return []
     return _hits(
@@ -79,8 +85,11 @@ def _search(
     )
 
 
-def _plan(kind: Kind, namespace_id: int, query: str) -> tuple[list[str], list[str]]:
-    """The terms a query is ranked on and its gate (both empty when it has no terms)."""
+def _plan(
+    kind: Kind, namespace_id: int, query: str, gate_budget: int | None = None
+) -> tuple[list[str], list[str]]:
+    """The terms a query is ranked on and its gate within `gate_budget` rows (GATE_BUDGET when
+    None; both empty when the query has no terms)."""
     terms = query_terms(query)
     if not terms:
         return [], []
@@ -89,7 +98,8 @@ def _plan(kind: Kind, namespace_id: int, query: str) -> tuple[list[str], list[st
         counted = {}
     if len(terms) > RANKED_TERMS:
         terms = _rarest(kind, namespace_id, terms, counted)
-    return terms, _gate(terms, _counts(kind, namespace_id, terms, GATE_BUDGET + 1, counted))
+    counts = _counts(kind, namespace_id, terms, GATE_BUDGET + 1, counted)
+    return terms, _gate(terms, counts, GATE_BUDGET if gate_budget is None else gate_budget)
 
 
 def _hits(rows: list[tuple[int, float]]) -> list[TextHit]:
@@ -190,12 +200,12 @@ def _rarest(kind: Kind, namespace_id: int, terms: list[str], counted: Counted) -
     return [terms[i] for i in sorted(rarest)]
 
 
-def _gate(terms: list[str], counts: list[int]) -> list[str]:
-    """The rarest terms whose rows add up to at most GATE_BUDGET (always at least one)."""
+def _gate(terms: list[str], counts: list[int], budget: int) -> list[str]:
+    """The rarest terms whose rows add up to at most `budget` (always at least one)."""
     gate: list[str] = []
     rows = 0
     for count, term in sorted(zip(counts, terms, strict=True), key=lambda pair: pair[0]):
-        if gate and rows + count > GATE_BUDGET:
+        if gate and rows + count > budget:
             break
         gate.append(term)
         rows += count
@@ -260,16 +270,21 @@ def search_events(
     *,
     limit: int = 50,
     statuses: Sequence[str] = ("active", "superseded"),
+    gate_budget: int | None = None,
 ) -> list[TextHit]:
     """Events by title ×4, summary ×3, tags ×2, quotes ×2, participants ×5, type ×5,
     temporal wording ×4 and occurrence dates ×4, among those whose status is in `statuses`."""
-    return _search(EVENTS, namespace_id, query, limit, statuses=list(statuses))
+    return _search(
+        EVENTS, namespace_id, query, limit, statuses=list(statuses), gate_budget=gate_budget
+    )
 
 
-def search_nodes(namespace_id: int, query: str, *, limit: int = 50) -> list[TextHit]:
+def search_nodes(
+    namespace_id: int, query: str, *, limit: int = 50, gate_budget: int | None = None
+) -> list[TextHit]:
     """Graph nodes by name, aliases, tags, type, facts and neighbours; relation labels only
     add to the ranking of nodes that match elsewhere."""
-    return _search(NODES, namespace_id, query, limit)
+    return _search(NODES, namespace_id, query, limit, gate_budget=gate_budget)
 
 
 def search_messages(
@@ -289,13 +304,19 @@ class Ranking:
     terms: tuple[str, ...]
     gate: tuple[str, ...]
     hits: list[TextHit]
+    gate_budget: int | None = None
 
 
 def search_messages_ranking(
-    namespace_id: int, query: str, *, limit: int, session_pk: int | None = None
+    namespace_id: int,
+    query: str,
+    *,
+    limit: int,
+    session_pk: int | None = None,
+    gate_budget: int | None = None,
 ) -> Ranking:
-    """`search_messages`, keeping what the search ranked on."""
-    terms, gate = _plan(MESSAGES, namespace_id, query) if limit > 0 else ([], [])
+    """`search_messages`, keeping what the search ranked on; gated within `gate_budget` rows."""
+    terms, gate = _plan(MESSAGES, namespace_id, query, gate_budget) if limit > 0 else ([], [])
     rows = (
         backend().search(
             MESSAGES, namespace_id, gate, terms, min(limit, MAX_LIMIT), session_id=session_pk
@@ -303,7 +324,9 @@ def search_messages_ranking(
         if terms
         else []
     )
-    return Ranking(namespace_id, session_pk, limit, tuple(terms), tuple(gate), _hits(rows))
+    return Ranking(
+        namespace_id, session_pk, limit, tuple(terms), tuple(gate), _hits(rows), gate_budget
+    )
 
 
 def search_messages_widened(first: Ranking, query: str) -> list[TextHit]:
@@ -314,8 +337,12 @@ def search_messages_widened(first: Ranking, query: str) -> list[TextHit]:
     SQLite twice it for every such row when `first` had no term outside its gate, on
     PostgreSQL it times the ratio of the two queries' term counts), while `first`'s hits
     score at least that: only they and the rows holding an added term can make the top, and
-    only those are scored. Otherwise this is a plain search."""
-    terms, gate = _plan(MESSAGES, first.namespace_id, query) if first.limit > 0 else ([], [])
+    only those are scored. Otherwise this is a plain search (within `first`'s gate budget)."""
+    terms, gate = (
+        _plan(MESSAGES, first.namespace_id, query, first.gate_budget)
+        if first.limit > 0
+        else ([], [])
+    )
     if not terms:
         return []
     added = tuple(t for t in terms if t not in first.terms)

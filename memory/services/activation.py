@@ -46,6 +46,7 @@ from memory.recall.nodes import node_card, ranked_nodes
 from memory.recall.query import MAX_QUERY_CHARS
 from memory.search.documents import EVENTS
 from memory.search.index import indexed_fields
+from memory.search.query import CONTEXT_GATE_BUDGET
 from memory.search.text import analyze, query_terms
 from memory.selectors.namespaces import namespace_turn
 
@@ -227,7 +228,13 @@ def _event_hits(namespace: Namespace, query: str) -> list[int]:
     `messages_rank`)."""
     if not query:
         return []
-    hits = search.search_events(namespace.pk, query, limit=EVENT_HITS, statuses=VISIBLE_STATUSES)
+    hits = search.search_events(
+        namespace.pk,
+        query,
+        limit=EVENT_HITS,
+        statuses=VISIBLE_STATUSES,
+        gate_budget=CONTEXT_GATE_BUDGET,
+    )
     return [h.object_id for h in sorted(hits, key=lambda h: h.rank)]
 
 
@@ -444,7 +451,11 @@ def activation_build(
     text_ranked = _start(
         pool,
         lambda: (
-            messages_rank_text(namespace.pk, text_query, limit=PASSAGE_POOL) if text_query else []
+            messages_rank_text(
+                namespace.pk, text_query, limit=PASSAGE_POOL, gate_budget=CONTEXT_GATE_BUDGET
+            )
+            if text_query
+            else []
         ),
     )
     weights = asked_weights(namespace, query, text_query)

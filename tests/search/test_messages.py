@@ -186,6 +186,41 @@ def test_common_terms_beyond_the_gate_budget_rank_but_do_not_widen_the_match(wor
     assert len(search_messages(w.pk, "platypus common")) == 2  # the rarest term always gates
 
 
+def test_activated_memory_gates_its_searches_within_the_context_budget(world, monkeypatch):
+    """Activated memory's message, event and node searches gate within CONTEXT_GATE_BUDGET
+    rows, the API's searches within GATE_BUDGET: with the context budget at 3, a row holding
+    only the common term is no passage, though a search finds it."""
+    from memory.models import Namespace
+    from memory.recall import nodes
+    from memory.search import query
+    from memory.services import activation
+
+    w = world()
+    for n in range(6):
+        w.say(f"common chatter {n}", assistant=f"ack {n}")
+    plain = w.say("a rare platypus sighting")[0]
+    both = w.say("a rare platypus sighting, common too")[0]
+    budgets: list[tuple[str, int]] = []
+    real = query._plan
+
+    def plan(kind, namespace_id, text, gate_budget=None):  # type: ignore[no-untyped-def]
+        budgets.append((kind.name, gate_budget))
+        return real(kind, namespace_id, text, gate_budget)
+
+    monkeypatch.setattr(query, "_plan", plan)
+    monkeypatch.setattr(query, "CONTEXT_GATE_BUDGET", 3)
+    for module in (activation, nodes):
+        monkeypatch.setattr(module, "CONTEXT_GATE_BUDGET", 3)
+    namespace = Namespace.objects.get(pk=w.pk)
+    built = activation.activation_build(
+        namespace=namespace, session=None, query="platypus common", record=False
+    )
+    assert [c["ref"] for c in built.passages] == [f"raw:{both.pk}", f"raw:{plain.pk}"]
+    assert {kind for kind, _ in budgets} == {"message", "event", "node"}
+    assert {budget for _, budget in budgets} == {3}
+    assert len(search_messages(w.pk, "platypus common")) == 8
+
+
 def test_document_counts_stop_at_the_cap(world):
     from memory.search.backend import backend
 
