@@ -9,7 +9,7 @@ a hit must hold a gate term, in a field that makes hits. The remaining, more com
 still add to a hit's score but do not widen the match set. While every term together stays
 within the budget — any small namespace, any selective query — this is plain BM25 over all
 terms. Beyond it, rows that hold only common terms are not returned, and on SQLite the gate
-terms weigh twice the common ones.
+terms weigh twice the common ones. Activated memory's searches gate within CONTEXT_GATE_BUDGET.
 
 A long query (a new message plus the open tail of a conversation: thirty terms and more) is
 ranked on its RANKED_TERMS rarest terms only, among those some row holds. Every term costs its
