@@ -267,6 +267,10 @@ def _person_title(sentence: str, who: str) -> str:
     elif found and (other := _OTHER_SUBJECT.search(sentence[:start])):
         # "Caroline lives in Boston", "She works at Acme": about someone else, said as such.
         return _shorten(_clean(sentence[other.start(1) :]))
+    elif not _SUBJECT.search(sentence):
+        # "Amara is the tech lead", "小张是移动端的负责人", "the design system lives in
+        # Storybook": the speaker is not in it.
+        return _shorten(_clean(sentence))
     rest = _clean(sentence[start:].strip())
     if _names(
         rest, who

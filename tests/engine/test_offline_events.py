@@ -488,6 +488,13 @@ def test_an_abbreviation_does_not_end_the_sentence() -> None:
         # The speaker's own name is not said twice ("Maya is called Maya and …").
         ("My name is Maya and I prefer tea.", "My name is Maya and I prefer tea"),
         ("我是Maya，我喜欢喝茶。", "我是Maya，我喜欢喝茶"),
+        # A role, a home or a team said of someone (or something) else: never "Maya …".
+        (
+            "Amara is the tech lead for the checkout flow.",
+            "Amara is the tech lead for the checkout flow",
+        ),
+        ("The design system lives in Storybook.", "The design system lives in Storybook"),
+        ("小张是移动端的负责人。", "小张是移动端的负责人"),
     ],
 )
 def test_a_statement_about_someone_else_is_titled_with_its_own_subject(
