@@ -99,7 +99,8 @@ _HEDGE_EN: Final = re.compile(
 _HEDGE_ZH: Final = re.compile(r"不|没|别|考虑|也许|可能|要不要|是否|如果|建议|能不能|会不会|吗|？")
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_END: Final = (
-    r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊)"
+    r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通"
+    r"|开发|记录|监控)"
 )
 # A value inside Chinese text: a Latin name ("MySQL", "GitHub Actions") or a short Han word ended
 # by punctuation or a particle; `_ZM` is one followed by more of the pattern.
@@ -108,11 +109,20 @@ _ZV: Final = (
     r"|(?:[\u4e00-\u9fff]{1,12}?" + _ZH_END + r"))"
 )
 _ZM: Final = r"(.{1,30}?)"
-_ZH_TO: Final = r"(?:换成|改成|改为|切换到|迁移到|迁到|转到|搬到|换到|迁至|迁移至|改到)了?"
+_ZH_TO: Final = (
+    r"(?:换成|改成|改为|切换到|切换成|切到|迁移到|迁到|转到|搬到|换到|迁至|迁移至|改到|升级成|升级到"
+    r"|升级为|替换成)了?"
+)
 
 _SWITCH_VERB: Final = (
-    r"\b(?:switch|mov|migrat|chang|convert|port|transition|swap|shift)(?:e|es|ed|ing|s)?\b"
+    r"\b(?:switch|mov|migrat|chang|convert|port|transition|swap|shift|upgrad|downgrad)"
+    r"(?:e|es|ed|ing|s)?\b"
 )
+# Verbs that end a use: "we retired Jenkins", "dropped Jira".
+_ENDED: Final = (
+    r"(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bour\s)(?:ditched|dropped|retired|abandoned"
+    r"|decommissioned|deprecated|phased\s+out|sunset(?:ted)?)"
+)  # not an adjective: "a retired firefighter"
 _CHANGES_EN: Final = (
     # switch/move/migrate [X] from A to B
     ("switch", "xab", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:from|off(?:\s+of)?)\s+{_V}"
@@ -124,6 +134,10 @@ _CHANGES_EN: Final = (
     ("replace", "ab", re.compile(rf"\breplac(?:e|es|ed|ing)\s+{_V}\s+(?:with|by|for)\s+{_V}", _I)),
     ("replace", "ab", re.compile(rf"^(?:the\s+|our\s+)?(.+?)\s+(?:was|were|has\s+been|have\s+been"
                                  rf"|is\s+being|got|is|gets)\s+replaced\s+(?:with|by)\s+{_V}", _I)),
+    # retire/drop A in favour of B; A was retired in favour of B
+    ("replace", "ab", re.compile(rf"\b(?:{_ENDED})\s+{_V}\s+in\s+favou?r\s+of\s+{_V}", _I)),
+    ("replace", "ab", re.compile(rf"^(?:the\s+|our\s+)?(.+?)\s+(?:was|were|has\s+been|have\s+been"
+                                 rf"|is|are|got)\s+(?:{_ENDED})\s+in\s+favou?r\s+of\s+{_V}", _I)),
     # instead of A, use B
     ("instead", "ab", re.compile(rf"\binstead\s+of\s+{_V}\s*,?\s*(?:(?:we|i|let'?s|let\s+us)"
                                  rf"(?:'ll|\s+will|\s+now|\s+should|\s+are\s+going\s+to)?\s+)?"
@@ -145,8 +159,8 @@ _CHANGES_EN: Final = (
                               rf"|are\s+on|rely\s+on|relies\s+on|using|on)\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:stopped|quit)\s+(?:using|running\s+on|deploying\s+"
                               rf"(?:on|to)|hosting\s+on)\s+{_V}", _I)),
-    ("stop", "pa", re.compile(rf"^(.*?)\b(?:got\s+rid\s+of|ditched|dropped\s+support\s+for)\s+{_V}",
-                              _I)),
+    ("stop", "pa", re.compile(rf"^(.*?)\b(?:got\s+rid\s+of|dropped\s+support\s+for|{_ENDED})"
+                              rf"\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:don't|do\s+not|doesn't|does\s+not)\s+(?:use|run\s+on"
                               rf"|need)\s+{_V}\s+(?:anymore|any\s+more)\b", _I)),
     # X now runs on B; X is now hosted on B; we now use B
@@ -167,7 +181,10 @@ _CHANGES_ZH: Final = (
     (
         "switch",
         "xb",
-        re.compile(rf"^([^，,。把从]+?)(?:迁移到|迁到|换到|切换到|迁至|迁移至)了?{_ZV}"),
+        re.compile(
+            rf"^([^，,。把从]+?)(?:迁移到|迁到|换到|切换到|切换成|切到|迁至|迁移至|换成"
+            rf"|替换成|升级成|升级到|升级为)了?{_ZV}"
+        ),
     ),
     (
         "stop",
@@ -175,15 +192,25 @@ _CHANGES_ZH: Final = (
         re.compile(rf"^(.*?)(?:不再|已经不|再也不)(?:使用|用|采用|依赖|跑在|部署在){_ZV}"),
     ),
     ("stop", "pa", re.compile(rf"^(.*?)(?:停用了?|弃用了?|去掉了?){_ZV}")),
+    # "……，不用ELK了": a named tool no longer used (not "不用担心了", no need to worry)
+    (
+        "stop",
+        "pa",
+        re.compile(
+            r"^(.*?)不(?:再)?用([A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})了"
+        ),
+    ),
     (
         "now",
         "pb",
         re.compile(rf"^(.*?)(?:现在|目前)(?:改)?(?:跑在|部署在|运行在|托管在|放在){_ZV}"),
     ),
     ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用){_ZV}")),
+    # "前端已经用React重写了": rewritten in B
+    ("switch", "xb", re.compile(rf"^([^，,。把从用]+?)(?:已经)?(?:改)?用{_ZM}重写")),
 )
 _ZH_THEN_USE: Final = re.compile(rf"(?:改用|换用|改为使用|转用|换成){_ZV}")
-_ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉)")
+_ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉|不用)")
 _HOSTING_WORDS: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on|ran\s+on|lives?\s+on|mov\w*|migrat\w*"
     r"|port\w*)\b|部署|托管|跑在|运行在|迁移|迁|搬",
@@ -195,12 +222,19 @@ _USE_EN: Final = (
     re.compile(rf"^(.*?)\b(?:deploy|deploys|deployed|deploying|host|hosts|hosted|hosting|serve"
                rf"|serves|served)\s+{_X}(?:on|to|with|in|at)\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:run|runs|running|ran)\s+{_X}on\s+{_V}", _I),
+    # Where things are kept: "we store uploads in S3", "we keep the backups on B2".
+    re.compile(rf"^(.*?)\b(?:store|stores|stored|keep|keeps|kept|save|saves|saved)\s+{_X}"
+               rf"(?:in|on)\s+{_V}", _I),
+    # "we send email through Mailgun"
+    re.compile(rf"^(.*?)\b(?:send|sends|sent|route|routes|routed)\s+{_X}(?:through|via)"
+               rf"\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:is|are|was|were|gets|get)\s+(?:deployed|hosted|running)\s+(?:on|to|at"
                rf"|in|with)\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:use|uses|used|using|rely\s+on|relies\s+on|go\s+with|going\s+with"
                rf"|went\s+with|adopt|adopted|pick|picked|choose|chose|chosen|standardi[sz]e\s+on"
                rf"|switch\s+to|switched\s+to|stick\s+with|sticking\s+with|built\s+on"
-               rf"|build\s+on|builds\s+on|runs?\s+on|running\s+on|powered\s+by)\s+{_V}", _I),
+               rf"|build\s+on|builds\s+on|runs?\s+on|running\s+on|powered\s+by|depends?\s+on"
+               rf"|depended\s+on)\s+{_V}", _I),
 )  # fmt: skip
 _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){_ZV}"),
@@ -225,11 +259,15 @@ _FUNCTION_USE_EN: Final = (
                rf"\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
                rf"(?:go|goes|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+(?:through"
-               rf"|via)\s+{_V}", _I),
+               rf"|via|to)\s+{_V}", _I),
+    # "logs are shipped to Datadog", "uploads are stored in S3", "secrets live in Vault"
+    re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are|get"
+               rf"|gets)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up)|live|lives)\s+"
+               rf"(?:in|on|to|into|with)\s+{_V}", _I),
 )  # fmt: skip
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
-    r"|replace|replaced|replacing|without|if|whether|should\s+we|could|might|maybe|considering"
+    r"|replace|replaced|replacing|without|if|whether|should|stop|could|might|maybe|considering"
     r"|consider|how|why|you)\b|\?)",
     _I,
 )
@@ -346,6 +384,14 @@ def _same_subject(x: str, s: str) -> bool:
     return stems_x == stems_s
 
 
+def _function(subject: str) -> bool:
+    """A team function ("CI", "payments", "监控系统"): served by one tool at a time."""
+    return function_noun(subject) or function_noun(_SYSTEM_ZH.sub("", subject))
+
+
+_SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务)$")
+
+
 def _mentions_subject(text: str, x: str) -> bool:
     if _HAN.search(x):
         return _norm(x).replace("的", "") in _norm(text).replace("的", "")
@@ -403,7 +449,32 @@ def _parse_en(sentence: str) -> Change | None:
         if shape == "xb" and subject is None and not _named(new or ""):
             return None  # "we moved to the next item": nothing named to supersede by
         return Change(kind, subject, _value(values.get("a")), _value(new), _role(match.group(0)))
-    return None
+    return _now_use_en(sentence)
+
+
+# A plain use said as what holds from now on ("payments now go through Adyen", "going forward
+# we deploy the frontend to Netlify"), and what it no longer is (", not S3", "instead of …").
+_NOW_EN: Final = re.compile(
+    r"(?:,\s*)?\b(?:from\s+now\s+on|going\s+forward|these\s+days|nowadays|now)\b,?", _I
+)
+_NOT_OLD_EN: Final = re.compile(
+    rf"(?:,\s*|\s+)(?:not|instead\s+of|rather\s+than)\s+{_V}\s*[.!]?\s*$", _I
+)
+
+
+def _now_use_en(sentence: str) -> Change | None:
+    """A plain use with a now-marker, as a change to its value (`_NOW_EN`)."""
+    if not _NOW_EN.search(sentence):
+        return None
+    ended = _NOT_OLD_EN.search(sentence)
+    rest = sentence[: ended.start()] if ended else sentence
+    if _HEDGE_EN.search(rest):
+        return None
+    use = plain_use(_NOW_EN.sub(" ", rest))
+    if use is None:
+        return None
+    old = _value(ended.group(1)) if ended else None
+    return Change("now", use.subject, old, use.value, use.role)
 
 
 def _parse_zh(sentence: str) -> Change | None:
@@ -466,7 +537,7 @@ def plain_use(text: str) -> Use | None:
                 continue
             value = _value(match.group(3))
             if value and _named(value) and function_noun(match.group(2)):
-                return Use(None, value, USING)
+                return Use(_subject(match.group(2)), value, USING)
     patterns = _USE_ZH if _HAN.search(sentence) else ()
     for pattern in (*patterns, *_USE_EN):
         match = pattern.search(sentence)
@@ -518,7 +589,13 @@ def _ends(change: Change, use: Use, text: str) -> bool:
             return False
         slot = _slot(change.new)
         same_slot = slot is not None and slot == _slot(use.value)
-        same_role = change.subject is not None and change.role == use.role == HOSTING
+        # Where a thing runs has one value; so has the tool of a team function ("our CI",
+        # "监控系统"): any other tool a thing uses may sit beside the new one.
+        same_role = (
+            change.subject is not None
+            and change.role == use.role
+            and (change.role == HOSTING or _function(change.subject))
+        )
         if not (same_slot or same_role):
             return False
     if change.subject is None:

@@ -64,7 +64,9 @@ FUNCTION_NOUNS: Final = frozenset(
     tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
-    构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布
+    uploads backups secrets assets attachments artifacts
+    构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
+    邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通
     """.split()  # noqa: SIM905
 )
 

@@ -32,13 +32,52 @@ bundler: Webpack ; Vite ; Rollup ; esbuild ; Parcel ; Turbopack
 test_framework: Jest ; Vitest ; Mocha ; pytest
 css_framework: Tailwind CSS = tailwind | tailwindcss ; Bootstrap ; Bulma
 orm: Prisma ; Drizzle ; SQLAlchemy ; TypeORM ; Sequelize
-hosting: AWS ; Google Cloud = gcp | google cloud ; Azure ; Vercel ; Netlify ; Heroku ; Fly.io
-ci: GitHub Actions ; GitLab CI ; CircleCI ; Jenkins
-editor: Vim ; Neovim = neovim | nvim ; Emacs ; VS Code = vs code | vscode
+hosting: AWS ; Google Cloud = gcp | google cloud ; Azure ; Vercel ; Netlify ; Heroku ; Fly.io ;
+    Render ; Railway ; DigitalOcean ; Hetzner ; Cloudflare Pages ; 阿里云 = 阿里云 | aliyun ;
+    腾讯云 ; 华为云
+ci: GitHub Actions ; GitLab CI ; CircleCI ; Jenkins ; Buildkite ; Travis CI ; TeamCity ;
+    Bitbucket Pipelines
+editor: Vim ; Neovim = neovim | nvim ; Emacs ; VS Code = vs code | vscode ; IntelliJ IDEA =
+    intellij | intellij idea ; PyCharm ; Sublime Text ; Zed
+chat: Slack ; Microsoft Teams = microsoft teams | ms teams ; Mattermost ; Discord ; Zulip ;
+    飞书 = 飞书 | feishu | lark ; 钉钉 = 钉钉 | dingtalk ; 企业微信 = 企业微信 | wecom
+issue_tracker: Jira ; Linear ; YouTrack ; Asana ; Trello ; ClickUp ; 禅道 ; Shortcut
+logging: ELK ; Loki ; Papertrail ; Splunk ; Graylog ; Logtail
+monitoring: Prometheus ; Zabbix ; Nagios ; Datadog ; New Relic
+paging: PagerDuty ; Opsgenie
+error_tracking: Sentry ; Rollbar ; Bugsnag
+product_analytics: Mixpanel ; Amplitude ; PostHog ; Google Analytics ; Plausible
+email_delivery: Mailgun ; Postmark ; SendGrid ; Amazon SES = amazon ses | ses ; Resend
+payments: Stripe ; Adyen ; Braintree ; PayPal
+auth_provider: Auth0 ; Okta ; Keycloak ; Cognito ; Clerk
+search_engine: Elasticsearch ; OpenSearch ; Algolia ; Meilisearch ; Typesense ; Solr
+message_queue: Kafka ; RabbitMQ ; SQS = sqs | amazon sqs ; NATS ; Pulsar
+object_storage: S3 = s3 | amazon s3 ; Cloudflare R2 = cloudflare r2 | r2 ; MinIO ;
+    Google Cloud Storage = google cloud storage | gcs ; Backblaze B2
 """
 # Spellings that are also everyday English words count only when written capitalised.
 _CAPITALISED_ONLY: Final = frozenset(
-    {"go", "swift", "express", "parcel", "bootstrap", "mocha", "drizzle", "ruby", "java", "rails"}
+    {
+        "go",
+        "swift",
+        "express",
+        "parcel",
+        "bootstrap",
+        "mocha",
+        "drizzle",
+        "ruby",
+        "java",
+        "rails",
+        "render",
+        "railway",
+        "zed",
+        "linear",
+        "shortcut",
+        "resend",
+        "clerk",
+        "discord",
+        "teams",
+    }
 )
 # "Go" is also the commonest English verb: it counts as the language only when capitalised and
 # not followed by a word that makes it the verb ("go with", "Go ahead").

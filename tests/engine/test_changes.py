@@ -65,6 +65,9 @@ def test_change_statements_parse(
         "Move it to the top of the list.",
         "我们在考虑把账单服务从MySQL迁移到PostgreSQL。",  # 考虑: hedged
         "要不要改用pnpm？",
+        "My dad is a retired firefighter.",  # an adjective, not a retirement of a tool
+        "We should stop using Heroku now.",  # now, but hedged
+        "不用担心了，我来处理。",  # "no need to worry", not a tool dropped
     ],
 )
 def test_what_is_not_clearly_a_change_parses_as_none(text: str) -> None:
@@ -133,6 +136,24 @@ SUPERSEDES = [
     ("李雷: 以后不再用Redis了，缓存改用Memcached。", "我们用Redis做缓存。"),
     # "instead of A we'll use B" without a comma.
     ("For the mobile app, instead of Firebase we'll use Supabase.", "We use Firebase for auth."),
+    # Everyday ways of saying it (2026-12-06): retiring, a now-marker on a plain use, a team
+    # function's tool, a data kind's store, upgrades, and Chinese without 把/从.
+    ("We dropped Jira and use Linear for tickets now.", "Our team uses Jira for tickets."),
+    ("Jenkins has been retired in favour of GitHub Actions.", "Builds run on Jenkins."),
+    ("Payments now go through Adyen.", "Payments go through Stripe."),
+    ("Logs are shipped to Datadog from now on.", "Logs go to Papertrail."),
+    ("Going forward we deploy the frontend to Netlify.", "We deploy the frontend to Vercel."),
+    ("Uploads are stored in Cloudflare R2 now, not S3.", "We store uploads in S3."),
+    ("The mobile app switched its auth to Auth0.", "The mobile app uses Firebase for auth."),
+    ("We switched email providers to Postmark.", "We send email through Mailgun."),
+    ("The search service was ported to OpenSearch.",
+     "The search service depends on Elasticsearch."),
+    ("持续集成已经换成GitHub Actions了。", "我们用Jenkins做持续集成。"),
+    ("我们现在改用飞书沟通了。", "我们团队用钉钉沟通。"),
+    ("数据库从MySQL升级成了TiDB。", "数据库用的是MySQL。"),
+    ("前端已经用React重写了。", "前端用Vue写的。"),
+    ("日志现在都进Loki了，不用ELK了。", "日志存在ELK里。"),
+    ("监控系统替换成了Prometheus。", "监控用的是Zabbix。"),
 ]  # fmt: skip
 NOT_SUPERSEDED = [
     # Mentions the old value in passing.
@@ -149,6 +170,8 @@ NOT_SUPERSEDED = [
     ("The API now runs on Fly.io.", "The API uses Redis for caching."),
     ("改用pnpm。", "我们用Redis做缓存。"),
     ("Our team now uses Linear instead of Jira.", "We track issues in Jira."),
+    # A function's new tool leaves the other tools of the same thing alone.
+    ("Payments now go through Adyen.", "The checkout service uses Redis."),
 ]  # fmt: skip
 
 

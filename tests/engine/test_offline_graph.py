@@ -316,7 +316,7 @@ def test_a_statement_about_someone_else_is_theirs(
 
 
 @pytest.mark.parametrize(
-    "content", ["She lives in Oslo.", "They work at Initech.", "The team moved to Slack."]
+    "content", ["She lives in Oslo.", "They work at Initech.", "The team moved to Denver."]
 )
 def test_a_statement_about_no_one_named_is_no_ones(content: str) -> None:
     proposal = project_events(projected(content, speaker="Maya"))
