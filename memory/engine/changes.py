@@ -251,7 +251,7 @@ _USE_ZH: Final = (
 # "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
 # a team function (`offline_relations.FUNCTION_NOUNS`) said with the tool that serves it.
 _FUNCTION_USE_EN: Final = (
-    re.compile(rf"^(.*?)\bour\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
+    re.compile(rf"^(.*?)\b(?:our|the)\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
                rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+|(?:is|are)\s+"
                rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){_V}", _I),
     re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+(?:all\s+)?"
@@ -262,7 +262,8 @@ _FUNCTION_USE_EN: Final = (
                rf"|via|to)\s+{_V}", _I),
     # "logs are shipped to Datadog", "uploads are stored in S3", "secrets live in Vault"
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are|get"
-               rf"|gets)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up)|live|lives)\s+"
+               rf"|gets)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up|managed|handled"
+               rf"|tracked|done)|live|lives)\s+"
                rf"(?:in|on|to|into|with)\s+{_V}", _I),
 )  # fmt: skip
 _NOT_USED_EN: Final = re.compile(

@@ -53,7 +53,8 @@ _SERVICE_NOUNS: Final = (
     r"(?:service|api|app|application|project|pipeline|backend|frontend|website|site|dashboard"
     r"|repo|repository|platform|cluster|library|sdk|cli|bot|portal|system|microservice|gateway"
     r"|monorepo|worker|database|module|engine|server|lib|package|plugin|extension|framework"
-    r"|component|integration|crawler|scheduler|planner|exporter|importer|parser)"
+    r"|component|integration|crawler|scheduler|planner|exporter|importer|parser|process|flow|model"
+    r"|panel|console|ui|page|runbook|roadmap|handbook|suite|tooling)"
 )
 # Nouns that name what a team does, not a thing it runs: "our CI is CircleCI", "we switched CI
 # from A to B", "on-call alerts go through PagerDuty" are the project's (SPEC §6.5).
@@ -64,7 +65,7 @@ FUNCTION_NOUNS: Final = frozenset(
     tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
-    uploads backups secrets assets attachments artifacts
+    uploads backups secrets assets attachments artifacts flags warehouse
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通
     """.split()  # noqa: SIM905
@@ -151,8 +152,9 @@ _RELATIONS_EN: Final = (
     (r"uses?|is\s+using|always\s+used|(?:is|are)\s+built\s+(?:with|on)"
      r"|(?:is|are)\s+written\s+in"
      r"|stores\s+(?:its\s+)?data\s+in", "uses", "uses", "tool", False),
-    (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on", "depends_on", "project",
-     "project_or_tool", False),
+    (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on|talks?\s+to|calls|connects?\s+to"
+     r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with", "depends_on",
+     "project", "project_or_tool", False),
     (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
      r"|(?:works?|moved)\s+(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"

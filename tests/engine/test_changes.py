@@ -89,6 +89,12 @@ def test_what_is_not_clearly_a_change_parses_as_none(text: str) -> None:
         ("我们后端用的是Django。", "后端", "Django"),
         ("用户数据目前存在MongoDB里。", "用户数据", "MongoDB"),
         ("Priya: We use Redis for caching.", None, "Redis"),  # a speaker label is no subject
+        # A team function with its tool, the function as the subject (one tool at a time).
+        ("Our CI is CircleCI.", "CI", "CircleCI"),
+        ("The data warehouse is Snowflake.", "data warehouse", "Snowflake"),
+        ("Feature flags are managed in LaunchDarkly.", "Feature flags", "LaunchDarkly"),
+        ("We store uploads in S3.", "uploads", "S3"),
+        ("We send email through Mailgun.", "email", "Mailgun"),
     ],
 )
 def test_plain_uses_parse(text: str, subject: str | None, value: str) -> None:

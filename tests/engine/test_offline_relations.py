@@ -48,6 +48,15 @@ EDGES = [
     ("小王加入了平台组。", "person:小王", "member_of", "organization:平台组"),
     ("小王在Globex工作。", "person:小王", "works_at", "organization:globex"),
     ("王芳是Atlas项目的负责人。", "person:王芳", "owns", "project:atlas"),
+    # Everyday wording (2026-12-06): a process or a panel is a thing owned or built; a service
+    # that talks to, calls or reads from another depends on it.
+    ("Ivan is responsible for the release process.", "person:ivan", "owns",
+     "project:releaseprocess"),
+    ("The admin panel is written in Django.", "project:adminpanel", "uses", "tool:django"),
+    ("The reporting service talks to BigQuery.", "project:reportingservice", "depends_on",
+     "tool:bigquery"),
+    ("The checkout service calls the payments API.", "project:checkoutservice", "depends_on",
+     "project:paymentsapi"),
 ]  # fmt: skip
 
 
