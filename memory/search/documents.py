@@ -195,7 +195,9 @@ def node_documents(node_ids: Iterable[int]) -> Iterator[Document]:
 def _node_chunk(ids: list[int]) -> Iterator[Document]:
     facts: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     within = f"IN ({marks(ids)})"
-    fact_rows = read_models(GraphFact, "f", f"WHERE f.node_id {within}", ids)
+    # In id order, as the models' ordering gave them: a document's terms keep their order, so
+    # the consistency check finds a rebuilt document equal to the indexed one.
+    fact_rows = read_models(GraphFact, "f", f"WHERE f.node_id {within} ORDER BY f.id", ids)
     fact_states = item_states(
         fact_rows, sources=source_statuses(GraphFact, [f.pk for f in fact_rows])
     )
@@ -205,7 +207,10 @@ def _node_chunk(ids: list[int]) -> Iterator[Document]:
             facts[fact.node_id][state].append(f"{fact.key.replace('_', ' ')} {fact.value}")
     links: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     edges = read_models(
-        GraphEdge, "g", f"WHERE g.from_node_id {within} OR g.to_node_id {within}", [*ids, *ids]
+        GraphEdge,
+        "g",
+        f"WHERE g.from_node_id {within} OR g.to_node_id {within} ORDER BY g.id",
+        [*ids, *ids],
     )
     edge_states = item_states(edges, sources=source_statuses(GraphEdge, [e.pk for e in edges]))
     ends = {e for edge in edges for e in (edge.from_node_id, edge.to_node_id)}
