@@ -17,6 +17,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.db import connection
 from django.utils import timezone
 
 from memory.models import (
@@ -26,6 +27,7 @@ from memory.models import (
     ProxySession,
     Session,
 )
+from memory.models.rows import insert_rows, marks, read_by_id, read_models, read_rows
 from memory.services.db import write_transaction
 from memory.services.ingest import namespace_lock
 
@@ -90,26 +92,42 @@ def new_session_id() -> str:
     return f"proxy-{timezone.now():%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
+# Every read and write of finding a request's session is plain SQL (memory.models.rows): it
+# runs twice per proxied request, once beside the memory being built, and compiling the ORM's
+# statements cost more than running them.
+_EXCHANGES, _PROXY_SESSIONS = ProxyExchange._meta.db_table, ProxySession._meta.db_table
+
+
+def _since(window: timedelta) -> object:
+    """`now - window` as the database compares it with a DateTimeField."""
+    return connection.ops.adapt_datetimefield_value(timezone.now() - window)
+
+
+def _with_sessions[R: (ProxyExchange, ProxySession)](rows: list[R]) -> list[R]:
+    """The rows with their `session` read, in one statement."""
+    sessions = read_by_id(Session, sorted({row.session_id for row in rows if row.session_id}))
+    for row in rows:
+        if row.session_id in sessions:
+            row.session = sessions[row.session_id]
+    return rows
+
+
 def _same_turn(namespace: Namespace, key: TurnKey) -> ProxyExchange | None:
     """The latest exchange of this very turn: a tool loop's earlier step, or the request this
     one retries."""
     if not key.opener:
         return None
     now = timezone.now()
-    found = (
-        ProxyExchange.objects.filter(
-            namespace=namespace,
-            earlier_digest=key.earlier,
-            opener_digest=key.opener,
-            session__isnull=False,
-            created_at__gte=now - TURN_WINDOW,
-        )
-        .select_related("session")
-        .order_by("-id")
-        .first()
+    rows = read_models(
+        ProxyExchange,
+        "x",
+        "WHERE x.namespace_id = %s AND x.earlier_digest = %s AND x.opener_digest = %s "
+        "AND x.session_id IS NOT NULL AND x.created_at >= %s ORDER BY x.id DESC LIMIT 1",
+        [namespace.pk, key.earlier, key.opener, _since(TURN_WINDOW)],
     )
-    if found is None:
+    if not rows:
         return None
+    (found,) = _with_sessions(rows)
     # With earlier turns the same history and message are the same conversation; without, only
     # a turn under way or a quick retry is (two conversations may open alike).
     if len(key.history) > 1 or found.state in IN_FLIGHT or found.created_at >= now - RETRY_WINDOW:
@@ -119,12 +137,13 @@ def _same_turn(namespace: Namespace, key: TurnKey) -> ProxyExchange | None:
 
 def _claimed(candidates: list[ProxySession], key: TurnKey) -> set[int]:
     """Sessions whose turn is under way for a request of another conversation."""
-    since = timezone.now() - TURN_WINDOW
-    rows = ProxyExchange.objects.filter(
-        session_id__in=[c.session_id for c in candidates],
-        state__in=IN_FLIGHT,
-        created_at__gte=since,
-    ).values_list("session_id", "earlier_digest", "opener_digest")
+    ids = [c.session_id for c in candidates]
+    rows = read_rows(
+        f"SELECT session_id, earlier_digest, opener_digest FROM {_EXCHANGES} "
+        f"WHERE session_id IN ({marks(ids)}) AND state IN ({marks(IN_FLIGHT)}) "
+        "AND created_at >= %s",
+        [*ids, *IN_FLIGHT, _since(TURN_WINDOW)],
+    )
     return {
         session_id
         for session_id, earlier, opener in rows
@@ -139,27 +158,32 @@ def _by_history(namespace: Namespace, key: TurnKey) -> ProxySession | None:
     unfinished, an upstream error, capture off)."""
     reach: dict[int, int] = {}  # session id → how many of the request's turns it accounts for
     links = {digest: i for i, digest in enumerate(key.history) if i > 0}
-    for session_id, digest in ProxySession.objects.filter(
-        namespace=namespace, digest__in=list(links)
-    ).values_list("session_id", "digest"):
-        reach[session_id] = links[digest]
+    if links:
+        for session_id, digest in read_rows(
+            f"SELECT session_id, digest FROM {_PROXY_SESSIONS} WHERE namespace_id = %s "
+            f"AND digest IN ({marks(list(links))})",
+            [namespace.pk, *links],
+        ):
+            reach[session_id] = links[digest]
     turns = {(digest, key.openers[i]): i + 1 for i, digest in enumerate(key.history[:-1])}
-    if turns:
-        since = timezone.now() - TURN_WINDOW
-        for session_id, earlier, opener in ProxyExchange.objects.filter(
-            namespace=namespace,
-            earlier_digest__in=list({d for d, _ in turns}),
-            opener_digest__in=list({o for _, o in turns if o}),
-            session__isnull=False,
-            created_at__gte=since,
-        ).values_list("session_id", "earlier_digest", "opener_digest"):
-            at = turns.get((earlier, opener))
+    openers = list({o for _, o in turns if o})
+    if turns and openers:
+        earlier = list({d for d, _ in turns})
+        for session_id, digest, opener in read_rows(
+            f"SELECT session_id, earlier_digest, opener_digest FROM {_EXCHANGES} "
+            f"WHERE namespace_id = %s AND earlier_digest IN ({marks(earlier)}) "
+            f"AND opener_digest IN ({marks(openers)}) AND session_id IS NOT NULL "
+            "AND created_at >= %s",
+            [namespace.pk, *earlier, *openers, _since(TURN_WINDOW)],
+        ):
+            at = turns.get((digest, opener))
             if at is not None and at > reach.get(session_id, 0):
                 reach[session_id] = at
     if not reach:
         return None
-    candidates = list(
-        ProxySession.objects.filter(session_id__in=list(reach)).select_related("session")
+    ids = list(reach)
+    candidates = _with_sessions(
+        read_models(ProxySession, "p", f"WHERE p.session_id IN ({marks(ids)})", ids)
     )
     claimed = _claimed(candidates, key)
     free = [c for c in candidates if c.session_id not in claimed]
@@ -178,19 +202,29 @@ def proxy_session_touch(session: Session, data: ExchangeIn, *, named: bool) -> P
     """The session's proxy record, made on its first proxied request (its conversation so far
     is the request's history), else marked as used now."""
     now = timezone.now()
-    proxy, created = ProxySession.objects.get_or_create(
-        session=session,
-        defaults={
-            "namespace": data.namespace,
-            "protocol": data.protocol,
-            "named": named,
-            "base_digest": data.key.earlier,
-            "digest": data.key.earlier,
-            "last_request_at": now,
-        },
-    )
-    if not created:
-        ProxySession.objects.filter(pk=proxy.pk).update(last_request_at=now, protocol=data.protocol)
+    found = read_models(ProxySession, "p", "WHERE p.session_id = %s", [session.pk])
+    if not found:
+        (made,) = insert_rows(
+            [
+                ProxySession(
+                    session=session,
+                    namespace=data.namespace,
+                    protocol=data.protocol,
+                    named=named,
+                    base_digest=data.key.earlier,
+                    digest=data.key.earlier,
+                    last_request_at=now,
+                )
+            ]
+        )
+        return made
+    (proxy,) = found
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_PROXY_SESSIONS} SET last_request_at = %s, protocol = %s WHERE id = %s",
+            [connection.ops.adapt_datetimefield_value(now), data.protocol, proxy.pk],
+        )
+    proxy.last_request_at, proxy.protocol = now, data.protocol
     return proxy
 
 
@@ -234,17 +268,21 @@ def exchange_open(data: ExchangeIn) -> Opened:
         elif session is not None:
             proxy_session_touch(session, data, named=False)
         elif found.found_by == "new":
-            session = Session.objects.create(namespace=namespace, external_id=new_session_id())
+            (session,) = insert_rows([Session(namespace=namespace, external_id=new_session_id())])
             proxy_session_touch(session, data, named=False)
-        exchange = ProxyExchange.objects.create(
-            namespace=namespace,
-            session=session,
-            protocol=data.protocol,
-            model=data.model[:200],
-            stream=data.stream,
-            earlier_digest=data.key.earlier,
-            opener_digest=data.key.opener,
-            capture=data.capture,
+        (exchange,) = insert_rows(
+            [
+                ProxyExchange(
+                    namespace=namespace,
+                    session=session,
+                    protocol=data.protocol,
+                    model=data.model[:200],
+                    stream=data.stream,
+                    earlier_digest=data.key.earlier,
+                    opener_digest=data.key.opener,
+                    capture=data.capture,
+                )
+            ]
         )
     return Opened(
         exchange=exchange, session=session, found_by=found.found_by, earlier=found.earlier
