@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from memory.errors import Conflict
@@ -29,6 +30,7 @@ from memory.models import (
     ProxySystemPrompt,
     Session,
 )
+from memory.models.rows import read_models, read_rows
 from memory.services.db import write_transaction
 from memory.services.ingest import (
     MAX_MESSAGES,
@@ -43,6 +45,7 @@ from memory.services.proxy.sessions import (
     exchange_open,
     new_session_id,
     proxy_session_touch,
+    with_sessions,
 )
 
 log = logging.getLogger(__name__)
@@ -139,14 +142,18 @@ def _session_for(exchange: ProxyExchange, data: ExchangeIn) -> tuple[Session, Pr
     session = exchange.session
     if session is None:
         return _new_session(data)
-    proxy = ProxySession.objects.filter(session=session).first()
-    if proxy is None:
+    found = read_models(ProxySession, "p", "WHERE p.session_id = %s", [session.pk])
+    if not found:
         return session, proxy_session_touch(session, data, named=data.named_session is not None)
+    (proxy,) = found
     receipt = proxy_receipt(session.external_id, data.key.earlier, data.key.opener)
     if (
         proxy.named
         or proxy.digest in data.key.history
-        or IngestReceipt.objects.filter(namespace=data.namespace, receipt_id=receipt).exists()
+        or read_rows(
+            f"SELECT 1 FROM {_RECEIPTS} WHERE namespace_id = %s AND receipt_id = %s",
+            [data.namespace.pk, receipt],
+        )
     ):
         return session, proxy
     log.info("proxy: session %s moved on meanwhile; the turn begins a new session", session)
@@ -176,9 +183,25 @@ def _keep_system_prompt(session: Session, text: str, turn_id: int | None) -> Non
     if not text.strip():
         return
     digest = hashlib.sha256(text.encode()).hexdigest()
-    ProxySystemPrompt.objects.get_or_create(
-        session=session, digest=digest, defaults={"text": text, "first_turn_id": turn_id}
-    )
+    kept = f"SELECT 1 FROM {_PROMPTS} WHERE session_id = %s AND digest = %s"
+    if not read_rows(kept, [session.pk, digest]):  # once per session and prompt
+        ProxySystemPrompt.objects.get_or_create(
+            session=session, digest=digest, defaults={"text": text, "first_turn_id": turn_id}
+        )
+
+
+# The capture's reads and writes besides the ingest are plain SQL too: it runs before the last
+# byte of every proxied answer (memory.services.proxy.sessions).
+_EXCHANGES, _PROXY_SESSIONS = ProxyExchange._meta.db_table, ProxySession._meta.db_table
+_RECEIPTS, _PROMPTS = IngestReceipt._meta.db_table, ProxySystemPrompt._meta.db_table
+
+
+def _update(table: str, pk: int, **columns: object) -> None:
+    """UPDATE one row's columns (database values, by column name)."""
+    names = ", ".join(f"{name} = %s" for name in columns)
+    with connection.cursor() as cursor:
+        params: list[Any] = [*columns.values(), pk]
+        cursor.execute(f"UPDATE {table} SET {names} WHERE id = %s", params)
 
 
 def proxy_turn_capture(capture: CaptureIn) -> Captured:
@@ -188,21 +211,29 @@ def proxy_turn_capture(capture: CaptureIn) -> Captured:
     with write_transaction():
         namespace_lock(data.namespace.pk)
         if capture.exchange_id is not None:
-            exchange = ProxyExchange.objects.select_related("session").get(pk=capture.exchange_id)
+            rows = read_models(ProxyExchange, "x", "WHERE x.id = %s", [capture.exchange_id])
+            if not rows:
+                raise ProxyExchange.DoesNotExist(f"exchange {capture.exchange_id}")
+            (exchange,) = with_sessions(rows)
         else:
             exchange = exchange_open(data).exchange
         session, proxy = _session_for(exchange, data)
         receipt = proxy_receipt(session.external_id, data.key.earlier, data.key.opener)
         turn_ids, duplicate = _store(session, receipt, capture)
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
         if not duplicate:
-            ProxySession.objects.filter(pk=proxy.pk).update(
+            _update(
+                _PROXY_SESSIONS,
+                proxy.pk,
                 digest=capture.digest_after,
                 captured_turns=proxy.captured_turns + len(turn_ids),
-                last_request_at=timezone.now(),
+                last_request_at=now,
             )
         _keep_system_prompt(session, capture.system, turn_ids[0] if turn_ids else None)
-        ProxyExchange.objects.filter(pk=exchange.pk).update(
-            session=session,
+        _update(
+            _EXCHANGES,
+            exchange.pk,
+            session_id=session.pk,
             state=ExchangeState.DUPLICATE if duplicate else ExchangeState.CAPTURED,
             receipt_id=receipt,
             turn_id=turn_ids[0] if turn_ids else None,
@@ -212,6 +243,6 @@ def proxy_turn_capture(capture: CaptureIn) -> Captured:
             model=(capture.model or exchange.model)[:200],
             prompt_tokens=capture.prompt_tokens,
             completion_tokens=capture.completion_tokens,
-            finished_at=timezone.now(),
+            finished_at=now,
         )
     return Captured(session_id=session.external_id, turn_ids=turn_ids, duplicate=duplicate)

@@ -103,7 +103,7 @@ def _since(window: timedelta) -> object:
     return connection.ops.adapt_datetimefield_value(timezone.now() - window)
 
 
-def _with_sessions[R: (ProxyExchange, ProxySession)](rows: list[R]) -> list[R]:
+def with_sessions[R: (ProxyExchange, ProxySession)](rows: list[R]) -> list[R]:
     """The rows with their `session` read, in one statement."""
     sessions = read_by_id(Session, sorted({row.session_id for row in rows if row.session_id}))
     for row in rows:
@@ -127,7 +127,7 @@ def _same_turn(namespace: Namespace, key: TurnKey) -> ProxyExchange | None:
     )
     if not rows:
         return None
-    (found,) = _with_sessions(rows)
+    (found,) = with_sessions(rows)
     # With earlier turns the same history and message are the same conversation; without, only
     # a turn under way or a quick retry is (two conversations may open alike).
     if len(key.history) > 1 or found.state in IN_FLIGHT or found.created_at >= now - RETRY_WINDOW:
@@ -182,7 +182,7 @@ def _by_history(namespace: Namespace, key: TurnKey) -> ProxySession | None:
     if not reach:
         return None
     ids = list(reach)
-    candidates = _with_sessions(
+    candidates = with_sessions(
         read_models(ProxySession, "p", f"WHERE p.session_id IN ({marks(ids)})", ids)
     )
     claimed = _claimed(candidates, key)
