@@ -249,9 +249,8 @@ def _events(
     weights: Sequence[Mapping[str, float]],
 ) -> list[Event]:
     """The `limit` best of the text hits and always-shown events. Candidates are read as plain
-    rows; a search hit's full text only for the relevance check, and full events only for
-    those that make the cut. `weights`: what each term of the question weighs
-    (`asked_weights`)."""
+    rows, a search hit's indexed terms for the relevance check, and full events only for those
+    that make the cut. `weights`: what each term of the question weighs (`asked_weights`)."""
     always = {pk for pk, status in important if status in VISIBLE_STATUSES}
     by_id = {row[0]: _Candidate(*row) for row in _candidates(namespace, session, hit_ids, always)}
     # When both an old and its superseding event qualify, only the newer one is background;
