@@ -37,8 +37,10 @@ _EVENTS_LOCK_CLASS = 29
 
 def namespace_events_lock(namespace_id: int) -> None:
     """Hold, until the caller's transaction ends, the namespace's lock for storing extracted
-    events: two workers storing blocks of one namespace at once would otherwise both find no
-    event stating a fact and both create one (one event per fact, `services.mentions`). A
+    events and applying graph proposals: two workers storing blocks of one namespace at once
+    would otherwise both find no event stating a fact and both create one (one event per fact,
+    `services.mentions`), and two rebuilding one node's search document would each miss the
+    other's change (`services.graph.graph_apply`). A
     PostgreSQL advisory lock, so ingest (which locks the namespace's row) never waits on it;
     SQLite's write transactions already run one at a time."""
     if connection.vendor != "postgresql":

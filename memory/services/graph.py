@@ -32,6 +32,7 @@ from memory.models import (
 )
 from memory.search import index_nodes, unindex_nodes
 from memory.services.contradictions import values_displaced
+from memory.services.db import namespace_events_lock
 from memory.services.jobs import job_handler
 
 PROJECTION_BATCH = 8
@@ -88,6 +89,11 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
     # fact or single-valued edge and both add one. New nodes queue on their unique key. (Only
     # the callers' transaction makes a lock last; every job applies inside one.)
     if transaction.get_connection().in_atomic_block:
+        # First the namespace's lock for derived memory (as extraction takes it): a node's
+        # search document is rebuilt from what its transaction sees, so two batches touching
+        # one node (a neighbour displaced, an event's status changed) must not both rebuild it
+        # from a snapshot without the other's change (check_consistency: index_row_stale).
+        namespace_events_lock(namespace_id)
         keys = [n.key for n in proposal.nodes]
         locked = GraphNode.objects.select_for_update().filter(
             namespace_id=namespace_id, key__in=keys
