@@ -2,8 +2,9 @@
 
 A plain-Python rule shared by the offline processor and the model path: the offline rules use
 `parse_change` / `plain_use` to tell that a sentence states an event at all, and the service
-that stores extracted events (`memory.services.supersession`) asks `change_supersedes` about a
-bounded set of the namespace's recent active events.
+that stores extracted events (`memory.services.supersession`) asks
+`memory.engine.change_ends.change_supersedes` (the matching half) about a bounded set of the
+namespace's recent active events.
 
 `parse_change` reads one statement as (subject X, old value A, new value B, kind), English and
 Chinese, case-insensitive:
@@ -21,8 +22,8 @@ cheaper", "for caching", "next week") ends a value, and a collective subject ("w
 "团队") counts as no subject. A hedged or negated statement ("should we switch…", "we won't
 move…", "考虑换成…") is not clearly a change and parses as none.
 
-`change_supersedes(change, texts)` is True when an earlier event's texts (summary, title,
-quotes) state a use the change ends:
+`change_ends.change_supersedes(change, texts)` is True when an earlier event's texts (summary,
+title, quotes) state a use the change ends:
 
 - with an old value A: the event states A as the thing used (`plain_use`: "we deploy the
   billing service on Heroku", "use Heroku", "账单服务用MySQL", or an earlier change's new value)
@@ -45,14 +46,26 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
 from memory.engine.offline_relations import function_noun
 from memory.engine.slots import slot_of
 
-__all__ = ["Change", "Use", "change_supersedes", "parse_change", "plain_use", "stated_uses"]
+__all__ = [
+    "ARTICLES",
+    "HAN",
+    "HOSTING",
+    "USING",
+    "Change",
+    "Use",
+    "folded",
+    "parse_change",
+    "plain_use",
+    "same_value",
+    "stated_uses",
+    "value_key",
+]
 
 _I: Final = re.IGNORECASE
 HOSTING: Final = "host"
@@ -97,7 +110,7 @@ _HEDGE_EN: Final = re.compile(
     _I,
 )
 _HEDGE_ZH: Final = re.compile(r"不|没|别|考虑|也许|可能|要不要|是否|如果|建议|能不能|会不会|吗|？")
-_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
+HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_END: Final = (
     r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通"
     r"|开发|记录|监控)"
@@ -303,26 +316,20 @@ _TAIL_ZH: Final = re.compile(
     r"(?:我们|咱们|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|都|也|就|还|一直|正在|决定|打算"
     r"|要|会|的|了|，|,|\s)+$"
 )
-_ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
-# Words that say what kind of thing a subject is, not which: "the billing service" and "billing"
-# name the same subject; "the service" alone names none to compare.
-_GENERIC: Final = frozenset(
-    {"servi", "app", "appli", "proje", "syste", "serve", "repo", "repos", "codeb", "stack",
-     "platf", "backe", "front", "infra"}
-)  # fmt: skip
-_WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
+ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
 _MAX_SUBJECT_WORDS: Final = 6
 
 
-def _norm(text: str) -> str:
+def folded(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: how values and subjects compare."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def value_key(value: str) -> str:
     """A value compared on normalised words: "the Fly.io platform." ~ "fly.io platform";
     lexicon spellings by their canonical name ("postgres" is "postgresql")."""
-    text = _norm(value).strip(" .,;:!?'\"，。；：！？、")
-    words = [w for w in text.split() if w not in _ARTICLES]
+    text = folded(value).strip(" .,;:!?'\"，。；：！？、")
+    words = [w for w in text.split() if w not in ARTICLES]
     text = " ".join(words)
     hit = slot_of(text)
     return hit[1].casefold() if hit is not None else text
@@ -350,15 +357,11 @@ def same_value(a: str, b: str) -> bool:
     return bool(a) and value_key(a) == value_key(b)
 
 
-def _stems(text: str) -> set[str]:
-    return {w[:5] for w in _WORD.findall(_norm(text)) if w not in _ARTICLES}
-
-
 def _subject(prefix: str | None) -> str | None:
     """The subject a clause names before its verb, or None for none or a collective one."""
     if prefix is None:
         return None
-    if _HAN.search(prefix):
+    if HAN.search(prefix):
         text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", prefix.strip()))
         return text or None
     text = prefix.strip(" ,;:")
@@ -372,32 +375,6 @@ def _subject(prefix: str | None) -> str | None:
     if not text or len(text.split()) > _MAX_SUBJECT_WORDS or _PRONOUN_EN.match(text):
         return None
     return text
-
-
-def _same_subject(x: str, s: str) -> bool:
-    if _HAN.search(x) or _HAN.search(s):
-        han_x, han_s = _norm(x).replace("的", ""), _norm(s).replace("的", "")
-        return han_x in han_s or han_s in han_x
-    stems_x, stems_s = _stems(x), _stems(s)
-    core_x, core_s = stems_x - _GENERIC, stems_s - _GENERIC
-    if core_x and core_s:
-        return core_x <= core_s or core_s <= core_x
-    return stems_x == stems_s
-
-
-def _function(subject: str) -> bool:
-    """A team function ("CI", "payments", "监控系统"): served by one tool at a time."""
-    return function_noun(subject) or function_noun(_SYSTEM_ZH.sub("", subject))
-
-
-_SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务)$")
-
-
-def _mentions_subject(text: str, x: str) -> bool:
-    if _HAN.search(x):
-        return _norm(x).replace("的", "") in _norm(text).replace("的", "")
-    wanted = _stems(x) - _GENERIC or _stems(x)
-    return bool(wanted) and wanted <= _stems(text)
 
 
 def _role(text: str) -> str:
@@ -419,7 +396,7 @@ def _without_label(text: str) -> str:
 def parse_change(text: str) -> Change | None:
     """The change `text` states, or None (see the module docstring for the forms)."""
     sentence = _without_label(unicodedata.normalize("NFKC", text).strip())
-    if _HAN.search(sentence):
+    if HAN.search(sentence):
         found = _parse_zh(sentence)
         if found is not None:
             return found
@@ -514,11 +491,11 @@ def _named(value: str) -> bool:
     value = value.strip(" .,;:!?")
     if not value or value.split()[0].casefold() in _DATE_WORDS:
         return False
-    if _HAN.search(value) or slot_of(value) is not None:
+    if HAN.search(value) or slot_of(value) is not None:
         return True
     if re.search(r"\d|\w\.\w", value):
         return True
-    return any(word[:1].isupper() for word in value.split() if word.casefold() not in _ARTICLES)
+    return any(word[:1].isupper() for word in value.split() if word.casefold() not in ARTICLES)
 
 
 def plain_use(text: str) -> Use | None:
@@ -527,7 +504,7 @@ def plain_use(text: str) -> Use | None:
     "I love how you use color" states no use; neither does a negated or hedged clause or a
     statement about the listener."""
     sentence = _without_label(unicodedata.normalize("NFKC", text).strip())
-    if not _HAN.search(sentence):
+    if not HAN.search(sentence):
         for pattern in _FUNCTION_USE_EN:
             match = pattern.search(sentence)
             if (
@@ -539,7 +516,7 @@ def plain_use(text: str) -> Use | None:
             value = _value(match.group(3))
             if value and _named(value) and function_noun(match.group(2)):
                 return Use(_subject(match.group(2)), value, USING)
-    patterns = _USE_ZH if _HAN.search(sentence) else ()
+    patterns = _USE_ZH if HAN.search(sentence) else ()
     for pattern in (*patterns, *_USE_EN):
         match = pattern.search(sentence)
         if match is None:
@@ -569,52 +546,3 @@ def stated_uses(text: str) -> list[Use]:
         return [Use(change.subject, change.new, change.role)]
     use = plain_use(text)
     return [use] if use is not None else []
-
-
-# -- matching ---------------------------------------------------------------------------------
-
-
-def _slot(value: str) -> str | None:
-    hit = slot_of(value_key(value))
-    return hit[0] if hit is not None else None
-
-
-def _ends(change: Change, use: Use, text: str) -> bool:
-    if change.old is not None:
-        if not same_value(use.value, change.old):
-            return False
-        if change.new is not None and same_value(use.value, change.new):
-            return False
-    else:
-        if change.new is None or same_value(use.value, change.new):
-            return False
-        slot = _slot(change.new)
-        same_slot = slot is not None and slot == _slot(use.value)
-        # Where a thing runs has one value; so has the tool of a team function ("our CI",
-        # "监控系统"): any other tool a thing uses may sit beside the new one.
-        same_role = (
-            change.subject is not None
-            and change.role == use.role
-            and (change.role == HOSTING or _function(change.subject))
-        )
-        if not (same_slot or same_role):
-            return False
-    if change.subject is None:
-        return True
-    if use.subject is not None and _same_subject(change.subject, use.subject):
-        return True
-    # "把调度从Airflow换成Dagster" ends "数据平台用Airflow做调度": the subject named as the use's
-    # purpose rather than before its verb.
-    return _mentions_subject(text, change.subject)
-
-
-def change_supersedes(change: Change, texts: Iterable[str]) -> bool:
-    """True when an earlier event, by any of its texts (summary, title, quotes), states a use
-    that `change` ends (the rules in the module docstring)."""
-    for text in texts:
-        if not text:
-            continue
-        for use in stated_uses(text):
-            if _ends(change, use, text):
-                return True
-    return False

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from memory.engine.changes import Change, change_supersedes, parse_change
+from memory.engine.change_ends import change_supersedes
+from memory.engine.changes import Change, parse_change
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.stated_facts import Fact, replaces, stated_facts

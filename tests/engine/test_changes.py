@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engine.changes import change_supersedes, parse_change, plain_use
+from memory.engine.change_ends import change_supersedes
+from memory.engine.changes import parse_change, plain_use
 
 SWITCH = "Switch the billing service from Heroku to Fly.io."
 DEPLOY = "We deploy the billing service on Heroku."

@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.engine.changes import change_supersedes, parse_change, plain_use
+from memory.engine.change_ends import change_supersedes
+from memory.engine.changes import parse_change, plain_use
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import person_relations, project_events
 from memory.engine.offline_relations import function_noun, relations, service_named

@@ -1,0 +1,111 @@
+"""Which earlier uses a change ends (issue 29: supersession beyond the fixed slots): the
+matching half of `memory.engine.changes`, which reads the statements. The rules are in that
+module's docstring; `change_supersedes` is what `memory.services.supersession` asks about a
+bounded set of the namespace's recent active events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+from memory.engine.changes import (
+    ARTICLES,
+    HAN,
+    HOSTING,
+    Change,
+    Use,
+    folded,
+    same_value,
+    stated_uses,
+    value_key,
+)
+from memory.engine.offline_relations import function_noun
+from memory.engine.slots import slot_of
+
+__all__ = ["change_supersedes"]
+
+# Words that say what kind of thing a subject is, not which: "the billing service" and "billing"
+# name the same subject; "the service" alone names none to compare.
+_GENERIC: Final = frozenset(
+    {"servi", "app", "appli", "proje", "syste", "serve", "repo", "repos", "codeb", "stack",
+     "platf", "backe", "front", "infra"}
+)  # fmt: skip
+_WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in _WORD.findall(folded(text)) if w not in ARTICLES}
+
+
+def _same_subject(x: str, s: str) -> bool:
+    if HAN.search(x) or HAN.search(s):
+        han_x, han_s = folded(x).replace("的", ""), folded(s).replace("的", "")
+        return han_x in han_s or han_s in han_x
+    stems_x, stems_s = _stems(x), _stems(s)
+    core_x, core_s = stems_x - _GENERIC, stems_s - _GENERIC
+    if core_x and core_s:
+        return core_x <= core_s or core_s <= core_x
+    return stems_x == stems_s
+
+
+def _function(subject: str) -> bool:
+    """A team function ("CI", "payments", "监控系统"): served by one tool at a time."""
+    return function_noun(subject) or function_noun(_SYSTEM_ZH.sub("", subject))
+
+
+_SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务)$")
+
+
+def _mentions_subject(text: str, x: str) -> bool:
+    if HAN.search(x):
+        return folded(x).replace("的", "") in folded(text).replace("的", "")
+    wanted = _stems(x) - _GENERIC or _stems(x)
+    return bool(wanted) and wanted <= _stems(text)
+
+
+def _slot(value: str) -> str | None:
+    hit = slot_of(value_key(value))
+    return hit[0] if hit is not None else None
+
+
+def _ends(change: Change, use: Use, text: str) -> bool:
+    if change.old is not None:
+        if not same_value(use.value, change.old):
+            return False
+        if change.new is not None and same_value(use.value, change.new):
+            return False
+    else:
+        if change.new is None or same_value(use.value, change.new):
+            return False
+        slot = _slot(change.new)
+        same_slot = slot is not None and slot == _slot(use.value)
+        # Where a thing runs has one value; so has the tool of a team function ("our CI",
+        # "监控系统"): any other tool a thing uses may sit beside the new one.
+        same_role = (
+            change.subject is not None
+            and change.role == use.role
+            and (change.role == HOSTING or _function(change.subject))
+        )
+        if not (same_slot or same_role):
+            return False
+    if change.subject is None:
+        return True
+    if use.subject is not None and _same_subject(change.subject, use.subject):
+        return True
+    # "把调度从Airflow换成Dagster" ends "数据平台用Airflow做调度": the subject named as the use's
+    # purpose rather than before its verb.
+    return _mentions_subject(text, change.subject)
+
+
+def change_supersedes(change: Change, texts: Iterable[str]) -> bool:
+    """True when an earlier event, by any of its texts (summary, title, quotes), states a use
+    that `change` ends (the rules in the module docstring)."""
+    for text in texts:
+        if not text:
+            continue
+        for use in stated_uses(text):
+            if _ends(change, use, text):
+                return True
+    return False
