@@ -171,6 +171,32 @@ def insert_values(
 IN_CHUNK = 5000
 
 
+def _concrete(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field) or not field.concrete:
+        raise ValueError(f"{model.__name__}.{name} is no column")
+    return field
+
+
+def update_row(model: type[models.Model], pk: Any, /, **values: Any) -> None:
+    """UPDATE one row's fields (by name, or `<fk>_id`), each value converted as the field saves
+    it (`get_db_prep_save`): what `Model.objects.filter(pk=pk).update(...)` does for plain
+    values, without compiling a query."""
+    quote = connection.ops.quote_name
+    fields = [_concrete(model, name) for name in values]
+    sets = ", ".join(f"{quote(str(field.column))} = %s" for field in fields)
+    params = [
+        field.get_db_prep_save(value, connection)
+        for field, value in zip(fields, values.values(), strict=True)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {quote(model._meta.db_table)} SET {sets} "
+            f"WHERE {quote(str(model._meta.pk.column))} = %s",
+            [*params, pk],
+        )
+
+
 def in_chunks[T](values: Sequence[T]) -> Iterator[Sequence[T]]:
     """`values` in slices of at most IN_CHUNK, for one `IN (…)` statement each."""
     for start in range(0, len(values), IN_CHUNK):

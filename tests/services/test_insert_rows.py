@@ -201,3 +201,19 @@ def test_many_rows_round_trip_and_go_as_one_array_per_column_on_postgresql() -> 
             calls[n % len(calls)],
             AT + timedelta(seconds=n),
         )
+
+
+def test_update_row_writes_what_the_orms_update_would() -> None:
+    """`update_row`: one row's fields by name or `<fk>_id`, each converted as the field saves
+    it (an aware time, a choice), and no other row touched."""
+    first, second = db.insert_rows(_turns(2))
+    other = Session.objects.create(namespace=first.namespace, external_id="other")
+    later = AT + timedelta(days=3, microseconds=7)
+    db.update_row(Turn, first.pk, occurred_at=later, session_id=other.pk, session_turn=9)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.occurred_at, first.session_id, first.session_turn) == (later, other.pk, 9)
+    assert (second.occurred_at, second.session_turn) == (AT + timedelta(minutes=2), 2)
+    assert Turn.objects.filter(occurred_at=later).count() == 1  # compares as the ORM stores it
+    with pytest.raises(ValueError, match="no column"):
+        db.update_row(Turn, first.pk, messages=[])

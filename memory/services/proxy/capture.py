@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
 from django.utils import timezone
 
 from memory.errors import Conflict
@@ -30,7 +29,7 @@ from memory.models import (
     ProxySystemPrompt,
     Session,
 )
-from memory.models.rows import read_models, read_rows
+from memory.models.rows import read_models, read_rows, update_row
 from memory.services.db import write_transaction
 from memory.services.ingest import (
     MAX_MESSAGES,
@@ -192,16 +191,7 @@ def _keep_system_prompt(session: Session, text: str, turn_id: int | None) -> Non
 
 # The capture's reads and writes besides the ingest are plain SQL too: it runs before the last
 # byte of every proxied answer (memory.services.proxy.sessions).
-_EXCHANGES, _PROXY_SESSIONS = ProxyExchange._meta.db_table, ProxySession._meta.db_table
 _RECEIPTS, _PROMPTS = IngestReceipt._meta.db_table, ProxySystemPrompt._meta.db_table
-
-
-def _update(table: str, pk: int, **columns: object) -> None:
-    """UPDATE one row's columns (database values, by column name)."""
-    names = ", ".join(f"{name} = %s" for name in columns)
-    with connection.cursor() as cursor:
-        params: list[Any] = [*columns.values(), pk]
-        cursor.execute(f"UPDATE {table} SET {names} WHERE id = %s", params)
 
 
 def proxy_turn_capture(capture: CaptureIn) -> Captured:
@@ -220,18 +210,18 @@ def proxy_turn_capture(capture: CaptureIn) -> Captured:
         session, proxy = _session_for(exchange, data)
         receipt = proxy_receipt(session.external_id, data.key.earlier, data.key.opener)
         turn_ids, duplicate = _store(session, receipt, capture)
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        now = timezone.now()
         if not duplicate:
-            _update(
-                _PROXY_SESSIONS,
+            update_row(
+                ProxySession,
                 proxy.pk,
                 digest=capture.digest_after,
                 captured_turns=proxy.captured_turns + len(turn_ids),
                 last_request_at=now,
             )
         _keep_system_prompt(session, capture.system, turn_ids[0] if turn_ids else None)
-        _update(
-            _EXCHANGES,
+        update_row(
+            ProxyExchange,
             exchange.pk,
             session_id=session.pk,
             state=ExchangeState.DUPLICATE if duplicate else ExchangeState.CAPTURED,

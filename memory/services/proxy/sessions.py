@@ -27,7 +27,14 @@ from memory.models import (
     ProxySession,
     Session,
 )
-from memory.models.rows import insert_rows, marks, read_by_id, read_models, read_rows
+from memory.models.rows import (
+    insert_rows,
+    marks,
+    read_by_id,
+    read_models,
+    read_rows,
+    update_row,
+)
 from memory.services.db import write_transaction
 from memory.services.ingest import namespace_lock
 
@@ -219,11 +226,7 @@ def proxy_session_touch(session: Session, data: ExchangeIn, *, named: bool) -> P
         )
         return made
     (proxy,) = found
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {_PROXY_SESSIONS} SET last_request_at = %s, protocol = %s WHERE id = %s",
-            [connection.ops.adapt_datetimefield_value(now), data.protocol, proxy.pk],
-        )
+    update_row(ProxySession, proxy.pk, last_request_at=now, protocol=data.protocol)
     proxy.last_request_at, proxy.protocol = now, data.protocol
     return proxy
 
