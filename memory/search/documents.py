@@ -18,7 +18,7 @@ from functools import lru_cache
 from memory.engine.graph_state import CURRENT, HISTORICAL
 from memory.engine.redact import redact
 from memory.models import Event, EventStatus, GraphEdge, GraphFact, GraphNode, Message
-from memory.models.rows import marks, read_by_id, read_models
+from memory.models.rows import in_chunks, marks, read_models, read_rows
 from memory.search.text import CACHED_TEXT_CHARS, CACHED_TEXTS, analyze, date_terms
 from memory.selectors.graph_state import item_states, source_statuses  # a leaf: see its doc
 
@@ -213,8 +213,14 @@ def _node_chunk(ids: list[int]) -> Iterator[Document]:
         [*ids, *ids],
     )
     edge_states = item_states(edges, sources=source_statuses(GraphEdge, [e.pk for e in edges]))
-    ends = {e for edge in edges for e in (edge.from_node_id, edge.to_node_id)}
-    names = {pk: node.name for pk, node in read_by_id(GraphNode, sorted(ends)).items()}
+    ends = sorted({e for edge in edges for e in (edge.from_node_id, edge.to_node_id)})
+    names: dict[int, str] = {
+        pk: name
+        for chunk in in_chunks(ends)
+        for pk, name in read_rows(
+            f"SELECT id, name FROM {NODES.base_table} WHERE id IN ({marks(chunk)})", chunk
+        )
+    }
     wanted = set(ids)
     for edge in edges:
         state = edge_states[edge.pk]
