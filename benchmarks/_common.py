@@ -7,6 +7,7 @@ import os
 import platform
 import random
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,32 @@ def machine() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def fixed_work_ms() -> float:
+    """The time of the same pure-Python chunk of work (about 4 ms here), to sample how fast the
+    machine is running at that moment (`steadiness`)."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(40_000):
+        total += i * i % 7
+    return (time.perf_counter() - started) * 1000
+
+
+def steadiness(chunk_ms: list[float]) -> dict[str, float]:
+    """How steady the CPU was while a benchmark ran, from `fixed_work_ms` samples taken along
+    it. On a steady machine their p95 is close to their p50; on a shared virtual machine bursts
+    of slower running push the p95 of any CPU-bound path up by about the same ratio, which is
+    worth knowing before reading a latency's p95. `slow_share`: samples over 1.25 × the
+    median."""
+    p50 = percentile(chunk_ms, 50)
+    p95 = percentile(chunk_ms, 95)
+    return {
+        "chunk_p50_ms": round(p50, 2),
+        "chunk_p95_ms": round(p95, 2),
+        "p95_over_p50": round(p95 / p50, 2),
+        "slow_share": round(sum(t > 1.25 * p50 for t in chunk_ms) / len(chunk_ms), 3),
     }
 
 

@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, django_setup, machine, percentile, write_result
+from _common import ROOT, django_setup, fixed_work_ms, machine, percentile, steadiness, write_result
 
 NAMESPACE = "bench"
 WARMUP = 20
@@ -244,6 +244,7 @@ def measure(server: str, upstream_url: str, token: str, queries: list[str]) -> d
         "first_chunk": [],
     }
     injected: list[int] = []
+    chunks: list[float] = []  # the machine's speed along the run (_common.steadiness)
     memory_states: dict[str, int] = {}
     conversation: list[dict[str, str]] = []
 
@@ -314,6 +315,7 @@ def measure(server: str, upstream_url: str, token: str, queries: list[str]) -> d
             if not warm:
                 times["direct_stream"].append(direct_gap)
                 times["first_chunk"].append(proxied_gap)
+                chunks.append(fixed_work_ms())
     result: dict[str, Any] = {name: summary(ms) for name, ms in times.items()}
     for path in ("off", "memory"):
         paired = [a - b for a, b in zip(times[path], times["direct"], strict=True)]
@@ -328,6 +330,7 @@ def measure(server: str, upstream_url: str, token: str, queries: list[str]) -> d
         "mean_tokens": round(sum(injected) / max(1, len(injected)), 1),
         "memory_header": memory_states,
     }
+    result["cpu_steadiness"] = steadiness(chunks)
     result["goals_ms"] = GOALS_MS
     result["met"] = {
         "off": result["added_off"]["p95_ms"] <= GOALS_MS["off"],
@@ -359,6 +362,12 @@ def print_table(result: dict[str, Any]) -> None:
             f"{s['p99_ms']:8.2f} {s['mean_ms']:8.2f}"
         )
     print(f"injection: {result['injection']}")
+    cpu = result["cpu_steadiness"]
+    print(
+        f"machine: a fixed CPU chunk took {cpu['chunk_p50_ms']} ms p50, {cpu['chunk_p95_ms']} ms "
+        f"p95 (×{cpu['p95_over_p50']}) along the run; {cpu['slow_share']:.0%} of samples ran "
+        "over 1.25 × the median"
+    )
     print(f"goals met: {result['met']}")
 
 
