@@ -50,12 +50,20 @@ def _same_subject(x: str, s: str) -> bool:
     return stems_x == stems_s
 
 
+def _related_subject(x: str, s: str) -> bool:
+    """Two subjects that share a word, or in Chinese their first two characters."""
+    if HAN.search(x) or HAN.search(s):
+        han_x, han_s = folded(x).replace("的", ""), folded(s).replace("的", "")
+        return len(han_x) >= 2 and len(han_s) >= 2 and han_x[:2] == han_s[:2]
+    return bool((_stems(x) - _GENERIC) & (_stems(s) - _GENERIC))
+
+
 def _function(subject: str) -> bool:
     """A team function ("CI", "payments", "监控系统"): served by one tool at a time."""
     return function_noun(subject) or function_noun(_SYSTEM_ZH.sub("", subject))
 
 
-_SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务)$")
+_SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务|通道|渠道)$")
 
 
 def _mentions_subject(text: str, x: str) -> bool:
@@ -94,6 +102,15 @@ def _ends(change: Change, use: Use, text: str) -> bool:
         return True
     if use.subject is not None and _same_subject(change.subject, use.subject):
         return True
+    if change.old is not None:
+        # The old value named ("instead of PagerDuty, on-call now goes through Opsgenie"): a use
+        # said of the whole project ("we use PagerDuty for paging") ends when a function of it
+        # changes tool, and a subject said in other words ends too when the two share a word
+        # ("实验记录用MLflow" / "实验管理不再用MLflow").
+        if use.subject is None and _function(change.subject):
+            return True
+        if use.subject is not None and _related_subject(change.subject, use.subject):
+            return True
     # "把调度从Airflow换成Dagster" ends "数据平台用Airflow做调度": the subject named as the use's
     # purpose rather than before its verb.
     return _mentions_subject(text, change.subject)

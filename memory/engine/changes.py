@@ -256,7 +256,7 @@ _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:存在|存放在|存到|保存在){_ZV}(?=里|中|上)"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
     re.compile(
-        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户)(?:的是|的)?|就用|统一用|依赖){_ZV}"
+        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户|不)(?:的是|的)?|就用|统一用|依赖){_ZV}"
     ),
     # What a service is wired to: "短信验证接的是腾讯云短信".
     re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了){_ZV}"),
@@ -267,7 +267,8 @@ _FUNCTION_USE_EN: Final = (
     re.compile(rf"^(.*?)\b(?:our|the)\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
                rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+|(?:is|are)\s+"
                rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){_V}", _I),
-    re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+(?:all\s+)?"
+    re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+"
+               rf"(?:(?:pretty\s+much|almost|nearly|basically|mostly)\s+)?(?:all\s+)?"
                rf"(?:of\s+)?(?:our|the)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
                rf"\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
@@ -313,8 +314,8 @@ _LEAD_ZH: Final = re.compile(
     r"|好的?|所以|另外|然后|那|的|，|,|\s)+"
 )
 _TAIL_ZH: Final = re.compile(
-    r"(?:我们|咱们|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|都|也|就|还|一直|正在|决定|打算"
-    r"|要|会|的|了|，|,|\s)+$"
+    r"(?:我们|咱们|我|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|全部|全|都|也|就|还|一直|正在"
+    r"|决定|打算|要|会|的|了|这一?块|那一?块|这边|那边|方面|，|,|\s)+$"
 )
 ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
 _MAX_SUBJECT_WORDS: Final = 6
@@ -544,5 +545,13 @@ def stated_uses(text: str) -> list[Use]:
         if change.new is None:
             return []
         return [Use(change.subject, change.new, change.role)]
-    use = plain_use(text)
-    return [use] if use is not None else []
+    # "We use PagerDuty for paging, and the runbooks live in Confluence": each clause's use.
+    uses: list[Use] = []
+    for clause in [text, *_CLAUSES.split(text)]:
+        use = plain_use(clause)
+        if use is not None and not any(same_value(u.value, use.value) for u in uses):
+            uses.append(use)
+    return uses
+
+
+_CLAUSES: Final = re.compile(r",\s*(?:and|but|while)\s+|;\s*|[，；]", _I)

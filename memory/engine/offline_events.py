@@ -421,20 +421,27 @@ _ACK_OPEN: Final = re.compile(
 _NUMBER: Final = re.compile(r"\d[\d,.]*\d|\d")
 
 
-_CLAUSE_END: Final = re.compile(r"(?<=[，；;])")
+_CLAUSE_END: Final = re.compile(r"[，；;]|,\s+(?:and|but)\s+(?=\S)")
+
+
+def _fact_of_its_own(clause: str) -> bool:
+    """A clause that states one relation or one use by itself."""
+    return len(relations(clause)) == 1 or plain_use(clause) is not None
 
 
 def _facts_of(sentences: list[str], message: SourceMessage) -> list[str]:
-    """The statements of a message: a sentence whose clauses each state a relation of their own
-    ("规则平台是孙悦在负责，特征库归郭涛", "Ana owns billing; Tom owns search") is one fact per
-    clause, so each can later be restated or handed over alone; any other sentence is whole."""
+    """The statements of a message: a sentence whose clauses each state a fact of their own
+    ("规则平台是孙悦在负责，特征库归郭涛", "Ana owns billing; Tom owns search", "We use PagerDuty
+    for paging, and the runbooks live in Confluence") is one fact per clause, so each can later
+    be restated, handed over or replaced alone; any other sentence is whole ("张伟离开了数据组，
+    数据平台现在由赵敏负责" is one change)."""
     if message.role != "user" and not message.speaker:
         return sentences
     out: list[str] = []
     for sentence in sentences:
         clauses = [c.strip().rstrip("，；;").strip() for c in _CLAUSE_END.split(sentence)]
         clauses = [c for c in clauses if c]
-        if len(clauses) > 1 and all(len(relations(c)) == 1 for c in clauses):
+        if len(clauses) > 1 and all(_fact_of_its_own(c) for c in clauses):
             out += clauses
         else:
             out.append(sentence)

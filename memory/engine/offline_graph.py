@@ -114,6 +114,11 @@ _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:work|working)\s+(?i:at|for)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?在{_HAN_NAME}(?:工作|上班)"),
+    # "I lead the routing team here at Kargo", "I'm the Android lead at Medora": a role or a team
+    # of the speaker's, at a named organisation.
+    re.compile(r"\b(?i:i|i'm|i\s+am)\s+(?:(?!(?i:not|never|was|used|visited|met)\b)[^.;!?])"
+               r"{0,50}?\b(?i:team|lead|engineer|developer|manager|designer|analyst|scientist"
+               rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{_NAME}"),
 )  # fmt: skip
 # The same said of someone else: the person is the name right before the verb.
 _WORKS_AT_OTHER: Final = (re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\s+{_NAME}"),)

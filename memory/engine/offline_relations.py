@@ -65,9 +65,10 @@ FUNCTION_NOUNS: Final = frozenset(
     tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
-    uploads backups secrets assets attachments artifacts flags warehouse
+    uploads backups secrets assets attachments artifacts flags warehouse runbooks playbooks
+    experiments
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
-    邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通
+    邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录
     """.split()  # noqa: SIM905
 )
 
@@ -266,7 +267,8 @@ def _object(text: str, kind: str) -> tuple[Entity, int] | None:
         tool = _tool_at(text)
         if tool:
             return Entity(tool[0], "tool"), tool[1]
-    if kind == "team":
+    if kind in ("team", "project"):
+        # "Kemi leads the platform team": a team is led, owned or maintained like a project.
         team = _TEAM.match(text)
         if team:
             return Entity(team.group(1), "organization"), team.end()
@@ -346,7 +348,25 @@ def _english(sentence: str) -> list[Relation]:
             rest = rest[more.end() :]
             target = nxt
         previous = subject
-    return [employer_of(r) for r in [*out, *_placed(sentence)]]
+    return [employer_of(r) for r in [*out, *_placed(sentence), *_kind_of_person(sentence)]]
+
+
+# "I'm a Neovim person", "Ana is a Postgres fan": a known tool someone prefers.
+_PERSON_OF: Final = re.compile(
+    r"(?:^|[,;]\s*|\b(?i:and)\s+)(I|[A-Z][\w'’-]+)(?:'m|’m|\s+am|\s+is|'s|’s)\s+an?\s+"
+    r"([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:person|guy|girl|fan|user)\b"
+)
+
+
+def _kind_of_person(sentence: str) -> list[Relation]:
+    found = _PERSON_OF.search(sentence)
+    if not found or known_tool(found.group(2)) is None:
+        return []
+    who = found.group(1)
+    if who != "I" and (who.lower() in _NOT_SUBJECT or who.lower() in _NOT_NAME):
+        return []
+    subject = Entity(ME, "person") if who == "I" else Entity(who, "person")
+    return [Relation(subject, "prefers", Entity(known_tool(found.group(2)) or "", "tool"))]
 
 
 def _thing_on_platform(clause: str, rest: str) -> Entity | None:

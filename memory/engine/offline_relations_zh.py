@@ -24,7 +24,10 @@ _ZH_PERSON: Final = re.compile(
     rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
 )
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
-_ZH_TRAILING: Final = re.compile(r"(?:现在|目前|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$")
+_ZH_TRAILING: Final = re.compile(
+    r"(?:现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
+    r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$"
+)
 _ZH_OBJECT_END: Final = re.compile(
     r"(?:那一?块|这一?块|那边|这边|那部分|这部分|上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$"
 )
@@ -42,24 +45,30 @@ _ZH_RELATIONS: Final = (
      "team"),
     (r"^(?P<a>.+?)是(?P<b>[^是]+?(?:组|团队|部门|小组))的(?:人|成员)?$", "member_of", "person",
      "team"),
-    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理)$", "owns", "owner", "project"),
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理|接手|接管)(?:了)?$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头)$", "leads", "owner", "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:负责人|owner|Owner)$", "owns", "owner", "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人)$", "leads", "owner",
      "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的维护者$", "maintains", "owner", "project"),
-    (r"^(?P<a>.+?)(?:负责|管理)(?P<b>.+)$", "owns", "owner", "project"),
+    (r"^(?P<a>.+?)(?:负责|管理|接手了?|接管了?)(?P<b>.+)$", "owns", "owner", "project"),
     (r"^(?P<a>.+?)维护(?P<b>.+)$", "maintains", "owner", "project"),
     (r"^(?P<a>.+?)(?:领导|带领|主导)(?P<b>.+)$", "leads", "owner", "project"),
     (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
     (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
     (r"^(?P<a>.+?)依赖(?:于)?(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
-    (r"^(?P<a>.+?)(?:使用|采用|用)(?P<b>.+)$", "uses", "uses", "tool"),
+    (r"^(?P<a>.+?)(?:使用|采用|用|靠)(?P<b>.+)$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
+    # "小付上周从运维组调到客服平台组了": the team moved to.
+    (r"^(?P<a>.+?)从[^从]+?(?:调到|调去|转到|转去)(?:了)?(?P<b>[^到去]+?(?:组|团队|部门|小组))(?:了)?$",
+     "member_of", "person", "team"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
     (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
+    # "我在多伦多读研": where someone studies or lives is where they live.
+    (r"^(?P<a>.+?)在(?P<b>[^在]{2,6}?)(?:读研|读博|读书|念书|上学|上大学|留学|生活|定居)(?:了)?$",
+     "lives_in", "person", "place"),
     (r"^(?P<a>.+?)(?:更|比较|最)?(?:喜欢用|偏好|偏爱)(?P<b>.+)$", "prefers", "person", "tool"),
 )  # fmt: skip
 _VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
@@ -79,12 +88,16 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
     if not text or text in _ZH_NOT_SUBJECT:
         return None
-    if text == "我":
+    if text == "我" or (kind == "uses" and re.fullmatch(r"[\u4e00-\u9fff]{1,4}我", text)):
+        # "记笔记我一般用Notion": what for, then the speaker
         return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
     service = ZH_SERVICE.match(text)
     if service:
         name = zh_project_name(service, text)
         return Entity(name, "project") if kind in ("project", "uses") else None
+    owner = ZH_SERVICE.match(text.split("的", 1)[0]) if "的" in text else None
+    if owner and kind == "uses":  # "训练集群的作业调度靠Slurm": the cluster's function
+        return Entity(zh_project_name(owner, owner.group()), "project")
     if _ZH_TEAM.match(text):
         return Entity(text, "organization") if kind == "owner" else None
     if kind in ("project", "uses") and _ZH_PERSON.match(text):
@@ -115,6 +128,10 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     product = re.fullmatch(r"([\u4e00-\u9fff]{2,4})([A-Z][A-Za-z0-9]{1,10})", text)
     if product and kind in ("tool", "project_or_tool") and known_tool(product.group(1)):
         return Entity(text, "tool")  # "阿里云ECS": a cloud's product keeps its name
+    if kind in ("tool", "project_or_tool") and "的" in text:
+        where = text.rsplit("的", 1)[1]  # "自建机房的K8s": the tool, not where it stands
+        if known_tool(where):
+            text = where
     tool = known_tool(text) or _zh_tool_before_verb(text, kind)
     if kind in ("tool", "project_or_tool") and tool:
         return Entity(tool, "tool")

@@ -139,7 +139,16 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
     return replaced
 
 
+# Taking over what someone owned or maintained ends either: "Bartek has taken over the geocoding
+# lib from Ines" (owns) ends "Ines maintains the geocoding lib". Only a change or a decision
+# replaces anything (`services.supersession`), so a plain "Tom maintains it" beside "Priya owns
+# it" stays beside it.
+_RESPONSIBLE: Final = frozenset({"owns", "maintains"})
+
+
 def _new_value(old: Fact, new: Fact) -> bool:
+    if old.role in _RESPONSIBLE and new.role in _RESPONSIBLE:
+        return old.value == new.value and old.subject != new.subject
     if old.role != new.role:
         return False
     if old.role in SINGLE_PER_SUBJECT:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory.engine.change_ends import change_supersedes
-from memory.engine.changes import parse_change, plain_use
+from memory.engine.changes import parse_change, plain_use, stated_uses
 
 SWITCH = "Switch the billing service from Heroku to Fly.io."
 DEPLOY = "We deploy the billing service on Heroku."
@@ -161,6 +161,15 @@ SUPERSEDES = [
     ("前端已经用React重写了。", "前端用Vue写的。"),
     ("日志现在都进Loki了，不用ELK了。", "日志存在ELK里。"),
     ("监控系统替换成了Prometheus。", "监控用的是Zabbix。"),
+    # 2026-12-06: the old value named, of a function, ends a use said of the whole project; a
+    # subject in other words ends when they share a word; a channel is a function; "我现在全"
+    # is no part of the subject.
+    ("Instead of Sentry, error tracking now goes through Rollbar.",
+     "We use Sentry for crashes, and the docs live in Notion."),
+    ("Release tracking no longer uses Jira.", "We track release tickets in Jira."),
+    ("报表统计不再用Tableau了。", "报表展示一直用的Tableau。"),
+    ("短信渠道改用网易云信了。", "短信渠道用的是阿里云短信。"),
+    ("文档我现在全改用语雀了。", "写文档我一般用Confluence。"),
 ]  # fmt: skip
 NOT_SUPERSEDED = [
     # Mentions the old value in passing.
@@ -179,6 +188,8 @@ NOT_SUPERSEDED = [
     ("Our team now uses Linear instead of Jira.", "We track issues in Jira."),
     # A function's new tool leaves the other tools of the same thing alone.
     ("Payments now go through Adyen.", "The checkout service uses Redis."),
+    # The old value named, but of another subject with no word in common.
+    ("把数据仓库从Hive迁到StarRocks。", "订单服务用Hive。"),
 ]  # fmt: skip
 
 
@@ -194,3 +205,11 @@ def test_a_change_leaves_other_events_alone(change: str, old: str) -> None:
     parsed = parse_change(change)
     assert parsed is not None
     assert not change_supersedes(parsed, [old])
+
+
+def test_each_clause_of_a_statement_states_its_own_use() -> None:
+    uses = stated_uses("We use PagerDuty for paging, and the runbooks live in Confluence.")
+    assert sorted(u.value for u in uses) == ["Confluence", "PagerDuty"]
+    assert stated_uses("We use PagerDuty, and PagerDuty pages us.") == stated_uses(
+        "We use PagerDuty."
+    )

@@ -57,6 +57,12 @@ EDGES = [
      "tool:bigquery"),
     ("The checkout service calls the payments API.", "project:checkoutservice", "depends_on",
      "project:paymentsapi"),
+    # A fourth round (2026-12-06): a team is led like a project; a hand-over said with a time
+    # word; what a cluster's function relies on; where someone studies is where they live.
+    ("Amara leads the billing team.", "person:amara", "leads", "organization:billingteam"),
+    ("结算服务之后由周敏接手。", "person:周敏", "owns", "project:结算服务"),
+    ("构建集群的任务调度靠Buildkite。", "project:构建集群", "uses", "tool:buildkite"),
+    ("小孙在墨尔本读博。", "person:小孙", "lives_in", "place:墨尔本"),
 ]  # fmt: skip
 
 

@@ -68,6 +68,8 @@ def test_another_value_speaker_or_a_change_is_not_a_restatement(
          "Priya joined the platform team this week."),
         ("张伟离开了数据组，数据平台现在由赵敏负责。", "张伟是数据平台的负责人。"),
         ("我现在在字节跳动工作。", "我在腾讯工作。"),
+        # Taking over what someone maintained ends it (owns and maintains, one hand-over).
+        ("Nadia has taken over the export worker from Luis.", "Luis maintains the export worker."),
     ],
 )  # fmt: skip
 def test_a_new_value_of_a_single_valued_relation_replaces(new: str, old: str) -> None:
@@ -83,6 +85,7 @@ def test_a_new_value_of_a_single_valued_relation_replaces(new: str, old: str) ->
         ("Tom lives in Oslo.", "I live in Portland."),  # another person
         # The old event said more than the new one replaces: it stays.
         ("Atlas runs on GCP.", "Atlas runs on AWS and depends on the auth service."),
+        ("Luis leads the export worker.", "Nadia maintains the export worker."),  # another role
     ],
 )
 def test_other_relations_people_or_partial_overlap_replace_nothing(new: str, old: str) -> None:
