@@ -37,6 +37,7 @@ from memory.engine.changes import parse_change, plain_use
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
+from memory.engine.plain_facts import states_plain_fact
 from memory.engine.prompts.extraction import (
     MAX_EVENTS,
     MAX_TAGS,
@@ -201,6 +202,10 @@ def _classify(
         return _Kind("other", "usage", default_status="ongoing")
     if person and dated and personal and not feeling:
         return _Kind("other", "dated")
+    if person and not wish and not feeling and states_plain_fact(sentence):
+        # "The API rate limit is 100 requests per minute", "My manager is Theo", "我们组有八个人":
+        # a declaration of something specific with no cue word (`memory.engine.plain_facts`).
+        return _Kind("other", "fact", default_status="unknown" if dated else "ongoing")
     return None
 
 

@@ -1,0 +1,157 @@
+"""Plain statements of fact with no cue word (issue 29: "the rules catch statements with
+decision, preference or plan cue words, and miss most plain facts"). Pure rules, English and
+Chinese.
+
+A sentence states a plain fact when it is a declaration about something named, with something
+specific in what it says of it:
+
+- its subject is a named thing or person: "the/our/my …" ("The API rate limit …", "Our office
+  …", "My manager …"), a capitalised name ("Sofia is …"), or "I/we" holding something ("I have
+  two kids", "We have about 40 engineers"); in Chinese a subject before 是/在/有/每天 …;
+- its verb is a finite one ("is", "was trained", "retries", "ships", "run");
+- what it says holds something specific: a number (digits or a number word), a name written
+  with a capital inside the sentence, a known technology, a day, month or time of day, a
+  frequency ("nightly", "every day", 每天), or, for a person's family or role ("My wife is a
+  nurse", "产品经理是小陈"), the role itself.
+
+Never a fact: a question, a feeling, a wish or a greeting, a statement about the listener
+("you", "your", 你), a pronoun subject ("it", "that", "this", "there", 这, 那), a hedge
+("maybe", "I think", 可能), or an imperative. These rules run after every cue-based rule of
+`memory.engine.offline_events`, so they only add what nothing else claims.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from memory.engine.offline_entities import known_tool
+
+_I: Final = re.IGNORECASE
+_DISCOURSE_EN: Final = re.compile(
+    r"^(?:(?:so|also|and|but|oh|btw|fyi|by\s+the\s+way|anyway|well|plus|just\s+so\s+you\s+know"
+    r"|for\s+context|quick\s+context|background|context)\b[,:]?\s*)+",
+    _I,
+)
+_NOT_FACT_EN: Final = re.compile(
+    r"\b(?:you|your|you're|yours|maybe|perhaps|probably|might|i\s+think|i\s+guess|i\s+hope"
+    r"|i\s+wish|wondering|not\s+sure|if|whether|should|could|would|let's|please)\b|\?",
+    _I,
+)
+_PRONOUN_START_EN: Final = re.compile(
+    r"^(?:it|it's|that|that's|this|these|those|there|there's|here|here's|he|she|they|they're"
+    r"|what|which|who|how|why|when|where)\b",
+    _I,
+)
+_SUBJECT_EN: Final = re.compile(
+    r"^(?:(?:the|our|my|his|her|their)\s+[\w.+#&'-]+(?:\s+[\w.+#&'-]+){0,4}?"
+    r"|(?!(?:I|We|You|They|He|She|It|No|Go|Yes|Yeah|Yep|Thanks|Sorry|Wow|Oh|Hey|Hi|Hello|Ok"
+    r"|Okay|Sure|Cool|Great|Nice|Awesome|Congrats|Haha|Lol|Omg|Ugh|Well|Glad|Same|Totally"
+    r"|Exactly|Right|Since|When|While|After|Before|Because|As|Until|Although|Though|Once)\b)"
+    r"(?-i:[A-Z])[\w.+#&'-]*(?:\s+(?-i:[A-Z])[\w.+#&'-]*){0,2}?"
+    r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get)\b))\s+"
+    r"(?:(?:also|still|now|usually|always|currently|mostly|only|already)\s+)?"
+    r"(?P<verb>is|are|was|were|has|have|had|'s|[a-z]+s|[a-z]+ed|run|ship|release|deploy|meet|pay"
+    r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close)\b",
+    _I,
+)
+_NUMBER_WORDS: Final = (
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty"
+    r"|fifty|hundred|thousand|million|dozen|twice"
+)
+_TIME_WORDS: Final = (
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays"
+    r"|thursdays|fridays|saturdays|sundays|january|february|march|april|may|june|july|august"
+    r"|september|october|november|december|daily|nightly|weekly|hourly|monthly|quarterly"
+    r"|yearly|annually|every\s+\w+|noon|midnight|morning|evening|weekend|weekends"
+)
+_SPECIFIC_EN: Final = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_TIME_WORDS})\b", _I)
+# A capitalised word inside the sentence, not "I" and not its first word.
+_INNER_CAPITAL: Final = re.compile(r"(?<=\s)(?!I\b|I'm\b|I've\b)[A-Z][\w.+#&'-]*")
+_WORD: Final = re.compile(r"[\w.+#-]+")
+# "…, Mel!", "I get it, Jon.": the person spoken to is no part of the statement.
+_VOCATIVE_EN: Final = re.compile(r",\s*(?-i:[A-Z])[\w'’-]*\s*([.!]*)$")
+# A person's family or role said with "my"/"our": "My wife is a nurse", "Our PM is Luca".
+_RELATIVE_EN: Final = re.compile(
+    r"^(?:my|our)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|mom|mother"
+    r"|dad|father|sister|brother|parents?|manager|boss|lead|cto|ceo|pm|designer|mentor"
+    r"|roommate|flatmate|landlord)\s+(?:(?:is|are|was)\s+(?:an?\s|the\s|(?-i:[A-Z]))|works?\s|lives?\s)",
+    _I,
+)
+
+_FEELING_EN: Final = re.compile(
+    r"\b(?:great|awesome|amazing|cool|nice|lovely|fun|beautiful|awful|terrible|crazy|insane"
+    r"|exhausting|tiring|hectic|busy|rough|tough|boring|hilarious|weird|funny|sucks|killer"
+    r"|brutal|wild|nuts|lol|haha|blast|motivating|inspiring|thrilled|cute|fave|faves)\b",
+    _I,
+)
+
+_ZH_NOT_FACT: Final = re.compile(
+    r"[？?]|吗|呢|吧|你|您|可能|也许|大概|好像|觉得|希望|如果|是否|要不要|^[这那](?:个|些|样)?"
+)
+_ZH_SUBJECT_VERB: Final = re.compile(
+    r"^[^，,。！!]{1,12}?(?:是|在|有|定在|设在|位于|每天|每周|每月|每晚|每个月)"
+)
+_ZH_SPECIFIC: Final = re.compile(
+    r"\d|[一二两三四五六七八九十百千万]+(?:个|人|位|台|张|次|年|岁|天|小时|分钟|点|号|月|块|元)"
+    r"|[A-Za-z][\w.+#-]*|每天|每周|每月|每晚|凌晨|周[一二三四五六日]|星期[一二三四五六日天]"
+)
+_ZH_RELATIVE: Final = re.compile(
+    r"^(?:我的?|我们的?)?(?:老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父母|哥哥|姐姐|弟弟|妹妹"
+    r"|领导|老板|经理|产品经理|组长|主管|室友|房东)(?:是|在|有|今年)"
+)
+
+
+def states_plain_fact(sentence: str) -> bool:
+    """True when `sentence` declares something specific about a named thing or person (the
+    module docstring)."""
+    text = sentence.strip()
+    if not text:
+        return False
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return _chinese(text)
+    return _english(text)
+
+
+def _english(text: str) -> bool:
+    body = _VOCATIVE_EN.sub(r"\1", _DISCOURSE_EN.sub("", text).strip())
+    if not body or _NOT_FACT_EN.search(body) or _PRONOUN_START_EN.match(body):
+        return False
+    if body.endswith("!") and not re.search(r"\d", body):  # an exclamation is chatter
+        return False
+    if _RELATIVE_EN.match(body):
+        return True
+    subject = _SUBJECT_EN.match(body)
+    if subject is None:
+        return False
+    said = body[subject.end("verb") :]
+    if _FEELING_EN.search(said):  # "Traffic was crazy this morning": how it felt
+        return False
+    if _SPECIFIC_EN.search(said) or _INNER_CAPITAL.search(" " + said):
+        return True
+    return any(_tool_named(word) for word in _WORD.findall(said))
+
+
+# Known technologies whose names are everyday words when written in lower case ("go after my
+# goals", "a rust stain"): only their capitalised spelling names the tool.
+_EVERYDAY: Final = frozenset(
+    """
+    go rust swift dart ruby spring express flask rails make next nest remix ember meteor salt
+    chef puppet vault consul nomad jest mocha karma bun deno node react vue angular svelte
+    elixir julia crystal
+    """.split()  # noqa: SIM905
+)
+
+
+def _tool_named(word: str) -> bool:
+    if word.islower() and word.strip(".") in _EVERYDAY:
+        return False
+    return known_tool(word) is not None
+
+
+def _chinese(text: str) -> bool:
+    if _ZH_NOT_FACT.search(text):
+        return False
+    if _ZH_RELATIVE.match(text):
+        return True
+    return _ZH_SUBJECT_VERB.match(text) is not None and bool(_ZH_SPECIFIC.search(text))
