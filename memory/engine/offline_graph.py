@@ -44,6 +44,7 @@ from memory.engine.offline_relations import (
     relations,
     service_named,
 )
+from memory.engine.offline_relations_zh import ZH_NOT_EMPLOYER
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -410,7 +411,7 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     "I work at Globex" → (speaker, works_at, Globex), "Caroline lives in Boston" → Caroline's."""
     found: list[tuple[str, str, str]] = []
     employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, text, speaker)
-    if employed:
+    if employed and employed[1] not in ZH_NOT_EMPLOYER:  # "我在公司上班" names no employer
         found.append((employed[0], "works_at", employed[1]))
     housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, text, speaker)
     if housed and slot_of(housed[1]) is None and known_tool(housed[1]) is None:

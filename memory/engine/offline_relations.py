@@ -54,7 +54,10 @@ _SERVICE_NOUNS: Final = (
     r"|repo|repository|platform|cluster|library|sdk|cli|bot|portal|system|microservice|gateway"
     r"|monorepo|worker|database|module|engine|server|lib|package|plugin|extension|framework"
     r"|component|integration|crawler|scheduler|planner|exporter|importer|parser|process|flow|model"
-    r"|panel|console|ui|page|runbook|roadmap|handbook|suite|tooling)"
+    r"|panel|console|ui|page|runbook|roadmap|handbook|suite|tooling|indexer|tracker|collector"
+    r"|runner|daemon|job|script|queue|proxy|loader|scraper|renderer|builder|generator"
+    r"|validator|handler|consumer|producer|router|balancer|registry|bucket|charts?|widget|agent"
+    r"|warehouse|lake|notebook|template|docs|wiki|chatbot)"
 )
 # Nouns that name what a team does, not a thing it runs: "our CI is CircleCI", "we switched CI
 # from A to B", "on-call alerts go through PagerDuty" are the project's (SPEC §6.5).
@@ -89,7 +92,8 @@ _PLAIN_WORD: Final = (
     r"|now|also|not|it)\b)[\w.+#-]+"
 )
 _SERVICE: Final = re.compile(
-    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS}))", re.IGNORECASE
+    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS})(?:e?s\b)?)",
+    re.IGNORECASE,
 )
 _TEAM: Final = re.compile(
     rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{TEAM_NOUNS}))", re.IGNORECASE
@@ -138,8 +142,8 @@ _RELATIONS_EN: Final = (
      "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
      True),
-    (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for",
-     "owns", "owner", "project", False),
+    (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
+     r"|looks?\s+after|takes?\s+care\s+of", "owns", "owner", "project", False),
     (r"(?:leads?|heads?|manages?|runs?(?!\s+on\b|\s+in\b))|(?:is|'s|am|'m)\s+in\s+charge\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
      r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
@@ -152,7 +156,12 @@ _RELATIONS_EN: Final = (
      "tool", False),
     (r"uses?|is\s+using|always\s+used|(?:is|are)\s+built\s+(?:with|on)"
      r"|(?:is|are)\s+written\s+in"
-     r"|stores\s+(?:its\s+)?data\s+in", "uses", "uses", "tool", False),
+     r"|stores\s+(?:its\s+)?data\s+in|(?:is|are)\s+served\s+(?:with|by|from)", "uses", "uses",
+     "tool", False),
+    # "The booking backend is plain Django", "the website is a Next.js app": a service that is a
+    # known technology uses it.
+    (r"(?:is|are)(?=\s+(?:(?:plain|pure|just|basically|mostly|all|entirely)\s+)?(?:an?\s+)?"
+     r"[A-Z])", "uses", "project", "known_tool", False),
     (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on|talks?\s+to|calls|connects?\s+to"
      r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with", "depends_on",
      "project", "project_or_tool", False),
@@ -263,6 +272,13 @@ def _subject(clause: str, kind: str) -> Entity | None:
 
 def _object(text: str, kind: str) -> tuple[Entity, int] | None:
     """The entity opening `text` as the object of a relation of `kind`, with its length."""
+    if kind == "known_tool":
+        qualifier = re.match(
+            r"(?:(?:plain|pure|just|basically|mostly|all|entirely)\s+)?(?:an?\s+)?", text, re.I
+        )
+        skip = qualifier.end() if qualifier else 0
+        known = _tool_at(text[skip:])
+        return (Entity(known[0], "tool"), skip + known[1]) if known else None
     if kind in ("tool", "project_or_tool"):
         tool = _tool_at(text)
         if tool:
@@ -298,6 +314,8 @@ def _clause_before(text: str) -> tuple[str, bool]:
 
 
 def _english(sentence: str) -> list[Relation]:
+    # "I'm on the growth team": the contraction read as the verb it stands for.
+    sentence = re.sub(r"\bI['’]m\b", "I am", sentence)
     found: list[tuple[int, int, str, str, str, bool]] = []
     for verb, relation, subject_kind, object_kind, passive in _VERBS_EN:
         for match in verb.finditer(sentence):

@@ -11,7 +11,7 @@ from memory.engine.offline_entities import ME, Entity, Relation, employer_of, kn
 ZH_SERVICE: Final = re.compile(
     r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
     r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
-    r"|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk)$"
+    r"|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk)$|^()(官网|后端|前端|后台|网关|中台|小程序|客户端)$"
 )
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
 _ZH_SURNAMES: Final = (
@@ -47,7 +47,7 @@ _ZH_RELATIONS: Final = (
      "team"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理|接手|接管)(?:了)?$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
-    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头)$", "leads", "owner", "project"),
+    (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头|带)$", "leads", "owner", "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:负责人|owner|Owner)$", "owns", "owner", "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人)$", "leads", "owner",
      "project"),
@@ -58,6 +58,8 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
     (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
     (r"^(?P<a>.+?)依赖(?:于)?(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
+    # "我们的后端是用Go写的": what it is written in.
+    (r"^(?P<a>.+?)是?用(?P<b>[^用]+?)(?:写|开发|搭|做|实现)(?:的)?$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)(?:使用|采用|用|靠)(?P<b>.+)$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
     # "小付上周从运维组调到客服平台组了": the team moved to.
@@ -78,6 +80,12 @@ _ZH_NOT_SUBJECT: Final = frozenset(
 )
 
 
+# Where someone works that names no employer: "我在公司上班", "在家工作".
+ZH_NOT_EMPLOYER: Final = frozenset(
+    "公司 家里 家中 单位 办公室 外地 老家 本地 现场 线上 远程 总部 分公司 楼下".split()  # noqa: SIM905
+)
+
+
 def zh_project_name(service: re.Match[str], text: str) -> str:
     """ "Atlas项目" → "Atlas" (as "the Atlas project"); "账单服务" stays whole."""
     head, noun = service.group(1), service.group(2)
@@ -86,6 +94,7 @@ def zh_project_name(service: re.Match[str], text: str) -> str:
 
 def _zh_subject(raw: str, kind: str) -> Entity | None:
     text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
+    text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的后端": ours, named by its noun
     if not text or text in _ZH_NOT_SUBJECT:
         return None
     if text == "我" or (kind == "uses" and re.fullmatch(r"[\u4e00-\u9fff]{1,4}我", text)):
@@ -139,8 +148,11 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     if service and kind in ("project", "project_or_tool"):
         name = zh_project_name(service, text)
         return Entity(name, "project")
-    if kind == "team" and _ZH_TEAM.match(text):
-        return Entity(text, "organization")
+    if kind in ("team", "project") and _ZH_TEAM.match(text):
+        return Entity(text, "organization")  # "前端团队由Lily带": a team is led like a project
+    han_name = re.fullmatch(r"[\u4e00-\u9fff]{2,8}", text)
+    if kind == "organization" and han_name and text not in ZH_NOT_EMPLOYER:
+        return Entity(text, "organization")  # "小周在字节跳动上班"
     lead = re.match(r"[A-Za-z][A-Za-z0-9.+#-]*", text)
     if kind in ("tool", "project_or_tool") and lead and known_tool(lead.group()):
         return Entity(known_tool(lead.group()) or lead.group(), "tool")  # "用Vim写代码"

@@ -174,8 +174,9 @@ def test_one_import_from_chatgpt_is_committed_with_choices(demo: Namespace) -> N
     assert (batch.status, batch.source_system) == (ImportStatus.COMMITTED, "ChatGPT")
     rows: dict[str, Any] = {c.chosen_action: c for c in batch.candidates.order_by("-index")}
     assert set(rows) == {"add", "ignore", "supersede", "conflict"}
-    duplicate = rows["ignore"]
-    assert (duplicate.decided_by, duplicate.confidence) == ("exact", 1.0)
+    duplicate = batch.candidates.get(reason__startswith="exact duplicate of event")
+    assert (duplicate.chosen_action, duplicate.confidence) == ("ignore", 1.0)
+    assert duplicate.decided_by == "exact"
     moved = Event.objects.get(namespace=demo, title="Atlas 1.0 release moved to 2026-10-22")
     planned = Event.objects.get(namespace=demo, title="We plan to ship Atlas 1.0 on 2026-10-15")
     assert (planned.status, planned.superseded_by_id) == (EventStatus.SUPERSEDED, moved.pk)

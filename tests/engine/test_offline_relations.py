@@ -63,6 +63,19 @@ EDGES = [
     ("结算服务之后由周敏接手。", "person:周敏", "owns", "project:结算服务"),
     ("构建集群的任务调度靠Buildkite。", "project:构建集群", "uses", "tool:buildkite"),
     ("小孙在墨尔本读博。", "person:小孙", "lives_in", "place:墨尔本"),
+    # Everyday team talk, a fifth probe: software nouns beyond "service"; "looks after"; a
+    # service that *is* a known technology; "served with"; "I'm on the … team"; Chinese bare
+    # nouns (后端, 官网), "是用X写的", a team led with 带, a Chinese employer.
+    ("Mira owns the search indexer.", "person:mira", "owns", "project:searchindexer"),
+    ("Jonas looks after the payment gateway.", "person:jonas", "owns",
+     "project:paymentgateway"),
+    ("Pia maintains our Helm charts.", "person:pia", "maintains", "project:helmcharts"),
+    ("The booking backend is plain Django.", "project:bookingbackend", "uses", "tool:django"),
+    ("The ML models are served with BentoML.", "project:mlmodels", "uses", "tool:bentoml"),
+    ("官网部署在Vercel上。", "project:官网", "deployed_on", "tool:vercel"),
+    ("我们的后端是用Go写的。", "project:后端", "uses", "tool:go"),
+    ("前端团队由Lily带。", "person:lily", "leads", "organization:前端团队"),
+    ("小周在字节跳动上班。", "person:小周", "works_at", "organization:字节跳动"),
 ]  # fmt: skip
 
 
@@ -100,6 +113,10 @@ def test_a_relation_statement_is_an_event_and_an_edge(
         "他负责账单服务。",
         "账单服务不再部署在Heroku上。",
         "账单服务是否依赖认证服务？",
+        "The invoicing job runs on a cron in Kubernetes.",  # a schedule is no platform
+        "The backend is Ready for review.",  # a capitalised word that names no technology
+        "我在公司上班。",  # no employer named
+        "小王在家里工作。",
     ],
 )
 def test_statements_that_name_no_relation(content: str) -> None:
@@ -186,3 +203,9 @@ def test_chinese_services_adverbs_and_tools_before_a_verb(
 ) -> None:
     found = [(r.subject.name, r.relation, r.object.name) for r in relations(sentence)]
     assert found == [expected]
+
+
+def test_i_am_on_a_team_is_a_membership() -> None:
+    proposal = project_events(projected("I'm on the growth team.", speaker="Kim"))
+    edges = [(e.from_key, e.relation, e.to_key) for e in proposal.edges]
+    assert edges == [("person:kim", "member_of", "organization:growthteam")]
