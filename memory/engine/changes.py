@@ -27,7 +27,10 @@ title, quotes) state a use the change ends:
 
 - with an old value A: the event states A as the thing used (`plain_use`: "we deploy the
   billing service on Heroku", "use Heroku", "账单服务用MySQL", or an earlier change's new value)
-  for the same subject; with no subject on the change, any subject;
+  for the same subject; with no subject on the change, any subject; for a subject said in
+  other words that shares a word with it ("实验记录" / "实验管理", Han text by its first two
+  characters); and, when the change's subject is a team function ("on-call", "error
+  tracking"), for a use said of the whole project ("we use PagerDuty for paging");
 - with only a new value B (a move or "now runs on"): the event states another value for the
   same subject in the same role (hosting: deploy/run/host on; or the same tool slot), or, with
   no subject, another value of B's slot (`memory.engine.slots`).
