@@ -16,7 +16,8 @@ specific in what it says of it:
 
 Never a fact: a question, a feeling, a wish or a greeting, a statement about the listener
 ("you", "your", 你), a pronoun subject ("it", "that", "this", "there", 这, 那), a hedge
-("maybe", "I think", 可能), or an imperative. These rules run after every cue-based rule of
+("maybe", "I think", 可能), an imperative, or a sentence holding a secret (its specific part
+would be the credential itself). These rules run after every cue-based rule of
 `memory.engine.offline_events`, so they only add what nothing else claims.
 """
 
@@ -26,6 +27,7 @@ import re
 from typing import Final
 
 from memory.engine.offline_entities import known_tool
+from memory.engine.redact import redact
 
 _I: Final = re.IGNORECASE
 _DISCOURSE_EN: Final = re.compile(
@@ -106,7 +108,7 @@ def states_plain_fact(sentence: str) -> bool:
     """True when `sentence` declares something specific about a named thing or person (the
     module docstring)."""
     text = sentence.strip()
-    if not text:
+    if not text or redact(text) != text:  # "My key is api_key=sk-…": a secret is no fact to keep
         return False
     if re.search(r"[\u4e00-\u9fff]", text):
         return _chinese(text)

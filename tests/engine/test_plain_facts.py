@@ -61,6 +61,7 @@ NOT_FACTS = [
     "你说得对。",
     "我觉得这个接口有点慢。",
     "会议开得太长了。",
+    "My key is api_key=sk-abcdefghijklmnop1234 for postgres",  # a secret is no fact to keep
 ]
 
 
