@@ -69,14 +69,20 @@ CHANGE: Final = _cue(
     # Someone leaving and a hand-over: "Yusuf left last month", "is now handled by Mei".
     r"|\b(?-i:[A-Z])[\w-]+\s+(?:has\s+)?left\s+(?:the\s+company|us|last\s+(?:week|month|year)"
     r"|recently|yesterday|this\s+(?:week|month))\b"
-    r"|\b(?-i:[A-Z])[\w-]+\s+(?:has\s+)?(?:quit|left|resigned)\s*(?:[,;]|$)|\b(?:took|(?:has|have|had)\s+taken|is\s+taking)\s+over\b"
+    r"|\b(?-i:[A-Z])[\w-]+\s+(?:has\s+)?(?:quit|left|resigned)(?:\s+(?:last\s+(?:week|month|year)"
+    r"|yesterday|today|recently|this\s+(?:week|month)|on\s+\w+))?\s*(?:[,;.!]|$)"
+    r"|\b(?:took|(?:has|have|had)\s+taken|is\s+taking)\s+over\b"
+    # Someone arriving: "We hired a new backend engineer, Tariq", "Chloe started on the mobile
+    # team today".
+    r"|\b(?:hired|onboarded)\b|\bstarted\s+(?:on|in|with)\s+(?:the|our)\s+(?:[\w-]+\s+){1,2}team\b"
     r"|\b(?:is|are)\s+now\s+(?:owned|handled|maintained|led|run|managed|looked\s+after)\s+by\b"
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"
     r"|(?<!n't\s)(?<!not\s)(?<!never\s)\bquit\s+(?:my|his|her|their|our|the)\b"
     r"|\b(?:got|was|been|were|get|gets)\s+promoted\b|\bpromoted\s+to\b|\btook\s+over\s+as\b",
     # Leaving a team or company, as English "left the … team": "张伟离开了数据组".
-    r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))",
+    r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))"
+    r"|转到了?[^，。,.]{0,8}?(?:组|团队|部门)",
     # A hand-over: "短信通道现在交给小付", "排序模型之后由许嘉接手".
     r"交给了|现在交给|转给了?|移交给?|交接给|接手|接管",
 )

@@ -167,7 +167,7 @@ _RELATIONS_EN: Final = (
      "project", "project_or_tool", False),
     (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
-     r"|(?:works?|moved)\s+(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
+     r"|(?:works?|moved|started)\s+(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),
     (r"prefers?", "prefers", "person", "tool", False),

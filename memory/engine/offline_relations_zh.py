@@ -20,7 +20,7 @@ _ZH_SURNAMES: Final = (
     "莫孔向汤"
 )
 _ZH_PERSON: Final = re.compile(
-    rf"^(?:[小老阿][{_ZH_SURNAMES}]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
+    rf"^(?:[小老阿][{_ZH_SURNAMES}]|阿(?!里)[\u4e00-\u9fff]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
     rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
 )
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
@@ -63,7 +63,7 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:使用|采用|用|靠)(?P<b>.+)$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
     # "小付上周从运维组调到客服平台组了": the team moved to.
-    (r"^(?P<a>.+?)从[^从]+?(?:调到|调去|转到|转去)(?:了)?(?P<b>[^到去]+?(?:组|团队|部门|小组))(?:了)?$",
+    (r"^(?P<a>.+?)(?:从[^从]+?)?(?:调到|调去|转到|转去)(?:了)?(?P<b>[^到去]+?(?:组|团队|部门|小组))(?:了)?$",
      "member_of", "person", "team"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),

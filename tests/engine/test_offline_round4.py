@@ -98,3 +98,28 @@ def test_no_tool_or_no_team_is_no_relation(content: str) -> None:
 def test_a_use_said_with_where_it_stands_and_what_for() -> None:
     assert stated_uses("实验记录这块我们一直用的MLflow。") == [Use("实验记录", "MLflow", "use")]
     assert stated_uses("Obsidian试过，用不惯。") == []  # "用不惯" is no use of 不惯
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We hired a new backend engineer, Tariq.",
+        "Chloe started on the mobile team today.",
+        "Dario quit last month.",
+        "阿杰转到了前端组。",
+    ],
+)
+def test_someone_arriving_or_leaving_is_a_change(content: str) -> None:
+    assert [t for t, _ in _events(content)] == ["change"]
+
+
+@pytest.mark.parametrize(
+    ("content", "person", "team"),
+    [("Chloe started on the mobile team today.", "Chloe", "mobile team"),
+     ("阿杰转到了前端组。", "阿杰", "前端组")],
+)  # fmt: skip
+def test_a_move_to_a_team_is_a_membership(content: str, person: str, team: str) -> None:
+    assert (person, "member_of", team) in {
+        (r.subject.name, r.relation, r.object.name) for r in relations(content)
+    }
+    assert relations("阿里云很好用。") == []  # 阿里 is a company, not 阿 and a name
