@@ -550,7 +550,8 @@ def stated_uses(text: str) -> list[Use]:
         return [Use(change.subject, change.new, change.role)]
     # "We use PagerDuty for paging, and the runbooks live in Confluence": each clause's use.
     uses: list[Use] = []
-    for clause in [text, *_CLAUSES.split(text)]:
+    clauses = _CLAUSES.split(text)
+    for clause in [text, *clauses] if len(clauses) > 1 else [text]:
         use = plain_use(clause)
         if use is not None and not any(same_value(u.value, use.value) for u in uses):
             uses.append(use)

@@ -132,6 +132,9 @@ _QUESTION_START: Final = re.compile(
     re.IGNORECASE,
 )
 
+# "is plain Django", "is a Next.js app": the words between a copula and the technology it names.
+_QUALIFIER: Final = r"(?:(?:plain|pure|just|basically|mostly|all|entirely)\s+)?(?:an?\s+)?"
+
 # Kinds of entity a relation takes, by side: "person" (a person, or a team for ownership),
 # "project", "tool", "team", "owner" (person or team), "uses" (person or project).
 _RELATIONS_EN: Final = (
@@ -160,8 +163,7 @@ _RELATIONS_EN: Final = (
      "tool", False),
     # "The booking backend is plain Django", "the website is a Next.js app": a service that is a
     # known technology uses it.
-    (r"(?:is|are)(?=\s+(?:(?:plain|pure|just|basically|mostly|all|entirely)\s+)?(?:an?\s+)?"
-     r"[A-Z])", "uses", "project", "known_tool", False),
+    (rf"(?:is|are)(?=\s+{_QUALIFIER}[A-Z])", "uses", "project", "known_tool", False),
     (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on|talks?\s+to|calls|connects?\s+to"
      r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with", "depends_on",
      "project", "project_or_tool", False),
@@ -273,9 +275,7 @@ def _subject(clause: str, kind: str) -> Entity | None:
 def _object(text: str, kind: str) -> tuple[Entity, int] | None:
     """The entity opening `text` as the object of a relation of `kind`, with its length."""
     if kind == "known_tool":
-        qualifier = re.match(
-            r"(?:(?:plain|pure|just|basically|mostly|all|entirely)\s+)?(?:an?\s+)?", text, re.I
-        )
+        qualifier = re.match(_QUALIFIER, text, re.IGNORECASE)
         skip = qualifier.end() if qualifier else 0
         known = _tool_at(text[skip:])
         return (Entity(known[0], "tool"), skip + known[1]) if known else None
@@ -378,13 +378,14 @@ _PERSON_OF: Final = re.compile(
 
 def _kind_of_person(sentence: str) -> list[Relation]:
     found = _PERSON_OF.search(sentence)
-    if not found or known_tool(found.group(2)) is None:
+    tool = known_tool(found.group(2)) if found else None
+    if found is None or tool is None:
         return []
     who = found.group(1)
     if who != "I" and (who.lower() in _NOT_SUBJECT or who.lower() in _NOT_NAME):
         return []
     subject = Entity(ME, "person") if who == "I" else Entity(who, "person")
-    return [Relation(subject, "prefers", Entity(known_tool(found.group(2)) or "", "tool"))]
+    return [Relation(subject, "prefers", Entity(tool, "tool"))]
 
 
 def _thing_on_platform(clause: str, rest: str) -> Entity | None:

@@ -8,10 +8,16 @@ from typing import Final
 
 from memory.engine.offline_entities import ME, Entity, Relation, employer_of, known_tool
 
+_ZH_SERVICE_NOUNS: Final = (
+    "服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
+    "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk"
+)
+# Nouns that name a service alone ("我们的后端", "官网部署在Vercel上"): ours, named by its noun.
+_ZH_BARE_SERVICES: Final = "官网|后端|前端|后台|网关|中台|小程序|客户端"
+# A service: a name or a qualifier, then its noun (groups 1 and 2), or a bare noun (no groups).
 ZH_SERVICE: Final = re.compile(
-    r"^([A-Za-z][\w.-]{0,30}|[\u4e00-\u9fff]{1,8}?)"
-    r"(服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
-    r"|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk)$|^()(官网|后端|前端|后台|网关|中台|小程序|客户端)$"
+    rf"^(?:([A-Za-z][\w.-]{{0,30}}|[\u4e00-\u9fff]{{1,8}}?)({_ZH_SERVICE_NOUNS})"
+    rf"|(?:{_ZH_BARE_SERVICES}))$"
 )
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
 _ZH_SURNAMES: Final = (
