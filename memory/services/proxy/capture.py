@@ -43,6 +43,7 @@ from memory.services.proxy.sessions import (
     ExchangeIn,
     exchange_open,
     new_session_id,
+    proxy_session_of,
     proxy_session_touch,
     with_sessions,
 )
@@ -141,10 +142,9 @@ def _session_for(exchange: ProxyExchange, data: ExchangeIn) -> tuple[Session, Pr
     session = exchange.session
     if session is None:
         return _new_session(data)
-    found = read_models(ProxySession, "p", "WHERE p.session_id = %s", [session.pk])
-    if not found:
+    proxy = proxy_session_of(session.pk)
+    if proxy is None:
         return session, proxy_session_touch(session, data, named=data.named_session is not None)
-    (proxy,) = found
     receipt = proxy_receipt(session.external_id, data.key.earlier, data.key.opener)
     if (
         proxy.named

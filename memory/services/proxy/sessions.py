@@ -119,6 +119,12 @@ def with_sessions[R: (ProxyExchange, ProxySession)](rows: list[R]) -> list[R]:
     return rows
 
 
+def proxy_session_of(session_id: int) -> ProxySession | None:
+    """The session's proxy record, if it has one."""
+    found = read_models(ProxySession, "p", "WHERE p.session_id = %s", [session_id])
+    return found[0] if found else None
+
+
 def _same_turn(namespace: Namespace, key: TurnKey) -> ProxyExchange | None:
     """The latest exchange of this very turn: a tool loop's earlier step, or the request this
     one retries."""
@@ -209,8 +215,8 @@ def proxy_session_touch(session: Session, data: ExchangeIn, *, named: bool) -> P
     """The session's proxy record, made on its first proxied request (its conversation so far
     is the request's history), else marked as used now."""
     now = timezone.now()
-    found = read_models(ProxySession, "p", "WHERE p.session_id = %s", [session.pk])
-    if not found:
+    proxy = proxy_session_of(session.pk)
+    if proxy is None:
         (made,) = insert_rows(
             [
                 ProxySession(
@@ -225,7 +231,6 @@ def proxy_session_touch(session: Session, data: ExchangeIn, *, named: bool) -> P
             ]
         )
         return made
-    (proxy,) = found
     update_row(ProxySession, proxy.pk, last_request_at=now, protocol=data.protocol)
     proxy.last_request_at, proxy.protocol = now, data.protocol
     return proxy
