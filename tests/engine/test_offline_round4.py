@@ -63,12 +63,18 @@ def test_each_use_of_a_sentence_is_an_event_of_its_own() -> None:
 @pytest.mark.parametrize(
     "content",
     [
+        # A hand-over.
         "Nadia has taken over the export worker from Luis.",
         "结算服务现在交给周敏。",
         "结算服务之后由周敏接手。",
+        # Someone arriving or leaving.
+        "We hired a new backend engineer, Tariq.",
+        "Chloe started on the mobile team today.",
+        "Dario quit last month.",
+        "阿杰转到了前端组。",
     ],
 )
-def test_a_hand_over_is_a_change(content: str) -> None:
+def test_a_hand_over_or_someone_arriving_or_leaving_is_a_change(content: str) -> None:
     assert [t for t, _ in _events(content)] == ["change"]
 
 
@@ -98,19 +104,6 @@ def test_no_tool_or_no_team_is_no_relation(content: str) -> None:
 def test_a_use_said_with_where_it_stands_and_what_for() -> None:
     assert stated_uses("实验记录这块我们一直用的MLflow。") == [Use("实验记录", "MLflow", "use")]
     assert stated_uses("Obsidian试过，用不惯。") == []  # "用不惯" is no use of 不惯
-
-
-@pytest.mark.parametrize(
-    "content",
-    [
-        "We hired a new backend engineer, Tariq.",
-        "Chloe started on the mobile team today.",
-        "Dario quit last month.",
-        "阿杰转到了前端组。",
-    ],
-)
-def test_someone_arriving_or_leaving_is_a_change(content: str) -> None:
-    assert [t for t, _ in _events(content)] == ["change"]
 
 
 @pytest.mark.parametrize(
