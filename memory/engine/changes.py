@@ -216,16 +216,24 @@ _CHANGES_ZH: Final = (
             r"^(.*?)不(?:再)?用([A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})了"
         ),
     ),
+    # "记账不用随手记了，现在改用鲨鱼记账": a Han name no longer used, said with what replaces it.
+    (
+        "stop",
+        "pa",
+        re.compile(
+            r"^(.*?)不(?:再)?用(?!担心|着急|急|怕|管|理|去|来|说|想|做|等)([\u4e00-\u9fff]{2,6}?)了?[，,](?=(?:现在|目前|已经)?(?:改用|换用|换成|转用))"
+        ),
+    ),
     (
         "now",
         "pb",
         re.compile(rf"^(.*?)(?:现在|目前)(?:改)?(?:跑在|部署在|运行在|托管在|放在){_ZV}"),
     ),
-    ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用){_ZV}")),
+    ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用)了?{_ZV}")),
     # "前端已经用React重写了": rewritten in B
     ("switch", "xb", re.compile(rf"^([^，,。把从用]+?)(?:已经)?(?:改)?用{_ZM}重写")),
 )
-_ZH_THEN_USE: Final = re.compile(rf"(?:改用|换用|改为使用|转用|换成){_ZV}")
+_ZH_THEN_USE: Final = re.compile(rf"(?:改用|换用|改为使用|转用|换成)了?{_ZV}")
 _ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉|不用)")
 _HOSTING_WORDS: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on|ran\s+on|lives?\s+on|mov\w*|migrat\w*"
@@ -241,6 +249,10 @@ _USE_EN: Final = (
     # Where things are kept: "we store uploads in S3", "we keep the backups on B2".
     re.compile(rf"^(.*?)\b(?:store|stores|stored|keep|keeps|kept|save|saves|saved)\s+{_X}"
                rf"(?:in|on)\s+{_V}", _I),
+    # "Our robots talk to the scheduler over MQTT": what a service is spoken to over.
+    re.compile(rf"^(.*?)\b(?:talk|talks|talked|communicate|communicates|connect|connects|speak"
+               rf"|speaks)\s+(?:to|with)\s+(?:the\s+|our\s+)?(.+?)\s+(?:over|via|through)"
+               rf"\s+{_V}", _I),
     # "we send email through Mailgun"
     re.compile(rf"^(.*?)\b(?:send|sends|sent|route|routes|routed)\s+{_X}(?:through|via)"
                rf"\s+{_V}", _I),
@@ -272,7 +284,7 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){_V}", _I),
     re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+"
                rf"(?:(?:pretty\s+much|almost|nearly|basically|mostly)\s+)?(?:all\s+)?"
-               rf"(?:of\s+)?(?:our|the)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
+               rf"(?:of\s+)?(?:our|the|my)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
                rf"\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
                rf"(?:go|goes|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+(?:through"

@@ -145,6 +145,12 @@ PREFERENCE: Final = _cue(
     r"\bi'd\s+(?:much\s+)?rather\b|\bi(?:'m|\s+am)\s+(?:\w+ly\s+|so\s+|totally\s+)?into\b",
     r"\bfavou?rite\b",
 )
+# What "don't have" / "there's no" leaves out as chatter, not a missing thing.
+_NO_THING_EN: Final = (
+    r"(?:time|idea|clue|energy|chance|choice|money|much|enough|to|it|that|this|them|plans?"
+    r"|anything|problems?|a\s+problem|say|access|patience|words)"
+)
+_WE_ZH: Final = r"(?:我们|咱们|我们家|我家|家里|公司|团队|我们组|我们公司|我们团队)"
 # A standing negative fact about what is (not) used or eaten: "we don't use Kafka", "我不吃香菜".
 # Not a resolve ("I won't give up") or a dislike of an activity (PREFERENCE has those).
 NEGATIVE_FACT: Final = _cue(
@@ -159,6 +165,22 @@ NEGATIVE_FACT: Final = _cue(
     r"(?:我们|咱们|我)(?:公司|团队|组)?(?:绝对|从来|根本|完全|一直|也)?(?:不|从不)(?:让|许|准)?"
     r"(?:(?:用|使用)(?=[A-Za-z])|(?:吃|喝|玩|抽|碰|搞)(?![了过吗呢]))\S",
     r"(?:禁止|严禁|不许|不准|不让|不允许)(?:用|使用)\S",
+    # What is not there: "We don't have a staging fleet", "I don't own a car", "There's no
+    # staging environment", "We haven't adopted GraphQL"; never "I don't have time", "There's
+    # no way", "I haven't used it".
+    r"\b(?:we|i)\s+(?:don't|do\s+not|no\s+longer)\s+(?:have|own|keep)\s+"
+    rf"(?!(?:an?\s+|any\s+)?{_NO_THING_EN}\b)(?:an?\s+|any\s+)?[a-z][\w-]*",
+    r"^(?:there's|there\s+is|there\s+are)\s+no\s+(?!way\b|need\b|rush\b|hurry\b|doubt\b"
+    rf"|worries\b|reason\b|point\b|question\b|excuse\b|shame\b|harm\b|{_NO_THING_EN}\b)[a-z]",
+    r"\b(?:we|i)\s+(?:haven't|have\s+not|never)\s+(?:adopted|set\s+up|introduced|rolled\s+out"
+    r"|migrated\s+to|moved\s+to)\s+(?!it\b|that\b|this\b|them\b|anything\b|any\b)\S",
+    # "我们没有专职的测试人员", "我们家没有养宠物", "我们不做安卓原生应用": a team or household
+    # without something, or a line it does not do; never "我们没有时间", "我们没有去".
+    rf"^{_WE_ZH}(?:目前|现在|暂时|还|也|从来|根本|一直)?没有(?:养|配|招|买|建|搭|开|请)?"
+    r"(?!时间|办法|问题|想到|必要|关系|空|钱|计划|决定|什么|任何|多少|那么|这么|太|很|说|去|来"
+    r"|看|做|想|听|发现|注意|吃|玩|聊|见|谈|用过)[\u4e00-\u9fffA-Za-z]{2}",
+    rf"^{_WE_ZH}(?:目前|现在|暂时|从来|根本|也)?不(?:做|搞|支持|提供|接|招|开发)"
+    r"(?![了过吗呢完好得这那])[\u4e00-\u9fffA-Za-z]{2}",
 )
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
 RECOMMENDATION: Final = _cue(
@@ -222,7 +244,7 @@ TYPED: Final = (
     (
         "incident",
         _cue(
-            r"\b(?:outage|incident|crashed|crash(?:es|ing)?|went\s+down|broke|bug|failure"
+            r"\b(?:outage|incident(?!\s+(?:report|review|template|response\s+plan|doc))|crashed|crash(?:es|ing)?|went\s+down|broke|bug|failure"
             r"|data\s+loss|accident|injur(?:y|ed|ies)|got\s+hurt|hurt\s+my|sprained|fractured"
             r"|(?:broke|broken)\s+(?:my|his|her|an?)|fell\s+(?:off|down)|was\s+robbed|got\s+stolen"
             r"|(?:was|were|is|are|went)\s+(?:down|offline)|stopped\s+working|got\s+hacked"

@@ -19,7 +19,10 @@ KNOWN_TOOLS: Final = frozenset(
     clickhouse cassandra snowflake bigquery redshift airflow spark s3 ec2 lambda rds terraform
     ansible nginx linux grafana prometheus sentry datadog slack jira confluence notion github
     gitlab bitbucket stripe twilio auth0 okta graphql grpc celery sidekiq openai pytorch
-    tensorflow node.js nodejs deno 阿里云 腾讯云 华为云 飞书 钉钉 企业微信
+    tensorflow node.js nodejs deno 阿里云 腾讯云 华为云 飞书 钉钉 企业微信 tidb etcd mqtt zeromq
+    kinesis flink hadoop trino dbt looker tableau metabase argocd istio traefik haproxy figma
+    obsidian ros gazebo matlab taro flutter swiftui airtable 1password bitwarden lastpass todoist
+    evernote onenote excel 微信 支付宝 语雀 腾讯会议 禅道 tapd
     """.split()  # noqa: SIM905
 )
 TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"

@@ -429,6 +429,18 @@ _NUMBER: Final = re.compile(r"\d[\d,.]*\d|\d")
 _CLAUSE_END: Final = re.compile(r"[，；;]|,\s+(?:and|but)\s+(?=\S)")
 
 
+def _restates_dated(
+    when: tuple[object, ...], sentence: str, dated_said: list[tuple[tuple[object, ...], set[str]]]
+) -> bool:
+    """An assistant sentence stating an event of the user's turn with its date said otherwise
+    ("Keisha's leaving at the end of the month" → "Keisha leaves at the end of May"): the same
+    type and occurrence time, and a word of the user's besides."""
+    if when[1] is None:
+        return False
+    words = echo_words(sentence)
+    return any(when == said_when and words & said for said_when, said in dated_said)
+
+
 def _fact_of_its_own(clause: str) -> bool:
     """A clause that states one relation or one use by itself."""
     return len(relations(clause)) == 1 or plain_use(clause) is not None
@@ -479,12 +491,14 @@ def extract_events(
     said: set[str] = set()  # the words the user stated in the turn under way
     asked, user_numbers = False, set[str]()  # whether the user asked, and the figures said
     answered = False
+    # The user's dated events of the turn: (type, start, end) with their words.
+    dated_said: list[tuple[tuple[object, ...], set[str]]] = []
     for message in messages:
         if message.role not in ("user", "assistant"):
             continue
         if message.role == "user":
             if answered:  # a user message after an answer opens the next turn
-                said, answered = set(), False
+                said, answered, dated_said = set(), False, []
                 asked, user_numbers = False, set()
             # What the user stated (a question is not restated by its answer).
             for sentence in _sentences(message.content):
@@ -514,6 +528,13 @@ def extract_events(
             draft = drafts.get(key)
             if draft is None and acknowledged:
                 continue  # an acknowledgement may confirm an event of the turn, never add one
+            when = (fields["event_type"], fields["happened_start"], fields["happened_end"])
+            if message.role == "user":
+                dated_said.append((when, echo_words(sentence)))
+            elif not (draft or computed or message.speaker) and _restates_dated(
+                when, sentence, dated_said
+            ):
+                continue
             if draft is None:
                 if len(drafts) == MAX_EVENTS:
                     continue

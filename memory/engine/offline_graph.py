@@ -111,6 +111,8 @@ _HAN_STOP: Final = re.compile(r"(?:做|当|负责|从事|担任|干).*$")
 _HAN_NAME: Final = r"([^\s，。,.!！？?、]{1,20}?)"
 # What may follow a place in "我搬到了上海工作。": the place ends before the verb, not after it.
 _HAN_AFTER_PLACE: Final = r"(?:工作|上班|生活|学习|读书|定居|居住|发展|了)?(?:[，。,.!！]|$)"
+# "我们上周搬到了杭州": when, between the speaker and the move (not "我们公司搬到了…").
+_HAN_WHEN: Final = r"(?:上周|上个?月|去年|今年|前年|最近|刚刚?|已经|昨天|前几天|年初|年底|终于)*"
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:work|working)\s+(?i:at|for)\s+{_NAME}"),
@@ -122,14 +124,21 @@ _WORKS_AT: Final = (
                rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{_NAME}"),
 )  # fmt: skip
 # The same said of someone else: the person is the name right before the verb.
-_WORKS_AT_OTHER: Final = (re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\s+{_NAME}"),)
+_WORKS_AT_OTHER: Final = (
+    re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\s+{_NAME}"),
+    # "Priya is a nurse at Rush", "Tom is the CFO at Globex": a role at a named organisation
+    # ("the tech lead of Nimbus" leads a project: `offline_relations`).
+    re.compile(r"\b(?i:is|'s)\s+(?i:an?|the)\s+(?!(?i:regular|customer|member|guest|visitor"
+               r"|patient|fan|client|friend|big|huge)\b)[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+"
+               rf"(?i:at)\s+{_NAME}"),
+)  # fmt: skip
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:live|living)\s+(?i:in)\s+{_NAME}"),
     re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+"
                rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?住在{_HAN_NAME}{_HAN_AFTER_PLACE}"),
-    re.compile(rf"我(?:们)?搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
+    re.compile(rf"我(?:们)?{_HAN_WHEN}搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我上个月从杭州搬到了苏州": a time word and the old home before the move.
     re.compile(rf"我(?:们)?[^，。,.!！从]{{0,6}}从[^，。,.!！]{{1,12}}?搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
 )  # fmt: skip
@@ -138,7 +147,11 @@ _LIVES_IN_OTHER: Final = (
     re.compile(rf"\b(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+(?i:to)\s+{_NAME}"),
 )
 # A name of one to three capitalised words opening the clause right before such a verb.
-_NAMED_SUBJECT: Final = re.compile(r"(?:^|[,;:—–]\s*)((?:[A-Z][\w'’-]*\s+){1,3})$")
+_NAMED_SUBJECT: Final = re.compile(
+    r"(?:^|[,;:—–]\s*)(?:(?i:my|our)\s+(?:(?i:older|younger|little|big|best)\s+)?(?i:sister|brother"
+    r"|wife|husband|partner|son|daughter|mom|mother|dad|father|friend|cousin|uncle|aunt"
+    r"|roommate|flatmate|boss|manager|colleague|coworker)\s+)?((?:[A-Z][\w'’-]*\s+){1,3})$"
+)
 _NAME_IS: Final = (
     re.compile(rf"\b(?i:my\s+name\s+is|call\s+me)\s+{_NAME}"),
     re.compile(rf"我叫{_HAN_NAME}(?:[，。,.!！]|$)"),

@@ -57,7 +57,7 @@ _SERVICE_NOUNS: Final = (
     r"|panel|console|ui|page|runbook|roadmap|handbook|suite|tooling|indexer|tracker|collector"
     r"|runner|daemon|job|script|queue|proxy|loader|scraper|renderer|builder|generator"
     r"|validator|handler|consumer|producer|router|balancer|registry|bucket|charts?|widget|agent"
-    r"|warehouse|lake|notebook|template|docs|wiki|chatbot)"
+    r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler)"
 )
 # Nouns that name what a team does, not a thing it runs: "our CI is CircleCI", "we switched CI
 # from A to B", "on-call alerts go through PagerDuty" are the project's (SPEC §6.5).
@@ -69,7 +69,8 @@ FUNCTION_NOUNS: Final = frozenset(
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
     uploads backups secrets assets attachments artifacts flags warehouse runbooks playbooks
-    experiments
+    experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
+    passwords photos todos to-dos journaling
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录
     """.split()  # noqa: SIM905
@@ -173,6 +174,10 @@ _RELATIONS_EN: Final = (
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),
     (r"prefers?", "prefers", "person", "tool", False),
+    # "I do my budgeting in YNAB", "we keep our runbooks in Notion": a task done with a tool.
+    (r"(?:do|does|keep|keeps|track|tracks|write|writes|manage|manages|plan|plans)\s+(?:all\s+)?"
+     r"(?:of\s+)?(?:my|our|his|her|their)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:in|with|on)",
+     "uses", "uses", "tool", False),
 )  # fmt: skip
 _VERBS_EN: Final = tuple(
     (re.compile(rf"(?<![\w'])(?:{verb})(?![\w])", re.IGNORECASE), rel, subj, obj, passive)
@@ -417,7 +422,9 @@ def _placed(sentence: str) -> list[Relation]:
     relation = "deployed_on" if verb.startswith(("deploy", "host")) else "runs_on"
     if verb in ("moved", "migrated", "switched", "ported"):
         slot = slot_of(tool[0])
-        relation = "runs_on" if slot is None or slot[0] in _PLATFORM_SLOTS else "uses"
+        # "moved the scheduler from MQTT to gRPC": a move to what is no platform is a use.
+        platform = tool[0].split()[0].casefold() in PLATFORMS
+        relation = "runs_on" if platform or (slot and slot[0] in _PLATFORM_SLOTS) else "uses"
     service_entity = Entity(_service_name(service.group(1)), "project")
     return [Relation(service_entity, relation, Entity(tool[0], "tool"))]
 

@@ -29,6 +29,11 @@ _ZH_PERSON: Final = re.compile(
     rf"^(?:[小老阿][{_ZH_SURNAMES}]|阿(?!里)[\u4e00-\u9fff]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
     rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
 )
+# The speaker's relative, named by the relation: "我老婆", "我的女儿".
+_ZH_RELATIVE: Final = re.compile(
+    r"(?:我的?|我们的?)(老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟"
+    r"|妹妹|女朋友|男朋友|对象)"
+)
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
 _ZH_TRAILING: Final = re.compile(
     r"(?:现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
@@ -73,6 +78,9 @@ _ZH_RELATIONS: Final = (
      "member_of", "person", "team"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
+    # "我老婆在协和医院当医生": a role held somewhere.
+    (r"^(?P<a>.+?)在(?P<b>[^在]{2,12}?)(?:当|做|担任)[\u4e00-\u9fff]{1,6}(?<!工作)(?<!上班)$",
+     "works_at", "person", "organization"),
     (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
     # "我在多伦多读研": where someone studies or lives is where they live.
     (r"^(?P<a>.+?)在(?P<b>[^在]{2,6}?)(?:读研|读博|读书|念书|上学|上大学|留学|生活|定居)(?:了)?$",
@@ -119,6 +127,9 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
         return None if kind == "project" else Entity(text, "person")
     if _ZH_PERSON.match(text):
         return Entity(text, "person") if kind in ("owner", "person") else None
+    relative = _ZH_RELATIVE.fullmatch(text)
+    if relative and kind == "person":  # "我老婆在协和医院当医生": the speaker's relative
+        return Entity(relative.group(1), "person")
     if re.fullmatch(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}", text) and not known_tool(text):
         return Entity(text, "person" if kind in ("owner", "person") else "project")
     return None

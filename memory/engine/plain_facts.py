@@ -51,7 +51,7 @@ _SUBJECT_EN: Final = re.compile(
     r"|Okay|Sure|Cool|Great|Nice|Awesome|Congrats|Haha|Lol|Omg|Ugh|Well|Glad|Same|Totally"
     r"|Exactly|Right|Since|When|While|After|Before|Because|As|Until|Although|Though|Once)\b)"
     r"(?-i:[A-Z])[\w.+#&'-]*(?:\s+(?-i:[A-Z])[\w.+#&'-]*){0,2}?"
-    r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get)\b))\s+"
+    r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute)\b))\s+"
     r"(?:(?:also|still|now|usually|always|currently|mostly|only|already)\s+)?"
     r"(?P<verb>is|are|was|were|has|have|had|'s|[a-z]+s|[a-z]+ed|run|ship|release|deploy|meet|pay"
     r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close)\b",
@@ -89,7 +89,9 @@ _FEELING_EN: Final = re.compile(
 )
 
 _ZH_NOT_FACT: Final = re.compile(
-    r"[？?]|吗|呢|吧|你|您|可能|也许|大概|好像|觉得|希望|如果|是否|要不要|^[这那](?:个|些|样)?"
+    # 大概 / 大约 before a figure is "about" ("大概四十分钟"), not a hedge.
+    r"[？?]|吗|呢|吧|你|您|可能|也许|(?:大概|大约)(?![\d一二两三四五六七八九十半])|好像|觉得|希望|如果"
+    r"|是否|要不要|^[这那](?:个|些|样)?"
 )
 _ZH_SUBJECT_VERB: Final = re.compile(
     r"^[^，,。！!]{1,12}?(?:是|在|有|定在|设在|位于|每天|每周|每月|每晚|每个月)"

@@ -165,6 +165,16 @@ def _month_name(m: re.Match[str], ctx: Context) -> Span | None:
     return part_of(span, part) if part else span
 
 
+def _part_of_month(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "the end of June", "the beginning of next March": part of a named month."""
+    if not month_name_ok(m.group(3)):
+        return None
+    month = month_number(m.group(3))
+    mode = (m.group(2) or "").lower()
+    span = month_span(infer_year_for_month(ctx.today, month, mode, ctx.tense), month, "inferred")
+    return part_of(span, _PARTS[m.group(1).lower()])
+
+
 def _today(m: re.Match[str], ctx: Context) -> Span | None:
     return day_span(ctx.today)
 
@@ -373,6 +383,13 @@ RULES: Final[tuple[Rule, ...]] = (
         "m_y", rf"\b(?:(early|mid|late)[\s-]+)?{_MONTH},?\s+(?:of\s+)?(\d{{4}})\b", _month_year, _I
     ),
     _rule("year", r"\b(?:(early|mid|late)[\s-]+)?(\d{4})\b(?![-/.:]\d)", _year, _I),
+    _rule(
+        "part_of_month",
+        rf"\b(?:the\s+)?(end|close|beginning|start|middle)\s+of\s+(?:(this|last|next)\s+)?"
+        rf"{_MONTH}(?![a-z])",
+        _part_of_month,
+        _I,
+    ),
     _rule(
         "month_name",
         rf"\b(?:(this|last|next|early|mid|late)[\s-]+)?{_MONTH}(?![a-z])",

@@ -1,0 +1,206 @@
+"""Offline rules for the fifth round of issue 29 (2026-12-06), written against the misses of a
+new tuning set (tests/evaluation/memory_quality_dev3.json): what a team or household does not
+have, a restatement said with "still" or 还是, a task done with a tool ("I do my budgeting in
+YNAB"), a relative's employer, a move to a protocol, a Han tool replaced, the end of a named
+month, and an assistant restating a dated event in other words. Each test asserts the stored
+events, relations, uses or dates.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.engine.changes import Change, Use, parse_change, stated_uses
+from memory.engine.event_identity import FactText, why_different
+from memory.engine.offline_entities import ME, Entity, Relation
+from memory.engine.offline_events import SourceMessage, extract_events
+from memory.engine.offline_graph import person_relations
+from memory.engine.offline_relations import relations
+from memory.engine.temporal import resolve_temporal
+
+AT = datetime(2026, 6, 3, 1, 0, tzinfo=UTC)
+
+
+def _events(content: str, at: datetime = AT) -> list[tuple[str, str]]:
+    out = extract_events([SourceMessage(1, "user", content, at, speaker="Sam")])
+    return [(e.event_type, e.temporal_status) for e in out.events]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We don't have a staging cluster, everything is tested locally.",
+        "I don't own a car.",
+        "There's no staging environment.",
+        "We haven't adopted GraphQL.",
+        "我们没有专职的测试人员。",
+        "我们家没有养宠物。",
+        "公司没有测试环境。",
+        "我们不做安卓原生应用。",
+    ],
+)
+def test_what_is_not_there_is_a_negative_fact(content: str) -> None:
+    assert _events(content) == [("other", "ongoing")]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I don't have time for this.",
+        "I don't have a clue.",
+        "There's no way I'm doing that.",
+        "I haven't used it.",
+        "我们没有时间。",
+        "我们没有去。",
+    ],
+)
+def test_chatter_about_what_is_missing_stores_nothing(content: str) -> None:
+    assert _events(content) == []
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("I'm still allergic to shellfish, just so you remember.", "I'm allergic to shellfish."),
+        ("The path planner is still written in Rust.", "The path planner is written in Rust."),
+        ("As I said before, we deploy on Fly.io.", "We deploy on Fly.io."),
+        ("我还是对花生过敏。", "我对花生过敏。"),
+        ("小程序还是用Taro写的。", "我们的小程序是用Taro写的。"),
+        ("我们依然用钉钉沟通。", "我们用钉钉沟通。"),
+    ],
+)
+def test_a_restatement_marked_still_is_the_same_fact(new: str, old: str) -> None:
+    assert why_different(FactText("other", new), FactText("other", old)) is None
+
+
+def test_a_restatement_marker_hides_no_other_value() -> None:
+    old = FactText("other", "We still use Postgres for the orders database.")
+    assert why_different(FactText("other", "We use Postgres for the payments database."), old)
+    assert why_different(FactText("other", "我们还是用订单库"), FactText("other", "我们用账单库"))
+
+
+@pytest.mark.parametrize(
+    ("content", "tool"),
+    [
+        ("I do my budgeting in YNAB.", "YNAB"),
+        ("I keep my notes in Obsidian.", "Obsidian"),
+        ("I track my runs with Strava.", "Strava"),
+    ],
+)
+def test_a_task_done_with_a_tool_is_a_use_of_it(content: str, tool: str) -> None:
+    assert relations(content) == [Relation(Entity(ME, "person"), "uses", Entity(tool, "tool"))]
+    assert _events(content) == [("other", "ongoing")]
+
+
+def test_a_task_done_at_a_time_names_no_tool() -> None:
+    assert relations("I do my homework in the evening.") == []
+    assert _events("I do my homework in the evening.") == []
+
+
+def test_a_stopped_personal_tool_ends_its_use() -> None:
+    assert stated_uses("I do my budgeting in YNAB.") == [Use("budgeting", "YNAB", "use")]
+    change = parse_change("We stopped using YNAB, it's all in a spreadsheet now.")
+    assert change is not None and change.old == "YNAB"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("My sister Priya is a nurse at Rush.", [("Priya", "works_at", "Rush")]),
+        ("My partner Leo works at Deloitte.", [("Leo", "works_at", "Deloitte")]),
+        ("Tom is the CFO at Globex.", [("Tom", "works_at", "Globex")]),
+        ("Tom is a regular at Joe's.", []),  # a customer, not an employee
+        ("Kenji is the tech lead of Nimbus now.", []),  # a project he leads: a relation rule's
+    ],
+)
+def test_a_role_said_of_someone_named_is_their_employer(
+    content: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert person_relations(content, "Sam") == expected
+
+
+def test_chinese_relative_holding_a_role_somewhere_works_there() -> None:
+    assert relations("我老婆在协和医院当医生。") == [
+        Relation(Entity("老婆", "person"), "works_at", Entity("协和医院", "organization"))
+    ]
+    # "…做后端开发工作" is the speaker's own job, read once by `person_relations`.
+    assert relations("我现在在一家创业公司做后端开发工作。") == []
+
+
+def test_a_move_said_with_when_is_a_home() -> None:
+    assert person_relations("我们上周搬到了杭州。", "周杰") == [("周杰", "lives_in", "杭州")]
+    assert person_relations("我们公司搬到了杭州。", "周杰") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "relation"),
+    [
+        ("We moved the scheduler from MQTT to gRPC last week.", "uses"),
+        ("We moved the billing service from Heroku to Fly.io.", "runs_on"),
+    ],
+)
+def test_a_move_to_what_is_no_platform_is_a_use(content: str, relation: str) -> None:
+    assert [r.relation for r in relations(content)] == [relation]
+
+
+def test_what_a_service_is_spoken_to_over_is_a_use_a_change_ends() -> None:
+    assert stated_uses("Our robots talk to the scheduler over MQTT.") == [
+        Use("scheduler", "MQTT", "use")
+    ]
+    change = parse_change("We moved the scheduler from MQTT to gRPC streams last week.")
+    assert change is not None and (change.subject, change.old) == ("scheduler", "MQTT")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "记账不用随手记了，现在改用鲨鱼记账。",
+            Change("stop", "记账", "随手记", "鲨鱼记账", "use"),
+        ),
+        ("客服系统不再用智齿了，改用了美洽。", Change("stop", "客服系统", "智齿", "美洽", "use")),
+    ],
+)
+def test_a_han_tool_replaced_names_both_values(content: str, expected: Change) -> None:
+    assert parse_change(content) == expected
+
+
+def test_no_need_to_worry_replaces_nothing() -> None:
+    change = parse_change("我们不用担心了，现在改用新方案。")
+    assert change is None or change.old is None
+
+
+def test_the_end_of_a_named_month_is_its_last_days() -> None:
+    said = resolve_temporal(
+        "I have to renew my passport before the end of June.",
+        mentioned_at=AT,
+        default_status="planned",
+    )
+    assert said.happened_end is not None and said.happened_end.date().isoformat() == "2026-06-30"
+    assert _events("I have to renew my passport before the end of June.") == [("plan", "planned")]
+
+
+def test_an_incident_report_is_no_incident() -> None:
+    assert _events("Next Wednesday I need to send the incident report to legal.") == [
+        ("plan", "planned")
+    ]
+    assert _events("We had an incident last night.") == [("incident", "occurred")]
+
+
+def test_figures_and_frequencies_of_ones_own_life_are_plain_facts() -> None:
+    assert _events("I work from home three days a week.") == [("other", "ongoing")]
+    assert _events("我每天坐地铁上班，大概四十分钟。") == [("other", "ongoing")]
+    assert _events("我大概会去看看。") != [("other", "ongoing")]  # a hedge stays one
+
+
+def test_an_assistant_restating_a_dated_event_in_other_words_adds_nothing() -> None:
+    at = datetime(2026, 5, 16, 16, tzinfo=UTC)
+    out = extract_events(
+        [
+            SourceMessage(1, "user", "Keisha's leaving at the end of the month.", at, "Maya"),
+            SourceMessage(2, "assistant", "Oh, noted. Keisha leaves at the end of May.", at),
+        ]
+    )
+    assert [(e.event_type, e.source_message_ids) for e in out.events] == [("plan", [1])]
