@@ -268,7 +268,11 @@ _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){_ZV}"),
     # "喜欢用X" is a preference, not a statement of use.
     # Where data is kept: "日志目前存在Elasticsearch里".
-    re.compile(rf"^(.*?)(?:存在|存放在|存到|保存在){_ZV}(?=里|中|上)"),
+    re.compile(
+        rf"^(.*?)(?:存在|存放在|存到|保存在|打到|推到|写到|写入|导到|同步到){_ZV}(?=里|中|上)"
+    ),
+    # What is installed: "实验室的服务器都装的Ubuntu".
+    re.compile(rf"^(.*?)装(?:的是|的|了)(?=[A-Za-z]){_ZV}"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
     re.compile(
         rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户|不)(?:的是|的)?|就用|统一用|依赖){_ZV}"
@@ -357,7 +361,7 @@ def _value(value: str | None) -> str | None:
         return None
     value = value.strip().rstrip(" .,;:!?。，；：！？")
     # "three Hetzner machines", "a couple of Hetzner boxes": the platform, not the count.
-    counted = _COUNTED.fullmatch(value)
+    counted = _COUNTED.fullmatch(value) or _MACHINE.fullmatch(value)
     return (counted.group(1) if counted else value) or None
 
 
@@ -366,6 +370,13 @@ _COUNTED: Final = re.compile(
     r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+(?:machines?|boxes|box|servers?|nodes?|instances?"
     r"|vms?|hosts?|droplets?)",
     re.IGNORECASE,
+)
+
+
+# "a Jenkins box", "the Postgres server": the tool, not the machine it is on.
+_MACHINE: Final = re.compile(
+    r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+(?:machine|box|server|instance|vm|host|setup"
+    r"|install|installation)"
 )
 
 
@@ -495,6 +506,10 @@ def _parse_zh(sentence: str) -> Change | None:
     return None
 
 
+# "The demo build is due on the 14th": a state, not a thing used.
+_STATE_WORDS: Final = frozenset(
+    "due scheduled planned expected ready done late over finished booked set".split()  # noqa: SIM905
+)
 _DATE_WORDS: Final = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april may
     june july august september october november december""".split()  # noqa: SIM905
@@ -505,7 +520,7 @@ def _named(value: str) -> bool:
     """A value that names something: capitalised, a lexicon tool, with a digit or a dot inside,
     or a Han word; a day or a month names a time, not a thing used."""
     value = value.strip(" .,;:!?")
-    if not value or value.split()[0].casefold() in _DATE_WORDS:
+    if not value or value.split()[0].casefold() in _DATE_WORDS | _STATE_WORDS:
         return False
     if HAN.search(value) or slot_of(value) is not None:
         return True

@@ -132,39 +132,26 @@ def _day(value: datetime | None) -> date | None:
 
 
 # What marks a statement as said before, and says nothing of the fact: "I'm still allergic to
-# shellfish, just so you remember", "我还是对花生过敏". 还是 is "still" before a verb but keeps its
-# 是 in "还是用Taro写的" (是…的), so a Han text is read both ways (`_unmarked`).
+# shellfish, just so you remember", "我还是对花生过敏". Han particles go too, so that
+# "我们公司还是用阿里云" and "我们公司用的是阿里云" read alike.
 _RESTATED: Final = re.compile(
     r"\b(?:still|again|as\s+(?:i|we)\s+(?:said|mentioned|told\s+you)(?:\s+before)?"
     r"|just\s+so\s+you\s+(?:know|remember)|just\s+a\s+reminder|as\s+a\s+reminder"
     r"|nothing\s+(?:has\s+)?changed(?:\s+there)?|as\s+before|like\s+before)\b"
-    r"|还是?|依然|仍然|仍旧|照旧|照样|跟以前一样|和以前一样",
+    r"|还是?|依然|仍然|仍旧|照旧|照样|跟以前一样|和以前一样|[的是了都也就]",
     re.IGNORECASE,
 )
 
 
-def _unmarked(text: str) -> set[str]:
-    """The text without its restatement markers: one reading, or two where 还是 may keep 是."""
-
-    def out(keep_copula: bool) -> str:
-        def gap(m: re.Match[str]) -> str:
-            if not _HAN.match(m.group()):
-                return " "
-            return "是" if keep_copula and m.group() == "还是" else ""  # no gap inside a Han run
-
-        return _RESTATED.sub(gap, without_speaker(text))
-
-    return {out(False), out(True)}
+def _unmarked(text: str) -> str:
+    # A Han marker goes without a gap: the characters either side are still one run.
+    return _RESTATED.sub(lambda m: "" if _HAN.match(m.group()) else " ", without_speaker(text))
 
 
 def similarity(a: str, b: str) -> float:
     """rapidfuzz `token_sort_ratio` of the normalised texts, 0–100, with what marks a statement
     as a restatement ("still", "just so you remember", 还是) left out."""
-    return max(
-        float(fuzz.token_sort_ratio(normalise(x), normalise(y)))
-        for x in _unmarked(a)
-        for y in _unmarked(b)
-    )
+    return float(fuzz.token_sort_ratio(normalise(_unmarked(a)), normalise(_unmarked(b))))
 
 
 def substituted(a: str, b: str) -> bool:
@@ -172,10 +159,7 @@ def substituted(a: str, b: str) -> bool:
     ("dark mode" / "light mode", 账单 / 订单). Words compare as the echo rule compares them
     (`offline_events.echo_words`: five-letter stems without stop words, Han character pairs),
     so "editor" / "editors" is no substitution; a word only added ("… please") is none either."""
-    return all(_swapped(echo_words(x), echo_words(y)) for x in _unmarked(a) for y in _unmarked(b))
-
-
-def _swapped(words_a: set[str], words_b: set[str]) -> bool:
+    words_a, words_b = echo_words(_unmarked(a)), echo_words(_unmarked(b))
     return bool(words_a - words_b) and bool(words_b - words_a)
 
 

@@ -84,7 +84,7 @@ CHANGE: Final = _cue(
     r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))"
     r"|转到了?[^，。,.]{0,8}?(?:组|团队|部门)",
     # A hand-over: "短信通道现在交给小付", "排序模型之后由许嘉接手".
-    r"交给了|现在交给|转给了?|移交给?|交接给|接手|接管",
+    r"交给了|现在交给|转给了?|移交给?|交接给|接手|接管|(?:现在|目前|今后|以后)(?:改)?(?:由|归).{1,8}?(?:负责|维护|管)",
 )
 SAFETY: Final = _cue(
     r"\b(?:allergic|allerg(?:y|ies)|anaphyla\w*|epilep\w*|diabet\w*|asthma)\b",
@@ -120,6 +120,10 @@ IDENTITY: Final = _cue(
     r"我是(?![说不在想觉真很挺来去否吗])|我叫|我的名字是|我(?:现在|目前|一直)?在.{1,20}(?:工作|上班)"
     r"|我住在|我来自",
     r"\bi(?:'ve|\s+have)\s+been\s+(?:living|working|based)\s+(?:in|at|for|as)\b",
+    # A role or a subject held at a named place: "I'm the lead designer at Pinecone Games", "I
+    # teach math at Lincoln High".
+    r"\bi(?:'m|\s+am)\s+(?:the|an?)\s+[\w\s-]{2,40}?\s+at\s+(?-i:[A-Z])"
+    r"|\bi\s+(?:teach|coach)\s+(?:[a-z]+\s+){0,2}at\s+(?-i:[A-Z])",
     # States that describe the person: "I'm vegetarian", "I'm left-handed".
     r"\bi(?:'m|\s+am)\s+(?:a\s+|an\s+)?(?:strict\s+)?(?:vegetarian|vegan|pescatarian|teetotal"
     r"|left-handed|right-handed|colou?r-?blind|pregnant|retired|married|divorced|engaged|widowed"
@@ -172,6 +176,7 @@ NEGATIVE_FACT: Final = _cue(
     rf"(?!(?:an?\s+|any\s+)?{_NO_THING_EN}\b)(?:an?\s+|any\s+)?[a-z][\w-]*",
     r"^(?:there's|there\s+is|there\s+are)\s+no\s+(?!way\b|need\b|rush\b|hurry\b|doubt\b"
     rf"|worries\b|reason\b|point\b|question\b|excuse\b|shame\b|harm\b|{_NO_THING_EN}\b)[a-z]",
+    r"\b(?:we|i)(?:'re|\s+are|'m|\s+am)\s+not\s+(?:on|using)\s+(?-i:[A-Z])",
     r"\b(?:we|i)\s+(?:haven't|have\s+not|never)\s+(?:adopted|set\s+up|introduced|rolled\s+out"
     r"|migrated\s+to|moved\s+to)\s+(?!it\b|that\b|this\b|them\b|anything\b|any\b)\S",
     # "我们没有专职的测试人员", "我们家没有养宠物", "我们不做安卓原生应用": a team or household
@@ -194,6 +199,7 @@ PLAN: Final = _cue(
     r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:going\s+to|gonna|planning\s+(?:to|on)|about\s+to"
     r"|hoping\s+to)\b",
     r"\bplan(?:ning)?\s+(?:to|on)\b|\bintend\s+to\b|\bmy\s+(?:plan|goal)\s+is\b",
+    r"\b(?:is|are)\s+due\s+(?:on|by|in|next|this|tomorrow|today)\b",
     r"打算|计划|准备|将要|要去|会去|安排",
 )
 TYPED: Final = (

@@ -122,6 +122,7 @@ _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|i'm|i\s+am)\s+(?:(?!(?i:not|never|was|used|visited|met)\b)[^.;!?])"
                r"{0,50}?\b(?i:team|lead|engineer|developer|manager|designer|analyst|scientist"
                rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{_NAME}"),
+    re.compile(rf"\b(?i:i)\s+(?i:teach|coach)\s+(?:[a-z]+\s+){{0,2}}(?i:at)\s+{_NAME}"),
 )  # fmt: skip
 # The same said of someone else: the person is the name right before the verb.
 _WORKS_AT_OTHER: Final = (

@@ -70,7 +70,7 @@ FUNCTION_NOUNS: Final = frozenset(
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
     uploads backups secrets assets attachments artifacts flags warehouse runbooks playbooks
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
-    passwords photos todos to-dos journaling
+    passwords photos todos to-dos journaling provider code 代码 代码仓库
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录
     """.split()  # noqa: SIM905
@@ -147,7 +147,7 @@ _RELATIONS_EN: Final = (
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
      True),
     (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
-     r"|looks?\s+after|takes?\s+care\s+of", "owns", "owner", "project", False),
+     r"|looks?\s+after|takes?\s+care\s+of|handles", "owns", "owner", "project", False),
     (r"(?:leads?|heads?|manages?|runs?(?!\s+on\b|\s+in\b))|(?:is|'s|am|'m)\s+in\s+charge\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
      r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",

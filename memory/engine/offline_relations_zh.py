@@ -10,7 +10,7 @@ from memory.engine.offline_entities import ME, Entity, Relation, employer_of, kn
 
 _ZH_SERVICE_NOUNS: Final = (
     "服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
-    "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|SDK|sdk"
+    "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|服务器|SDK|sdk"
 )
 # Nouns that name a service alone ("我们的后端", "官网部署在Vercel上"): ours, named by its noun.
 _ZH_BARE_SERVICES: Final = "官网|后端|前端|后台|网关|中台|小程序|客户端"
@@ -35,6 +35,10 @@ _ZH_RELATIVE: Final = re.compile(
     r"|妹妹|女朋友|男朋友|对象)"
 )
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
+# How someone is known to the speaker, before their name: "师兄李强", "同事小王".
+_ZH_TITLE: Final = re.compile(
+    r"^(?:我的?)?(?:师兄|师姐|师弟|师妹|同事|同学|室友|老板|领导|导师)(?=.{2})"
+)
 _ZH_TRAILING: Final = re.compile(
     r"(?:现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
     r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$"
@@ -82,6 +86,10 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)在(?P<b>[^在]{2,12}?)(?:当|做|担任)[\u4e00-\u9fff]{1,6}(?<!工作)(?<!上班)$",
      "works_at", "person", "organization"),
     (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
+    # "我在浙大读博": a school studied at is an organisation; "我在多伦多读研": a city lived in.
+    (r"^(?P<a>.+?)在(?P<b>[^在]{1,10}?(?:大学|大|学院|学校|中学|小学|高中|研究所|研究院))"
+     r"(?:读研|读博|读书|念书|上学|上大学|读本科|读大学|工作|任教|教书)(?:了)?$",
+     "works_at", "person", "organization"),
     # "我在多伦多读研": where someone studies or lives is where they live.
     (r"^(?P<a>.+?)在(?P<b>[^在]{2,6}?)(?:读研|读博|读书|念书|上学|上大学|留学|生活|定居)(?:了)?$",
      "lives_in", "person", "place"),
@@ -109,6 +117,9 @@ def zh_project_name(service: re.Match[str], text: str) -> str:
 def _zh_subject(raw: str, kind: str) -> Entity | None:
     text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的后端": ours, named by its noun
+    titled = _ZH_TITLE.sub("", text)
+    if titled != text and _ZH_PERSON.match(titled):
+        text = titled
     if not text or text in _ZH_NOT_SUBJECT:
         return None
     if text == "我" or (kind == "uses" and re.fullmatch(r"[\u4e00-\u9fff]{1,4}我", text)):
@@ -182,6 +193,24 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     return None
 
 
+def _zh_owned_thing(raw: str, owner: Entity) -> Entity | None:
+    """What a named person is responsible for, said with any noun: "李强负责实验室的机械臂" →
+    机械臂. Not the speaker's own tasks ("我负责写文档"), an activity ("负责招人") or a manner
+    ("老王管得很严")."""
+    if owner.type != "person" or owner.name == ME:
+        return None
+    text = _ZH_TRAILING.sub("", _ZH_OBJECT_END.sub("", raw.strip()).strip()).strip()
+    text = text.rsplit("的", 1)[-1]
+    if not re.fullmatch(r"[\u4e00-\u9fff]{2,6}", text) or _ZH_ACTIVITY.match(text):
+        return None
+    return Entity(text, "project")
+
+
+_ZH_ACTIVITY: Final = re.compile(
+    r"[写做跟处理对接带管招测看开跑搞弄聊谈找买卖教学得着过很太挺都也还]|这|那"
+)
+
+
 # A clause that opens with its verb shares the subject of the clause before it:
 # "我在风控组，主要负责反欺诈引擎".
 _ZH_SUBJECTLESS: Final = re.compile(
@@ -206,6 +235,8 @@ def chinese_relations(sentence: str) -> list[Relation]:
                 continue
             subject = _zh_subject(match.group("a"), subject_kind)
             target = _zh_object(match.group("b"), object_kind)
+            if target is None and subject is not None and relation in ("owns", "maintains"):
+                target = _zh_owned_thing(match.group("b"), subject)
             if subject and target:
                 out.append(employer_of(Relation(subject, relation, target)))
                 previous = match.group("a") if subject.type == "person" else ""

@@ -54,7 +54,9 @@ _SUBJECT_EN: Final = re.compile(
     r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute)\b))\s+"
     r"(?:(?:also|still|now|usually|always|currently|mostly|only|already)\s+)?"
     r"(?P<verb>is|are|was|were|has|have|had|'s|[a-z]+s|[a-z]+ed|run|ship|release|deploy|meet|pay"
-    r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close)\b",
+    r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close|sold|bought|left|got"
+    r"|went|took|made|lost|won|quit|found|gave|began|became|came|met|wrote|built|broke|spent"
+    r"|paid|sent|ran|shut|sat)\b",
     _I,
 )
 _NUMBER_WORDS: Final = (
@@ -66,6 +68,8 @@ _TIME_WORDS: Final = (
     r"|thursdays|fridays|saturdays|sundays|january|february|march|april|may|june|july|august"
     r"|september|october|november|december|daily|nightly|weekly|hourly|monthly|quarterly"
     r"|yearly|annually|every\s+\w+|noon|midnight|morning|evening|weekend|weekends"
+    r"|yesterday|tomorrow|(?:last|next|this)\s+(?:week|month|year|spring|summer|fall|autumn|winter)"
+    r"|ago"
 )
 _SPECIFIC_EN: Final = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_TIME_WORDS})\b", _I)
 # A capitalised word inside the sentence, not "I" and not its first word.
@@ -77,7 +81,8 @@ _VOCATIVE_EN: Final = re.compile(r",\s*(?-i:[A-Z])[\w'’-]*\s*([.!]*)$")
 _RELATIVE_EN: Final = re.compile(
     r"^(?:my|our)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|mom|mother"
     r"|dad|father|sister|brother|parents?|manager|boss|lead|cto|ceo|pm|designer|mentor"
-    r"|roommate|flatmate|landlord)\s+(?:(?:is|are|was)\s+(?:an?\s|the\s|(?-i:[A-Z]))|works?\s|lives?\s)",
+    r"|roommate|flatmate|landlord)(?:\s+(?-i:[A-Z])[\w'-]+)?\s+(?:(?:is|are|was)\s+(?:an?\s|the\s"
+    r"|(?-i:[A-Z]))|works?\s|lives?\s|runs?\s|owns?\s|teach(?:es)?\s|stud(?:y|ies)\s)",
     _I,
 )
 
@@ -102,7 +107,8 @@ _ZH_SPECIFIC: Final = re.compile(
 )
 _ZH_RELATIVE: Final = re.compile(
     r"^(?:我的?|我们的?)?(?:老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父母|哥哥|姐姐|弟弟|妹妹"
-    r"|领导|老板|经理|产品经理|组长|主管|室友|房东)(?:是|在|有|今年)"
+    r"|领导|老板|经理|产品经理|组长|主管|室友|房东|导师|教练|医生|律师|师兄|师姐|班主任|同事|合伙人)"
+    r"(?:是|在|有|今年)"
 )
 
 

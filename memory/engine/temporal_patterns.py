@@ -30,6 +30,7 @@ from memory.engine.temporal_calendar import (
     relative_unit,
     safe_date,
     shift,
+    shift_month,
     unit_of,
     unit_span,
     week_of,
@@ -163,6 +164,20 @@ def _month_name(m: re.Match[str], ctx: Context) -> Span | None:
     span = month_span(infer_year_for_month(ctx.today, month, mode, ctx.tense), month, "inferred")
     part = _PARTS.get(modifier)
     return part_of(span, part) if part else span
+
+
+def _ordinal_day(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "due on the 14th", "by the 3rd": a day of this month, or of the next (the last) one when
+    the sentence looks ahead (back) past it."""
+    today, wanted = ctx.today, _int(m, 1)
+    day = safe_date(today.year, today.month, wanted)
+    if ctx.tense == "future" and (day is None or day < today):
+        year, month = shift_month(today.year, today.month, 1)
+        day = safe_date(year, month, wanted)
+    elif ctx.tense == "past" and (day is None or day > today):
+        year, month = shift_month(today.year, today.month, -1)
+        day = safe_date(year, month, wanted)
+    return day_span(day, "inferred") if day else UNRESOLVED
 
 
 def _part_of_month(m: re.Match[str], ctx: Context) -> Span | None:
@@ -383,6 +398,13 @@ RULES: Final[tuple[Rule, ...]] = (
         "m_y", rf"\b(?:(early|mid|late)[\s-]+)?{_MONTH},?\s+(?:of\s+)?(\d{{4}})\b", _month_year, _I
     ),
     _rule("year", r"\b(?:(early|mid|late)[\s-]+)?(\d{4})\b(?![-/.:]\d)", _year, _I),
+    _rule(
+        "ordinal_day",
+        r"\b(?:on|by|before|until|till|due)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?"
+        rf"{_MONTH})",
+        _ordinal_day,
+        _I,
+    ),
     _rule(
         "part_of_month",
         rf"\b(?:the\s+)?(end|close|beginning|start|middle)\s+of\s+(?:(this|last|next)\s+)?"

@@ -1,9 +1,10 @@
-"""Offline rules for the fifth round of issue 29 (2026-12-06), written against the misses of a
-new tuning set (tests/evaluation/memory_quality_dev3.json): what a team or household does not
-have, a restatement said with "still" or 还是, a task done with a tool ("I do my budgeting in
-YNAB"), a relative's employer, a move to a protocol, a Han tool replaced, the end of a named
-month, and an assistant restating a dated event in other words. Each test asserts the stored
-events, relations, uses or dates.
+"""Offline rules for the fifth round of issue 29 (2026-12-06), written against the misses of two
+new tuning sets (tests/evaluation/memory_quality_dev3.json and dev4.json): what a team or
+household does not have, a restatement said with "still" or 还是, a task done with a tool ("I do
+my budgeting in YNAB"), a role held at a named place, a move to a protocol, a Han tool replaced,
+the end of a named month and a day of the month said alone, a hand-over said with 现在由/归, and
+an assistant restating a dated event in other words. Each test asserts the stored events,
+relations, uses or dates.
 """
 
 from __future__ import annotations
@@ -204,3 +205,110 @@ def test_an_assistant_restating_a_dated_event_in_other_words_adds_nothing() -> N
         ]
     )
     assert [(e.event_type, e.source_message_ids) for e in out.events] == [("plan", [1])]
+
+
+# -- from the second new tuning set (memory_quality_dev4.json) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("I'm the lead designer at Pinecone Games.", [("Sam", "works_at", "Pinecone Games")]),
+        ("I teach math at Lincoln High.", [("Sam", "works_at", "Lincoln High")]),
+    ],
+)
+def test_a_role_or_subject_held_at_a_named_place_is_an_employer(
+    content: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert person_relations(content, "Sam") == expected
+    assert _events(content) == [("other", "ongoing")]
+
+
+def test_handles_is_ownership_and_a_hand_over_replaces_it() -> None:
+    assert relations("Hamid handles the audio pipeline.") == [
+        Relation(Entity("Hamid", "person"), "owns", Entity("audio pipeline", "project"))
+    ]
+    assert relations("Hamid handles billing.") == []  # a function, not a thing named
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Builds run on a Jenkins box in the office.", [Use("Builds", "Jenkins", "host")]),
+        ("Our internet provider is Comcast.", [Use("internet provider", "Comcast", "use")]),
+        ("The demo build is due on the 14th.", []),  # a state, not a thing used
+    ],
+)
+def test_what_a_use_names(content: str, expected: list[Use]) -> None:
+    assert stated_uses(content) == expected
+
+
+def test_a_day_of_the_month_said_alone_is_this_or_next_month() -> None:
+    said = resolve_temporal(
+        "The demo build is due on the 14th.", mentioned_at=AT, default_status="planned"
+    )
+    assert said.happened_end is not None and said.happened_end.date().isoformat() == "2026-06-14"
+    later = datetime(2026, 6, 20, 12, tzinfo=UTC)
+    said = resolve_temporal("It's due by the 3rd.", mentioned_at=later, default_status="planned")
+    assert said.happened_end is not None and said.happened_end.date().isoformat() == "2026-07-03"
+    assert _events("The demo build is due on the 14th.") == [("plan", "planned")]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("We're not on Steam yet.", [("other", "ongoing")]),
+        ("My wife Anita runs a bakery.", [("other", "ongoing")]),
+        ("Anita sold the bakery last month.", [("other", "occurred")]),
+        ("导师是王教授。", [("other", "ongoing")]),
+        ("Sofia was really busy last week.", []),  # how it felt
+    ],
+)
+def test_more_plain_facts(content: str, expected: list[tuple[str, str]]) -> None:
+    assert _events(content) == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("我在浙大读博，做机器人方向。",
+         [Relation(Entity(ME, "person"), "works_at", Entity("浙大", "organization"))]),
+        ("我在多伦多读研。",
+         [Relation(Entity(ME, "person"), "lives_in", Entity("多伦多", "place"))]),
+        ("师兄李强负责实验室的机械臂。",
+         [Relation(Entity("李强", "person"), "owns", Entity("机械臂", "project"))]),
+        ("李强毕业了，机械臂现在归赵鹏管。",
+         [Relation(Entity("赵鹏", "person"), "owns", Entity("机械臂", "project"))]),
+        ("老张负责招人。", []),  # an activity
+        ("我负责写文档。", []),  # the speaker's own task
+    ],
+)  # fmt: skip
+def test_chinese_schools_and_things_someone_is_responsible_for(
+    content: str, expected: list[Relation]
+) -> None:
+    assert relations(content) == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("日志都打到ELK里。", [Use("日志", "ELK", "use")]),
+        ("实验室的服务器都装的Ubuntu。", [Use("实验室的服务器", "Ubuntu", "use")]),
+    ],
+)
+def test_chinese_uses_said_as_where_things_go(content: str, expected: list[Use]) -> None:
+    assert stated_uses(content) == expected
+
+
+def test_a_hand_over_said_with_now_is_a_change() -> None:
+    assert _events("数据库现在由小王维护。") == [("change", "occurred")]
+    assert _events("李强毕业了，机械臂现在归赵鹏管。")[0][0] == "change"
+
+
+def test_han_particles_do_not_make_a_restatement_new() -> None:
+    assert (
+        why_different(
+            FactText("other", "我们公司还是用阿里云。"), FactText("other", "我们公司用的是阿里云。")
+        )
+        is None
+    )
