@@ -253,6 +253,9 @@ _USE_EN: Final = (
     re.compile(rf"^(.*?)\b(?:talk|talks|talked|communicate|communicates|connect|connects|speak"
                rf"|speaks)\s+(?:to|with)\s+(?:the\s+|our\s+)?(.+?)\s+(?:over|via|through)"
                rf"\s+{_V}", _I),
+    # "The team is all on Linear now": where the whole team works.
+    re.compile(rf"^(.*?)\b(?:(?:the|our)\s+)?(?:whole\s+)?(?:team|company|everyone|everybody)\s+(?:is|are)\s+(?:all\s+)?(?:on"
+               rf"|using)\s+{_V}", _I),
     # "we send email through Mailgun"
     re.compile(rf"^(.*?)\b(?:send|sends|sent|route|routes|routed)\s+{_X}(?:through|via)"
                rf"\s+{_V}", _I),

@@ -75,6 +75,7 @@ CHANGE: Final = _cue(
     # Someone arriving: "We hired a new backend engineer, Tariq", "Chloe started on the mobile
     # team today".
     r"|\b(?:hired|onboarded)\b|\bstarted\s+(?:on|in|with)\s+(?:the|our)\s+(?:[\w-]+\s+){1,2}team\b"
+    r"|\bstarted\s+(?:a\s+new\s+job\s+)?at\s+(?-i:[A-Z])"
     r"|\b(?:is|are)\s+now\s+(?:owned|handled|maintained|led|run|managed|looked\s+after)\s+by\b"
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"

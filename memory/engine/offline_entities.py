@@ -47,7 +47,26 @@ def known_tool(name: str) -> str | None:
     if hit is not None:
         return hit[1]
     spelled = " ".join(name.split())
+    if spelled.lower() in _ALIASES:
+        return _ALIASES[spelled.lower()]
     return spelled if spelled.lower() in KNOWN_TOOLS else None
+
+
+def han_tool(name: str) -> bool:
+    """A short Han name said as what something uses ("客服系统用的是智齿", "改用鲨鱼记账"): a
+    product, not a time, an amount, a version or a way of doing ("用了两天", "用老版本")."""
+    return bool(_HAN_TOOL.fullmatch(name)) and not _HAN_NOT_TOOL.search(name)
+
+
+_HAN_TOOL: Final = re.compile(r"[\u4e00-\u9fff]{2,5}")
+_HAN_NOT_TOOL: Final = re.compile(
+    r"的|^(?:了|过|着|这|那|哪|自己|一|两|几|多|很|太|心|力|完|好|上|下|不)|[一二两三四五六七八九十百千万]"
+    r"|(?:天|年|月|周|次|个|小时|分钟|版本|版|方案|办法|方法|方式|时间|功能|东西|工具|系统|平台|服务)$"
+)
+
+
+# One tool, one node: "K8s" is Kubernetes.
+_ALIASES: Final = {"k8s": "Kubernetes", "kubernetes": "Kubernetes"}
 
 
 def employer_of(relation: Relation) -> Relation:

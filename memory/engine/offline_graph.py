@@ -34,6 +34,7 @@ from typing import Final
 
 from memory.engine.changes import HOSTING, USING, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
+from memory.engine.offline_entities import han_tool
 from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.offline_relations import (
     AMBIGUOUS,
@@ -91,9 +92,11 @@ class ProjectionEvent:
 
 # A capitalised name of up to five words ("Acme Corp", "New York", "Bank of America"); connectors
 # count only between two capitalised words, and `_clean_name` cuts what the pattern over-reads.
+# A kind of place written in lower case ends it too: "Rush hospital", "Lincoln high school".
 _NAME: Final = (
     r"(?:the\s+)?([A-Z0-9][\w&.'’-]*(?:(?:\s+(?:of|and|&|de|la|del|van|von|der|du))?"
-    r"\s+[A-Z0-9][\w&.'’-]*){0,4})"
+    r"\s+[A-Z0-9][\w&.'’-]*){0,4}(?:\s+(?:high\s+school|hospital|university|college|school"
+    r"|clinic|bank|hotel|library|museum|academy|institute|bakery|restaurant|cafe)\b)?)"
 )
 # Capitalised words that end a name rather than continue it: the pronoun "I", days, months and
 # sentence openers ("I moved to Berlin In March", "Acme Corp. I love it").
@@ -115,7 +118,11 @@ _HAN_AFTER_PLACE: Final = r"(?:工作|上班|生活|学习|读书|定居|居住|
 _HAN_WHEN: Final = r"(?:上周|上个?月|去年|今年|前年|最近|刚刚?|已经|昨天|前几天|年初|年底|终于)*"
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
-               rf"(?i:work|working)\s+(?i:at|for)\s+{_NAME}"),
+               r"(?i:work|working)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?(?i:at|for)\s+"
+               rf"(?:(?i:an?)\s+[\w\s-]{{1,30}}?\s+(?i:called|named)\s+)?{_NAME}"),
+    # "I just started at Canva", "I started a new job at Figma".
+    re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
+               rf"(?i:at)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?在{_HAN_NAME}(?:工作|上班)"),
     # "I lead the routing team here at Kargo", "I'm the Android lead at Medora": a role or a team
     # of the speaker's, at a named organisation.
@@ -127,6 +134,8 @@ _WORKS_AT: Final = (
 # The same said of someone else: the person is the name right before the verb.
 _WORKS_AT_OTHER: Final = (
     re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\s+{_NAME}"),
+    re.compile(r"\b(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?(?i:at)\s+"
+               rf"{_NAME}"),
     # "Priya is a nurse at Rush", "Tom is the CFO at Globex": a role at a named organisation
     # ("the tech lead of Nimbus" leads a project: `offline_relations`).
     re.compile(r"\b(?i:is|'s)\s+(?i:an?|the)\s+(?!(?i:regular|customer|member|guest|visitor"
@@ -136,6 +145,7 @@ _WORKS_AT_OTHER: Final = (
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:live|living)\s+(?i:in)\s+{_NAME}"),
+    re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+)?(?i:based)\s+(?i:in|out\s+of)\s+{_NAME}"),
     re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+"
                rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?住在{_HAN_NAME}{_HAN_AFTER_PLACE}"),
@@ -359,7 +369,10 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
     named = _FOR_PROJECT.match(text.strip())
     for use in stated_uses(text):
         # An unknown name is a tool only as a thing used: "we moved to Seattle" is a home.
-        unknown = use.role == USING and _TOOL_NAME.fullmatch(use.value)
+        unknown = use.role == USING and (
+            _TOOL_NAME.fullmatch(use.value)
+            or (han_tool(use.value) and service_named(use.subject or "") is not None)
+        )
         tool = known_tool(use.value) or (use.value if unknown else None)
         if tool is None or normalize_key(tool) in covered:
             continue

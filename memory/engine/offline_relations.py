@@ -108,7 +108,8 @@ _LEADING: Final = re.compile(
 )
 _TRAILING: Final = re.compile(
     r"(?:\s+(?:now|also|currently|still|mainly|mostly|primarily|already|actually|officially"
-    r"|just|recently|finally|has|have)|['’]ve)+$",
+    r"|just|recently|finally|has|have|always|usually|generally|normally|typically|only"
+    r"|really)|['’]ve|['’]d)+$",
     re.IGNORECASE,
 )
 _NOT_SUBJECT: Final = frozenset(
@@ -147,15 +148,19 @@ _RELATIONS_EN: Final = (
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
      True),
     (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
-     r"|looks?\s+after|takes?\s+care\s+of|handles", "owns", "owner", "project", False),
-    (r"(?:leads?|heads?|manages?|runs?(?!\s+on\b|\s+in\b))|(?:is|'s|am|'m)\s+in\s+charge\s+of"
+     r"|looks?\s+after|takes?\s+care\s+of|handles"
+     r"|(?:is|'s)\s+(?:the|our)\s+go-to\s+(?:person|guy|contact)\s+(?:for|on)", "owns", "owner",
+     "project", False),
+    (r"(?:leads?|heads?(?:\s+up)?|manages?|runs?(?!\s+on\b|\s+in\b|\s+off\b))"
+     r"|(?:is|'s|am|'m)\s+in\s+charge\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
      r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
      "leads", "owner", "project", False),
     (r"(?:took|has\s+taken|have\s+taken|is\s+taking)\s+over", "owns", "owner", "project", False),
     (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of",
      "maintains", "owner", "project", False),
-    (r"(?:runs?|is\s+running|are\s+running)\s+on", "runs_on", "project", "tool", False),
+    (r"(?:runs?|is\s+running|are\s+running)\s+(?:on|off)|lives?\s+on", "runs_on", "project",
+     "tool", False),
     (r"(?:is|are)\s+(?:deployed|hosted)\s+(?:on|to|at)|deploys\s+to", "deployed_on", "project",
      "tool", False),
     (r"uses?|is\s+using|always\s+used|(?:is|are)\s+built\s+(?:with|on)"
@@ -169,11 +174,16 @@ _RELATIONS_EN: Final = (
      r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with", "depends_on",
      "project", "project_or_tool", False),
     (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
-     r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
-     r"|(?:works?|moved|started)\s+(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
+     r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
+     r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),
-    (r"prefers?", "prefers", "person", "tool", False),
+    (r"prefers?|rather\s+use|swears?\s+by|can't\s+live\s+without|(?:'m|am|is)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of"
+     r"|(?:like|likes|love|loves)(?=\s+\S+(?:\s+\S+)?\s+(?:better|more)\s+than\b)",
+     "prefers", "person", "tool", False),
+    # "I mostly code in TypeScript", "Ana writes everything in Go": the language one works in.
+    (r"(?:code|codes|program|programs|write|writes|develop|develops)\s+(?:everything\s+|mostly\s+)?"
+     r"in", "uses", "person", "known_tool", False),
     # "I do my budgeting in YNAB", "we keep our runbooks in Notion": a task done with a tool.
     (r"(?:do|does|keep|keeps|track|tracks|write|writes|manage|manages|plan|plans)\s+(?:all\s+)?"
      r"(?:of\s+)?(?:my|our|his|her|their)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:in|with|on)",
@@ -187,7 +197,7 @@ _ADVERBS_AFTER: Final = re.compile(r"^\s+(?:(?:now|mainly|mostly|primarily|also)
 # "deployed on three Hetzner machines": a count before a platform is not part of its name.
 _COUNT: Final = re.compile(
     r"^(?:a\s+(?:couple|pair|handful)\s+of|a\s+few|several|some|two|three|four|five|six|a\s+dozen"
-    r"|\d+)\s+(?=[A-Z])",
+    r"|a\s+single|one|a|an|\d+)\s+(?=(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # "The geocoder runs on Hetzner": a thing named by a common noun may run on a platform.
@@ -253,9 +263,20 @@ def _tool_at(text: str) -> tuple[str, int] | None:
     return None
 
 
+_FOR_WHAT: Final = re.compile(r"^(?:for|at|in)\s+[\w\s-]{1,30}?,?\s+(?=I$)", re.IGNORECASE)
+
+
+def _team_led(clause: str, relation: str) -> Entity | None:
+    """ "The growth team is run by Carlos": a team is led like a project."""
+    text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
+    team = _TEAM.fullmatch(text)
+    return Entity(team.group(1), "organization") if team and relation == "leads" else None
+
+
 def _subject(clause: str, kind: str) -> Entity | None:
     """The entity a whole clause names, if it may be the subject of a relation of `kind`."""
     text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
+    text = _FOR_WHAT.sub("", text)  # "For email I use Fastmail": what for, then the speaker
     if not text:
         return None
     if text in ("I", "i"):
@@ -270,8 +291,8 @@ def _subject(clause: str, kind: str) -> Entity | None:
         return Entity(_service_name(service.group(1)), "project")
     if service or known_tool(text):
         return None
-    if not _CAPITALISED.fullmatch(text) or _name(text) != text:
-        return None
+    if not _CAPITALISED.fullmatch(text) or _name(text) != text or function_noun(text):
+        return None  # "Builds run on …": a function opening the sentence, not a name
     if kind in ("owner", "person"):
         return Entity(text, "person")
     return Entity(text, "project" if kind == "project" else AMBIGUOUS)
@@ -339,14 +360,14 @@ def _english(sentence: str) -> list[Relation]:
         if relation in ("runs_on", "deployed_on"):
             rest = _COUNT.sub("", rest)
         if passive:  # "the billing service is owned by Priya": the object is the clause
-            owned = _subject(clause, "project")
+            owned = _subject(clause, "project") or _team_led(clause, relation)
             team = _TEAM.match(rest)
             owner = (
                 (Entity(team.group(1), "organization"), team.end())
                 if team
                 else _object(rest, "person")
             )
-            if owned and owner and owned.type == "project":
+            if owned and owner and owned.type in ("project", "organization"):
                 whom = owner[0] if team else Entity(owner[0].name, "person")
                 out.append(Relation(whom, relation, owned))
                 taken_until = end
@@ -381,7 +402,41 @@ _PERSON_OF: Final = re.compile(
 )
 
 
+# "My go-to editor is Neovim", "Sublime is my editor of choice", "my favourite language is Go".
+_MY_CHOICE: Final = (
+    re.compile(
+        r"^(?:my|our)\s+(?:go-to|favou?rite|preferred|default|usual)\s+[\w-]+(?:\s+[\w-]+)?"
+        r"\s+(?:is|are)\s+([\w.+#-]+(?:\s+[\w.+#-]+)?)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:go-to|favou?rite"
+        r"|preferred|default|usual)\s+[\w-]+|[\w-]+\s+of\s+choice)\b",
+        re.IGNORECASE,
+    ),
+)
+
+
+# "The checkout service is Priya's": whose a service is.
+_WHOSE: Final = re.compile(r"^(.+?)\s+(?:is|are)\s+([A-Z][\w-]+)['’]s\s*[.!]?$")
+
+
 def _kind_of_person(sentence: str) -> list[Relation]:
+    whose = _WHOSE.match(sentence.strip())
+    owned = _subject(whose.group(1), "project") if whose else None
+    if whose and owned and owned.type == "project" and whose.group(2).lower() not in _NOT_NAME:
+        return [Relation(Entity(whose.group(2), "person"), "owns", owned)]
+    for pattern in _MY_CHOICE:
+        chosen = pattern.match(sentence.strip())
+        tool = known_tool(chosen.group(1).rstrip(".")) if chosen else None
+        if chosen and (tool or chosen.group(1)[:1].isupper()):
+            return [
+                Relation(
+                    Entity(ME, "person"),
+                    "prefers",
+                    Entity(tool or chosen.group(1).rstrip("."), "tool"),
+                )
+            ]
     found = _PERSON_OF.search(sentence)
     tool = known_tool(found.group(2)) if found else None
     if found is None or tool is None:

@@ -6,7 +6,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memory.engine.offline_entities import ME, Entity, Relation, employer_of, known_tool
+from memory.engine.offline_entities import (
+    ME,
+    Entity,
+    Relation,
+    employer_of,
+    han_tool,
+    known_tool,
+)
 
 _ZH_SERVICE_NOUNS: Final = (
     "服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
@@ -34,6 +41,7 @@ _ZH_RELATIVE: Final = re.compile(
     r"(?:我的?|我们的?)(老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟"
     r"|妹妹|女朋友|男朋友|对象)"
 )
+_HAN_AFTER: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王".
 _ZH_TITLE: Final = re.compile(
@@ -41,7 +49,7 @@ _ZH_TITLE: Final = re.compile(
 )
 _ZH_TRAILING: Final = re.compile(
     r"(?:现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
-    r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较)+$"
+    r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较|习惯|总是|经常|只|一向|向来|基本上?)+$"
 )
 _ZH_OBJECT_END: Final = re.compile(
     r"(?:那一?块|这一?块|那边|这边|那部分|这部分|上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$"
@@ -70,6 +78,7 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:负责|管理|接手了?|接管了?)(?P<b>.+)$", "owns", "owner", "project"),
     (r"^(?P<a>.+?)维护(?P<b>.+)$", "maintains", "owner", "project"),
     (r"^(?P<a>.+?)(?:领导|带领|主导)(?P<b>.+)$", "leads", "owner", "project"),
+    (r"^(?P<a>.+?)带(?P<b>[^带]{1,8}?(?:组|团队|部门|小组))$", "leads", "owner", "team"),
     (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
     (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
     (r"^(?P<a>.+?)依赖(?:于)?(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
@@ -181,9 +190,12 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     han_name = re.fullmatch(r"[\u4e00-\u9fff]{2,8}", text)
     if kind == "organization" and han_name and text not in ZH_NOT_EMPLOYER:
         return Entity(text, "organization")  # "小周在字节跳动上班"
-    lead = re.match(r"[A-Za-z][A-Za-z0-9.+#-]*", text)
-    if kind in ("tool", "project_or_tool") and lead and known_tool(lead.group()):
-        return Entity(known_tool(lead.group()) or lead.group(), "tool")  # "用Vim写代码"
+    lead = re.match(r"[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*)?", text)
+    if kind in ("tool", "project_or_tool") and lead:
+        # "用Vim写代码", "用VS Code写代码": a tool, then what it is used for.
+        named = known_tool(lead.group()) or known_tool(lead.group().split()[0])
+        if named or (lead.group()[:1].isupper() and _HAN_AFTER.match(text, lead.end())):
+            return Entity(named or lead.group(), "tool")
     latin = re.fullmatch(r"[A-Z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*){0,2}", text)
     if kind in ("tool", "organization", "team") and latin:
         return Entity(text, "tool" if kind == "tool" else "organization")
@@ -191,6 +203,16 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     if kind == "place" and place:
         return Entity(text, "place")
     return None
+
+
+def _zh_named_product(raw: str) -> Entity | None:
+    """A Han product name said as what is used, ending the clause: "客服系统用的是智齿",
+    "记账我一直用随手记"; not "用手机拍的" (what it did with it follows)."""
+    text = raw.strip()
+    if text.endswith(("的", "了")):
+        return None
+    text = re.sub(r"^(?:的是|是)", "", text)
+    return Entity(text, "tool") if han_tool(text) else None
 
 
 def _zh_owned_thing(raw: str, owner: Entity) -> Entity | None:
@@ -237,6 +259,8 @@ def chinese_relations(sentence: str) -> list[Relation]:
             target = _zh_object(match.group("b"), object_kind)
             if target is None and subject is not None and relation in ("owns", "maintains"):
                 target = _zh_owned_thing(match.group("b"), subject)
+            if target is None and relation == "uses":
+                target = _zh_named_product(match.group("b"))
             if subject and target:
                 out.append(employer_of(Relation(subject, relation, target)))
                 previous = match.group("a") if subject.type == "person" else ""

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time
 from typing import Any, Final
 
-from memory.engine.slots import slot_of
+from memory.engine.offline_entities import known_tool
 from memory.evaluation.memory_quality_run import Observed, StoredEvent, conversation_run
 from memory.evaluation.memory_quality_set import CATEGORIES, Conversation, QualitySet, Statement
 
@@ -53,11 +53,12 @@ _ARTICLE: Final = re.compile(r"^(?:the|a|an|our|my)\s+")
 def name_key(name: str) -> str:
     """A node name as compared: NFKC, lower-cased, spaces collapsed, a leading article or
     possessive dropped, and a known tool by the product's canonical name ("GCP" is "Google
-    Cloud", `memory.engine.slots`), since both name the same thing."""
+    Cloud", "K8s" is "Kubernetes": `memory.engine.offline_entities.known_tool`), since both
+    name the same thing."""
     text = " ".join(unicodedata.normalize("NFKC", name).lower().split()).strip(" .,;:!?'\"")
     text = _ARTICLE.sub("", text)
-    known = slot_of(text)
-    return known[1].casefold() if known is not None else text
+    known = known_tool(text)
+    return known.casefold() if known is not None else text
 
 
 def _relations(label: str) -> frozenset[str]:

@@ -84,7 +84,7 @@ def test_a_hand_over_or_someone_arriving_or_leaving_is_a_change(content: str) ->
         ("And I'm a Neovim person, don't send me VS Code settings.", ME, "prefers", "Neovim"),
         ("Ana is a Postgres fan.", "Ana", "prefers", "PostgreSQL"),
         ("写文档我一般用Notion。", ME, "uses", "Notion"),  # what for, then the speaker
-        ("工单系统跑在自建机房的K8s上。", "工单系统", "runs_on", "K8s"),
+        ("工单系统跑在自建机房的K8s上。", "工单系统", "runs_on", "Kubernetes"),
         ("小付上周从运维组调到客服平台组了。", "小付", "member_of", "客服平台组"),
     ],
 )

@@ -312,3 +312,86 @@ def test_han_particles_do_not_make_a_restatement_new() -> None:
         )
         is None
     )
+
+
+# -- a relation and preference probe in everyday words ----------------------------------------
+
+
+def _person(name: str) -> Entity:
+    return Entity(ME, "person") if name == "I" else Entity(name, "person")
+
+
+@pytest.mark.parametrize(
+    ("content", "relation", "tool"),
+    [
+        ("I'd rather use Postgres than MySQL.", "prefers", "PostgreSQL"),
+        ("I like VS Code better than IntelliJ.", "prefers", "VS Code"),
+        ("I'm a big fan of Tailwind.", "prefers", "Tailwind CSS"),
+        ("My go-to editor is Neovim.", "prefers", "Neovim"),
+        ("Sublime is my editor of choice.", "prefers", "Sublime"),
+        ("I can't live without Raycast.", "prefers", "Raycast"),
+        ("I mostly code in TypeScript.", "uses", "TypeScript"),
+        ("For email I use Fastmail.", "uses", "Fastmail"),
+        ("I always write my notes in Markdown.", "uses", "Markdown"),
+        ("我习惯用VS Code写代码。", "uses", "VS Code"),
+        ("写代码我只用Vim。", "uses", "Vim"),
+    ],
+)
+def test_what_the_speaker_prefers_or_works_in(content: str, relation: str, tool: str) -> None:
+    found = relations(content)
+    assert [(r.subject, r.relation) for r in found] == [(_person("I"), relation)]
+    assert found[0].object.name.casefold() == tool.casefold()
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("The checkout service is Priya's.", ("Priya", "owns", "checkout service")),
+        ("Omar is the go-to person for the payments API.", ("Omar", "owns", "payments API")),
+        ("The frontend lives on Vercel.", ("frontend", "runs_on", "Vercel")),
+        ("The website runs off a single Hetzner box.", ("website", "runs_on", "Hetzner")),
+        ("Jess moved over to the platform team.", ("Jess", "member_of", "platform team")),
+        ("I'm part of the infra team.", (ME, "member_of", "infra team")),
+        ("Nadia heads up the design team.", ("Nadia", "leads", "design team")),
+        ("The growth team is run by Carlos.", ("Carlos", "leads", "growth team")),
+        ("Kai swears by Emacs.", ("Kai", "prefers", "Emacs")),
+        ("老陈带前端团队。", ("老陈", "leads", "前端团队")),
+        ("订单服务跑在K8s上。", ("订单服务", "runs_on", "Kubernetes")),
+        ("客服系统用的是智齿。", ("客服系统", "uses", "智齿")),
+        ("记账我一直用随手记。", (ME, "uses", "随手记")),
+    ],
+)
+def test_relations_said_in_everyday_words(content: str, expected: tuple[str, str, str]) -> None:
+    assert [(r.subject.name, r.relation, r.object.name) for r in relations(content)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Builds run on a Jenkins box in the office.",  # a function opening the sentence
+        "我用手机拍的。",  # what it did with the phone follows
+        "我用了两天。",
+        "客服系统用的是老版本。",
+    ],
+)
+def test_no_relation_from_look_alikes(content: str) -> None:
+    assert [r.relation for r in relations(content)] == []
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("I work remotely for a startup called Lumen.", [("Sam", "works_at", "Lumen")]),
+        ("Mei just started at Canva.", [("Mei", "works_at", "Canva")]),
+        ("I'm based in Lisbon.", [("Sam", "lives_in", "Lisbon")]),
+        ("My sister Priya is a nurse at Rush hospital.", [("Priya", "works_at", "Rush hospital")]),
+    ],
+)
+def test_employers_and_homes_in_everyday_words(
+    content: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert person_relations(content, "Sam") == expected
+
+
+def test_the_whole_team_on_a_tool_is_the_projects_use() -> None:
+    assert stated_uses("The team is all on Linear now.") == [Use(None, "Linear", "use")]
