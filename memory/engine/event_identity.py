@@ -171,7 +171,7 @@ def why_different(new: FactText, old: FactText) -> str | None:
         _day(old.happened_start),
         _day(old.happened_end),
     ):
-        return "dates"
+        return None if same_deadline(new, old) else "dates"
     if negated(without_speaker(new.summary)) != negated(without_speaker(old.summary)):
         return "negation"
     if named_participants(new.participants) != named_participants(old.participants):
@@ -183,6 +183,41 @@ def why_different(new: FactText, old: FactText) -> str | None:
     if similarity(new.summary, old.summary) < SAME_FACT_THRESHOLD:
         return "content"
     return None
+
+
+# A deadline restated in another session: the same plan and last day, said in other words.
+DEADLINE_SHARE: Final = 0.6
+_CALENDAR_WORD: Final = re.compile(
+    r"^(?:\d+|janua|febru|march|april|may|june|july|augus|septe|octob|novem|decem|monda|tuesd"
+    r"|wedne|thurs|frida|satur|sunda|week|month|today|tomor|due|until|befor|deadl)$"
+    r"|[天周月号日年今明昨前后之星期点]"  # a Han pair naming a day: 明天, 周三, 之前
+)
+_FIRST_CLAUSE: Final = re.compile(r"[,;，；。]")
+
+
+def same_deadline(new: FactText, old: FactText) -> bool:
+    """A plan restated with the same last day, whatever day it was said on ("the carrier API
+    integration has to be live by April 30" / "… is still due April 30", "下周三之前要交计量经济
+    的作业" / "计量经济作业明天就要交了"): a deadline's range starts on the day it is mentioned,
+    so only its end compares. Same polarity and people, and at least `DEADLINE_SHARE` of the
+    shorter statement's words besides dates (two at least) said in both."""
+    if new.event_type != "plan" or old.event_type != "plan":
+        return False
+    if new.happened_end is None or _day(new.happened_end) != _day(old.happened_end):
+        return False
+    # Polarity of the statement itself: "nothing changed there" is a restatement, and "还差一题
+    # 没写完" after "作业明天就要交了" says how far it is, not that it is off.
+    polarity = (negated(_FIRST_CLAUSE.split(_unmarked(f.summary))[0]) for f in (new, old))
+    if len(set(polarity)) > 1:
+        return False
+    if named_participants(new.participants) != named_participants(old.participants):
+        return False
+    words_new, words_old = (
+        {w for w in echo_words(_unmarked(f.summary)) if not _CALENDAR_WORD.search(w)}
+        for f in (new, old)
+    )
+    shared = words_new & words_old
+    return len(shared) >= 2 and len(shared) >= DEADLINE_SHARE * min(len(words_new), len(words_old))
 
 
 def same_fact(new: FactText, old: FactText) -> bool:

@@ -148,3 +148,38 @@ def test_best_match_picks_the_closest_same_fact() -> None:
     ]
     assert best_match(new, candidates) == 5
     assert best_match(new, [(7, candidates[2][1])]) is None
+
+
+APR_13 = datetime(2026, 4, 13, tzinfo=UTC)
+APR_20 = datetime(2026, 4, 20, tzinfo=UTC)
+APR_30 = datetime(2026, 4, 30, 23, tzinfo=UTC)
+
+
+def deadline(summary: str, start: datetime, end: datetime = APR_30) -> FactText:
+    return fact(summary, kind="plan", who=("Tomasz",), happened_start=start, happened_end=end)
+
+
+def test_a_deadline_restated_in_another_session_is_the_same_fact() -> None:
+    # A deadline's range starts on the day it is said: only its last day compares.
+    old = deadline(
+        "Hard deadline on our side: the carrier API integration has to be live by April 30.",
+        APR_13,
+    )
+    again = deadline("carrier API integration is still due April 30, nothing changed there", APR_20)
+    assert why_different(again, old) is None
+    zh_old = deadline("下周三之前要交计量经济的作业", APR_13, APR_20)
+    zh_again = deadline("计量经济作业明天就要交了，还差一题没写完", APR_20, APR_20)
+    assert why_different(zh_again, zh_old) is None
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        deadline("the quarterly report is due April 30", APR_20),  # another plan, same day
+        deadline("The carrier API integration won't be live by April 30", APR_20),  # called off
+        deadline("the carrier API integration has to be live by May 7", APR_20, MAY_10),
+    ],
+)
+def test_another_deadline_on_the_day_or_the_plan_on_another_day_is_not(new: FactText) -> None:
+    old = deadline("the carrier API integration has to be live by April 30.", APR_13)
+    assert why_different(new, old) == "dates"
