@@ -6,7 +6,9 @@ Two events state the same fact when all of these hold:
 
 - the same event type;
 - the same occurrence days, when either has an occurrence date: "the demo is on Friday" said in
-  two different weeks names two Fridays, and a dated statement is not an undated one;
+  two different weeks names two Fridays, and a dated statement is not an undated one — except
+  a plan's deadline, whose range starts on the day it is said: two plans with the same last
+  day are the same fact when most of their words besides dates agree (`same_deadline`);
 - the same polarity: one negated and the other not is a change, not a repeat
   (memory/engine/negation.py: "not", "no longer", "never", "n't" …; 不 / 没 / 没有 / 别 / 不再);
 - the same named participants (generic roles such as "user" and "assistant" left out), and
@@ -18,7 +20,8 @@ Two events state the same fact when all of these hold:
   stems without stop words, Han text as character pairs; a word only added or dropped ("… the
   billing service" / "… billing", "… please") is no substitution;
 - normalised content (NFKC, case-folded, a leading "Speaker:" label dropped, punctuation
-  removed, spaces collapsed) at least `SAME_FACT_THRESHOLD` (80) similar by rapidfuzz's
+  removed, spaces collapsed; what marks a restatement — "still", "just so you remember", 还是 —
+  and Han particles 的/是/了 left out of this and the substitution rule) at least `SAME_FACT_THRESHOLD` (80) similar by rapidfuzz's
   `token_sort_ratio` (word order ignored, every word counted).
 
 Measured (tests/engine/test_event_identity.py): restatements score 83.6 ("dark mode in every
