@@ -78,9 +78,16 @@ def _slot(value: str) -> str | None:
     return hit[0] if hit is not None else None
 
 
+def _named_first(short: str, long: str) -> bool:
+    """ "the Honda" of "We sold the Honda …" is the "Honda Fit" driven before: a value said by
+    the first word(s) of the longer one."""
+    a, b = value_key(short).split(), value_key(long).split()
+    return 0 < len(a) < len(b) and b[: len(a)] == a
+
+
 def _ends(change: Change, use: Use, text: str) -> bool:
     if change.old is not None:
-        if not same_value(use.value, change.old):
+        if not (same_value(use.value, change.old) or _named_first(change.old, use.value)):
             return False
         if change.new is not None and same_value(use.value, change.new):
             return False

@@ -154,6 +154,8 @@ _CHANGES_EN: Final = (
     ("replace", "ab", re.compile(rf"\b(?:{_ENDED})\s+{_V}\s+in\s+favou?r\s+of\s+{_V}", _I)),
     ("replace", "ab", re.compile(rf"^(?:the\s+|our\s+)?(.+?)\s+(?:was|were|has\s+been|have\s+been"
                                  rf"|is|are|got)\s+(?:{_ENDED})\s+in\s+favou?r\s+of\s+{_V}", _I)),
+    # sold A and bought B: "We sold the Honda and bought a Toyota Aqua"
+    ("replace", "ab", re.compile(rf"\bsold\s+{_V}\s+and\s+(?:then\s+)?bought\s+{_V}", _I)),
     # instead of A, use B
     ("instead", "ab", re.compile(rf"\binstead\s+of\s+{_V}\s*,?\s*(?:(?:we|i|let'?s|let\s+us)"
                                  rf"(?:'ll|\s+will|\s+now|\s+should|\s+are\s+going\s+to)?\s+)?"
@@ -256,6 +258,8 @@ _USE_EN: Final = (
     # "The team is all on Linear now": where the whole team works.
     re.compile(rf"^(.*?)\b(?:(?:the|our)\s+)?(?:whole\s+)?(?:team|company|everyone|everybody)\s+(?:is|are)\s+(?:all\s+)?(?:on"
                rf"|using)\s+{_V}", _I),
+    # "I drive a Honda Fit"
+    re.compile(rf"^(.*?)\b(?:drive|drives|ride|rides)\s+{_V}", _I),
     # "we send email through Mailgun"
     re.compile(rf"^(.*?)\b(?:send|sends|sent|route|routes|routed)\s+{_X}(?:through|via)"
                rf"\s+{_V}", _I),

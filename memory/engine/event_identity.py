@@ -21,8 +21,9 @@ Two events state the same fact when all of these hold:
   billing service" / "… billing", "… please") is no substitution;
 - normalised content (NFKC, case-folded, a leading "Speaker:" label dropped, punctuation
   removed, spaces collapsed; what marks a restatement — "still", "just so you remember", 还是 —
-  and Han particles 的/是/了 left out of this and the substitution rule) at least `SAME_FACT_THRESHOLD` (80) similar by rapidfuzz's
-  `token_sort_ratio` (word order ignored, every word counted).
+  and Han particles 的/是/了 left out of this and the substitution rule) at least
+  `SAME_FACT_THRESHOLD` (80) similar by rapidfuzz's `token_sort_ratio` (word order ignored,
+  every word counted).
 
 Measured (tests/engine/test_event_identity.py): restatements score 83.6 ("dark mode in every
 editor" / "in all editors") to 100; a single content word swapped scores up to 87.5 in English

@@ -51,7 +51,7 @@ MIGRATION: Final = _cue(
     r"\bmigrat(?:e|ed|es|ing)\b|\bported\b|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b", r"迁移"
 )
 CHANGE: Final = _cue(
-    r"\b(?:switched|changed|moved|converted|transitioned|swapped)\b.*\b(?:from|to)\b",
+    r"\b(?:switched|changed|moved|converted|transitioned|swapped)\b.*\b(?:from|to|off|onto)\b",
     r"\bswitched\b|\bno\s+longer\b|\bnot\b.{1,40}\banymore\b|\bstopped\s+(?:using|doing|going)\b",
     r"\breplaced\b.*\bwith\b",
     r"\b(?:changed|updated|reset|renamed|rotated)\s+(?:the|our|my|its|their|his|her)\b"
@@ -60,7 +60,7 @@ CHANGE: Final = _cue(
     r"|\bleft\s+(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){0,2}(?:team|company|job|firm|group"
     r"|band|department|project|role|position|board|club|startup|agency)\b",
     r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|不再|搬到|搬家到",
-    r"改(?:到|喝|吃|去|成|为)|已经不.{1,8}了|推迟|延期|改期|提前到|挪到",
+    r"改(?:到|喝|吃|去|成|为|学|练|打|玩)|已经不.{1,8}了|推迟|延期|改期|提前到|挪到",
     # Rescheduling: "the offsite got pushed to May".
     r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped)\s+(?:back\s+|out\s+)?(?:to|until|till"
     r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",
@@ -72,6 +72,8 @@ CHANGE: Final = _cue(
     r"|\b(?-i:[A-Z])[\w-]+\s+(?:has\s+)?(?:quit|left|resigned)(?:\s+(?:last\s+(?:week|month|year)"
     r"|yesterday|today|recently|this\s+(?:week|month)|on\s+\w+))?\s*(?:[,;.!]|$)"
     r"|\b(?:took|(?:has|have|had)\s+taken|is\s+taking)\s+over\b"
+    r"|\b(?:stepped|steps|stepping)\s+down\b|\bhanded\s+(?:over\b|.{1,40}\bover\s+to\b)"
+    r"|\bsold\s+(?:the|our|my|his|her)\b.{1,40}\bbought\b"
     # Someone arriving: "We hired a new backend engineer, Tariq", "Chloe started on the mobile
     # team today".
     r"|\b(?:hired|onboarded)\b|\bstarted\s+(?:on|in|with)\s+(?:the|our)\s+(?:[\w-]+\s+){1,2}team\b"
@@ -85,7 +87,7 @@ CHANGE: Final = _cue(
     r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))"
     r"|转到了?[^，。,.]{0,8}?(?:组|团队|部门)",
     # A hand-over: "短信通道现在交给小付", "排序模型之后由许嘉接手".
-    r"交给了|现在交给|转给了?|移交给?|交接给|接手|接管|(?:现在|目前|今后|以后)(?:改)?(?:由|归).{1,8}?(?:负责|维护|管)",
+    r"交给了|(?:现在|暂时|临时)交给|转给了?|移交给?|交接给|接手|接管|(?:现在|目前|今后|以后)(?:改)?(?:由|归).{1,8}?(?:负责|维护|管)",
 )
 SAFETY: Final = _cue(
     r"\b(?:allergic|allerg(?:y|ies)|anaphyla\w*|epilep\w*|diabet\w*|asthma)\b",
@@ -116,7 +118,7 @@ IDENTITY: Final = _cue(
     r"\bmy\s+name\s+is\b|\bcall\s+me\b",
     rf"\bi(?:'m|\s+am)\s+(?:an?)\s+{NOT_A_ROLE}\w",
     r"\bi(?:'m|\s+am)?\s+(?:work|working)\s+(?:at|for|as)\b",
-    r"\bi(?:'m|\s+am)?\s+(?:live|living)\s+in\b|\bi(?:'m|\s+am)\s+(?:from|based\s+in)\b",
+    r"\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:live|living)\s+in\b|\bi(?:'m|\s+am)\s+(?:from|based\s+in)\b",
     r"\bi(?:'m|\s+am)\s+\d{1,3}\s+years?\s+old\b|\bmy\s+(?:job|role|title|pronouns)\s+(?:is|are)\b",
     r"我是(?![说不在想觉真很挺来去否吗])|我叫|我的名字是|我(?:现在|目前|一直)?在.{1,20}(?:工作|上班)"
     r"|我住在|我来自",

@@ -353,6 +353,9 @@ _COMMON_THING: Final = re.compile(r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?")
 _FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s*,")
 
 
+_POSSESSION: Final = re.compile(r"\b(?:drive|drives|drove|ride|rides|rode|sold|bought)\b", re.I)
+
+
 def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) -> frozenset[str]:
     """What a change or a plain statement says is used now (`memory.engine.changes`), as an
     edge from the service it names ("move the billing service from Heroku to Fly.io" →
@@ -367,6 +370,8 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         return frozenset()
     placed: set[str] = set()
     named = _FOR_PROJECT.match(text.strip())
+    if _POSSESSION.search(text):
+        return frozenset()  # "We sold the Honda and bought a Toyota Aqua": a car, not a tool
     for use in stated_uses(text):
         # An unknown name is a tool only as a thing used: "we moved to Seattle" is a home.
         unknown = use.role == USING and (

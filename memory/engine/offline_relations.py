@@ -70,7 +70,8 @@ FUNCTION_NOUNS: Final = frozenset(
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
     uploads backups secrets assets attachments artifacts flags warehouse runbooks playbooks
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
-    passwords photos todos to-dos journaling provider code 代码 代码仓库
+    passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
+    工单
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录
     """.split()  # noqa: SIM905
@@ -175,6 +176,7 @@ _RELATIONS_EN: Final = (
      "project", "project_or_tool", False),
     (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
+     r"|sits?\s+(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
      r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),
@@ -266,6 +268,13 @@ def _tool_at(text: str) -> tuple[str, int] | None:
 _FOR_WHAT: Final = re.compile(r"^(?:for|at|in)\s+[\w\s-]{1,30}?,?\s+(?=I$)", re.IGNORECASE)
 
 
+_MAIN_FUNCTION: Final = re.compile(
+    r"(?:(?:main|primary|production|prod|default|core)\s+)?(?:database|db|cache|queue|registry"
+    r"|warehouse|docs|wiki|tracker|dashboard|dashboards)",
+    re.IGNORECASE,
+)
+
+
 def _team_led(clause: str, relation: str) -> Entity | None:
     """ "The growth team is run by Carlos": a team is led like a project."""
     text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
@@ -287,6 +296,8 @@ def _subject(clause: str, kind: str) -> Entity | None:
     if team:
         return Entity(team.group(1), "organization") if kind == "owner" else None
     service = _SERVICE.fullmatch(text)
+    if service and _MAIN_FUNCTION.fullmatch(service.group(1)):
+        return None  # "Our main database is MySQL": the project's, said by `changes`
     if service and kind in ("project", "uses"):
         return Entity(_service_name(service.group(1)), "project")
     if service or known_tool(text):
@@ -421,7 +432,18 @@ _MY_CHOICE: Final = (
 _WHOSE: Final = re.compile(r"^(.+?)\s+(?:is|are)\s+([A-Z][\w-]+)['’]s\s*[.!]?$")
 
 
+# "Paolo handed the fraud model over to Sven": the receiver owns it now.
+_HANDED: Final = re.compile(
+    r"\bhanded\s+(?:over\s+)?(.+?)\s+(?:over\s+)?to\s+([A-Z][\w'’-]+)", re.IGNORECASE
+)
+
+
 def _kind_of_person(sentence: str) -> list[Relation]:
+    handed = _HANDED.search(sentence)
+    service = _SERVICE.fullmatch(handed.group(1)) if handed else None
+    if handed and service and handed.group(2)[:1].isupper():
+        thing = Entity(_service_name(service.group(1)), "project")
+        return [Relation(Entity(handed.group(2), "person"), "owns", thing)]
     whose = _WHOSE.match(sentence.strip())
     owned = _subject(whose.group(1), "project") if whose else None
     if whose and owned and owned.type == "project" and whose.group(2).lower() not in _NOT_NAME:

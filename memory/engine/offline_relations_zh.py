@@ -49,7 +49,7 @@ _ZH_TITLE: Final = re.compile(
 )
 _ZH_TRAILING: Final = re.compile(
     r"(?:现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
-    r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较|习惯|总是|经常|只|一向|向来|基本上?)+$"
+    r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较|习惯|总是|经常|只|一向|向来|基本上?|暂时|临时)+$"
 )
 _ZH_OBJECT_END: Final = re.compile(
     r"(?:那一?块|这一?块|那边|这边|那部分|这部分|上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$"
@@ -169,6 +169,7 @@ def _zh_tool_before_verb(text: str, kind: str) -> str | None:
 def _zh_object(raw: str, kind: str) -> Entity | None:
     text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
     text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
+    text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的前端团队": ours, named by its noun
     if not text or len(text) > 30 or re.match(r"[这那哪](?:个|些|种|套)?", text):
         return None  # "这个模块": a reference to something said before names nothing
     product = re.fullmatch(r"([\u4e00-\u9fff]{2,4})([A-Z][A-Za-z0-9]{1,10})", text)

@@ -86,7 +86,7 @@ _GO_VERB_FOLLOWERS: Final = re.compile(
 )
 # Words that mark the value a sentence moves *away from* ("from npm", "instead of npm").
 _OLD_VALUE_BEFORE: Final = re.compile(
-    r"(?:\bfrom|\binstead\s+of|\brather\s+than|\bover|\bnot|\bno\s+longer(?:\s+\w+)?|\bdrop|"
+    r"(?:\bfrom|\boff(?:\s+of)?|\binstead\s+of|\brather\s+than|\bover|\bnot|\bno\s+longer(?:\s+\w+)?|\bdrop|"
     r"\bditch|\breplace|\breplacing|从|不再用|不用|而不是|替换)\s*$",
     re.IGNORECASE,
 )

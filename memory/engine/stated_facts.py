@@ -127,11 +127,15 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
     changed_subject = _key(change.subject) if change is not None and change.subject else None
     replaced = False
     for fact in old - new:
+        # "I moved from the platform team to the data team": the old value named, said of the
+        # speaker (no subject of its own) or of the subject the change names.
+        said_of = changed_subject or (
+            fact.subject if any(n.subject == fact.subject for n in new) else None
+        )
         if any(_new_value(fact, n) for n in new) or (
             ended is not None
             and value_key(fact.value) == value_key(ended)
-            and changed_subject is not None
-            and fact.subject == changed_subject
+            and fact.subject == said_of
         ):
             replaced = True
             continue

@@ -205,8 +205,14 @@ def _tomorrow(m: re.Match[str], ctx: Context) -> Span | None:
 
 
 def _relative_unit(m: re.Match[str], ctx: Context) -> Span | None:
-    offset = _OFFSETS[" ".join(m.group(1).lower().split())]
-    return relative_unit(ctx.today, m.group(2).lower(), offset)
+    modifier = " ".join(m.group(1).lower().split())
+    unit = m.group(2).lower()
+    span = relative_unit(ctx.today, unit, _OFFSETS[modifier])
+    if unit == "weekend" and modifier == "this" and ctx.tense == "past" and span.first > ctx.today:
+        # "The ledger service moved onto Fly.io this weekend", said on a Monday: the weekend
+        # just gone, not the coming one.
+        return relative_unit(ctx.today, unit, -1)
+    return span
 
 
 def _weekday(m: re.Match[str], ctx: Context) -> Span | None:

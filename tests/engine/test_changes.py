@@ -170,6 +170,9 @@ SUPERSEDES = [
     ("报表统计不再用Tableau了。", "报表展示一直用的Tableau。"),
     ("短信渠道改用网易云信了。", "短信渠道用的是阿里云短信。"),
     ("文档我现在全改用语雀了。", "写文档我一般用Confluence。"),
+    # 2026-12-06 (fifth round): issues are a function, so Jira "instead of" ends tracking them
+    # in Jira (this pair was a "use of another kind" while "track issues in" stated no use).
+    ("Our team now uses Linear instead of Jira.", "We track issues in Jira."),
 ]  # fmt: skip
 NOT_SUPERSEDED = [
     # Mentions the old value in passing.
@@ -185,7 +188,6 @@ NOT_SUPERSEDED = [
     ("We no longer use Redis.", "We no longer use Redis."),
     ("The API now runs on Fly.io.", "The API uses Redis for caching."),
     ("改用pnpm。", "我们用Redis做缓存。"),
-    ("Our team now uses Linear instead of Jira.", "We track issues in Jira."),
     # A function's new tool leaves the other tools of the same thing alone.
     ("Payments now go through Adyen.", "The checkout service uses Redis."),
     # The old value named, but of another subject with no word in common.

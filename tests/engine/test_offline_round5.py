@@ -13,12 +13,14 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memory.engine.change_ends import change_supersedes
 from memory.engine.changes import Change, Use, parse_change, stated_uses
 from memory.engine.event_identity import FactText, why_different
 from memory.engine.offline_entities import ME, Entity, Relation
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import relations
+from memory.engine.stated_facts import replaces, stated_facts
 from memory.engine.temporal import resolve_temporal
 
 AT = datetime(2026, 6, 3, 1, 0, tzinfo=UTC)
@@ -395,3 +397,67 @@ def test_employers_and_homes_in_everyday_words(
 
 def test_the_whole_team_on_a_tool_is_the_projects_use() -> None:
     assert stated_uses("The team is all on Linear now.") == [Use(None, "Linear", "use")]
+
+
+# -- from the third new tuning set (memory_quality_dev5.json): changes and hand-overs ----------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Paolo handed the fraud model over to Sven.", ("Sven", "owns", "fraud model")),
+        ("I sit on the platform team.", (ME, "member_of", "platform team")),
+        ("我们的前端团队由周敏带。", ("周敏", "leads", "前端团队")),
+        ("李娟休产假了，用户中心暂时交给孙强。", ("孙强", "owns", "用户中心")),
+    ],
+)
+def test_hand_overs_and_teams_in_other_words(content: str, expected: tuple[str, str, str]) -> None:
+    assert [(r.subject.name, r.relation, r.object.name) for r in relations(content)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Giulia stepped down, Carla leads the risk team now.",
+        "Paolo handed the fraud model over to Sven.",
+        "We sold the Honda and bought a Toyota Aqua.",
+        "李娟休产假了，用户中心暂时交给孙强。",
+        "我女儿不学钢琴了，改学游泳。",
+    ],
+)
+def test_these_are_changes(content: str) -> None:
+    assert [kind for kind, _ in _events(content)] == ["change"]
+
+
+def test_a_main_function_is_the_projects() -> None:
+    assert relations("Our main database is MySQL.") == []
+    assert stated_uses("Our main database is MySQL.") == [Use("main database", "MySQL", "use")]
+    assert stated_uses("We track bugs in Jira.") == [Use("bugs", "Jira", "use")]
+
+
+def test_a_move_off_a_platform_and_a_weekend_just_gone() -> None:
+    monday = datetime(2026, 3, 23, 8, tzinfo=UTC)
+    content = "The ledger service moved off Heroku onto Fly.io this weekend."
+    assert _events(content, monday) == [("change", "occurred")]
+    change = parse_change(content)
+    assert change is not None and (change.old, change.new) == ("Heroku", "Fly.io")
+    said = resolve_temporal(content, mentioned_at=monday, default_status="occurred")
+    assert said.happened_start is not None and said.happened_start.date().isoformat() == (
+        "2026-03-21"
+    )
+
+
+def test_a_car_sold_ends_the_one_driven_and_is_no_tool() -> None:
+    change = parse_change("We sold the Honda and bought a Toyota Aqua.")
+    assert change is not None and (change.old, change.new) == ("Honda", "Toyota Aqua")
+    assert change_supersedes(change, ["I drive a Honda Fit."])
+    assert not change_supersedes(change, ["I drive a Mazda."])
+
+
+def test_a_team_move_from_the_old_one_replaces_it() -> None:
+    old = stated_facts("I sit on the platform team.", "Marco")
+    new_text = "I moved from the platform team to the data team."
+    assert replaces(stated_facts(new_text, "Marco"), old, new_text)
+    # Joining another team says nothing of the first one.
+    other = "I joined the data team."
+    assert not replaces(stated_facts(other, "Marco"), old, other)
