@@ -37,6 +37,7 @@ from memory.engine.changes import parse_change, plain_use
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
+from memory.engine.offline_relations_zh import carried_clauses
 from memory.engine.plain_facts import states_plain_fact
 from memory.engine.prompts.extraction import (
     MAX_EVENTS,
@@ -446,22 +447,27 @@ def _fact_of_its_own(clause: str) -> bool:
     return len(relations(clause)) == 1 or plain_use(clause) is not None
 
 
-def _facts_of(sentences: list[str], message: SourceMessage) -> list[str]:
-    """The statements of a message: a sentence whose clauses each state a fact of their own
-    ("规则平台是孙悦在负责，特征库归郭涛", "Ana owns billing; Tom owns search", "We use PagerDuty
-    for paging, and the runbooks live in Confluence") is one fact per clause, so each can later
-    be restated, handed over or replaced alone; any other sentence is whole ("张伟离开了数据组，
-    数据平台现在由赵敏负责" is one change)."""
+def _facts_of(sentences: list[str], message: SourceMessage) -> list[tuple[str, str]]:
+    """The statements of a message, each as (what is read, the words quoted): a sentence whose
+    clauses each state a fact of their own ("规则平台是孙悦在负责，特征库归郭涛", "Ana owns
+    billing; Tom owns search", "We use PagerDuty for paging, and the runbooks live in
+    Confluence") is one fact per clause, so each can later be restated, handed over or replaced
+    alone, and a clause that shares the person of the one before is read with that person
+    ("我在客服平台组，主要负责工单系统" → "我主要负责工单系统", quoted as said); any other
+    sentence is whole ("张伟离开了数据组，数据平台现在由赵敏负责" is one change)."""
     if message.role != "user" and not message.speaker:
-        return sentences
-    out: list[str] = []
+        return [(s, s) for s in sentences]
+    out: list[tuple[str, str]] = []
     for sentence in sentences:
         clauses = [c.strip().rstrip("，；;").strip() for c in _CLAUSE_END.split(sentence)]
         clauses = [c for c in clauses if c]
+        carried = carried_clauses(sentence) if _HAN.search(sentence) else None
         if len(clauses) > 1 and all(_fact_of_its_own(c) for c in clauses):
-            out += clauses
+            out += [(c, c) for c in clauses]
+        elif carried is not None and len(carried) == len(clauses):
+            out += list(zip(carried, clauses, strict=True))
         else:
-            out.append(sentence)
+            out.append((sentence, sentence))
     return out
 
 
@@ -508,7 +514,7 @@ def extract_events(
             user_numbers |= _numbers(message.content)
         else:
             answered = True
-        for sentence in _facts_of(_sentences(message.content), message):
+        for sentence, quote in _facts_of(_sentences(message.content), message):
             if _is_question(sentence) or cues.RECALL.search(sentence):
                 continue
             computed = acknowledged = False
@@ -541,7 +547,7 @@ def extract_events(
                 draft = drafts[key] = _Draft(key, fields)
             if message.id not in draft.sources:
                 draft.sources.append(message.id)
-            draft.quotes.append(sentence)
+            draft.quotes.append(quote)
             draft.participants.append(message.speaker or message.role)
             draft.tags += tags
     events: list[ExtractedEvent] = []

@@ -241,6 +241,36 @@ _ZH_SUBJECTLESS: Final = re.compile(
 )
 
 
+def carried_clauses(sentence: str) -> list[str] | None:
+    """ "我在客服平台组，主要负责工单系统" → ["我在客服平台组", "我主要负责工单系统"]: a sentence
+    whose later clauses open with their verb and share the first clause's person, each clause
+    stating one relation with that subject carried in; None for any other sentence."""
+    clauses = [c.strip() for c in _ZH_CLAUSE.split(sentence) if c.strip()]
+    if len(clauses) < 2 or not all(_ZH_SUBJECTLESS.match(c) for c in clauses[1:]):
+        return None
+    subject = _person_subject(clauses[0])
+    if subject is None:
+        return None
+    out = [clauses[0], *(subject + c for c in clauses[1:])]
+    return out if all(len(chinese_relations(c)) == 1 for c in out) else None
+
+
+def _person_subject(clause: str) -> str | None:
+    """The words naming the person a clause's relation is said of ("我", "孙悦"), or None."""
+    for pattern, _, subject_kind, object_kind in _VERBS_ZH:
+        match = pattern.match(clause)
+        if not match:
+            continue
+        subject = _zh_subject(match.group("a"), subject_kind)
+        if (
+            subject is not None
+            and subject.type == "person"
+            and _zh_object(match.group("b"), object_kind)
+        ):
+            return match.group("a")
+    return None
+
+
 def chinese_relations(sentence: str) -> list[Relation]:
     out: list[Relation] = []
     previous = ""

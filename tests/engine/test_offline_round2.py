@@ -45,8 +45,6 @@ EDGES = [
     ("Our CI is CircleCI.", "project:project", "uses", "tool:circleci"),
     ("We do our dashboards in Grafana.", "project:project", "uses", "tool:grafana"),
     ("On-call alerts go through Opsgenie.", "project:project", "uses", "tool:opsgenie"),
-    ("我在风控组，主要负责反欺诈引擎。", "person:sam", "member_of", "organization:风控组"),
-    ("我在风控组，主要负责反欺诈引擎。", "person:sam", "owns", "project:反欺诈引擎"),
     ("规则平台是孙悦在负责。", "person:孙悦", "owns", "project:规则平台"),
     ("特征库归郭涛。", "person:郭涛", "owns", "project:特征库"),
     ("老周管日志系统那块。", "person:老周", "owns", "project:日志系统"),
@@ -311,8 +309,10 @@ def test_a_sentence_of_two_relation_clauses_is_two_events_and_each_can_be_handed
     assert [e.summary for e in events] == ["规则平台是孙悦在负责", "特征库归郭涛。"]
     new = "郭涛已经离职了，特征库现在交给马丽。"
     assert replaces(stated_facts(new, "Sam"), stated_facts(events[1].summary, "Sam"), new)
-    # A clause without a relation of its own keeps the sentence whole.
-    assert len(projected("我在风控组，主要负责反欺诈引擎。")) == 1
+    # A clause that shares the person before it is one too (test_offline_round5); a clause
+    # without a relation of its own keeps the sentence whole.
+    assert len(projected("我在风控组，主要负责反欺诈引擎。")) == 2
+    assert len(projected("我在风控组，今天好累。")) == 1
     assert len(projected("郭涛已经离职了，特征库现在交给马丽。")) == 1
 
 

@@ -461,3 +461,24 @@ def test_a_team_move_from_the_old_one_replaces_it() -> None:
     # Joining another team says nothing of the first one.
     other = "I joined the data team."
     assert not replaces(stated_facts(other, "Marco"), old, other)
+
+
+def test_a_clause_sharing_the_person_before_it_is_a_fact_of_its_own() -> None:
+    # Two facts, two events (issue 29: one event per fact), each with its edge; the second is
+    # read with the person carried in and quoted as said.
+    events = extract_events(
+        [SourceMessage(1, "user", "我在风控组，主要负责反欺诈引擎。", AT, speaker="Sam")]
+    ).events
+    assert [(e.summary, e.quotes) for e in events] == [
+        ("Sam: 我在风控组", ["我在风控组"]),
+        ("Sam: 我主要负责反欺诈引擎", ["主要负责反欺诈引擎。"]),
+    ]
+    assert [[(r.relation, r.object.name) for r in relations(e.summary[5:])] for e in events] == [
+        [("member_of", "风控组")],
+        [("owns", "反欺诈引擎")],
+    ]
+    # A clause with no relation of its own keeps the sentence whole.
+    whole = extract_events(
+        [SourceMessage(1, "user", "我在风控组，今天好累。", AT, speaker="Sam")]
+    ).events
+    assert [e.quotes for e in whole] == [["我在风控组，今天好累。"]]
