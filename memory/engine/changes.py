@@ -267,6 +267,7 @@ _USE_EN: Final = (
                rf"|in|with)\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:use|uses|used|using|rely\s+on|relies\s+on|go\s+with|going\s+with"
                rf"|went\s+with|adopt|adopted|pick|picked|choose|chose|chosen|standardi[sz]e\s+on"
+               rf"|prefer|prefers"
                rf"|switch\s+to|switched\s+to|stick\s+with|sticking\s+with|built\s+on"
                rf"|build\s+on|builds\s+on|runs?\s+on|running\s+on|powered\s+by|depends?\s+on"
                rf"|depended\s+on)\s+{_V}", _I),

@@ -104,13 +104,13 @@ _CAPITALISED: Final = re.compile(r"[A-Z0-9][\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*
 # Words that may open or close a clause around its subject without being part of it.
 _LEADING: Final = re.compile(
     r"^(?:(?:now|also|then|so|today|currently|actually|btw|and|but|well|ok|okay|yes|yeah|by the"
-    r" way|fyi|for the record|just so you know|oh)\b[,:]?\s+)+",
+    r" way|fyi|for the record|just so you know|oh|honestly|personally|frankly)\b[,:]?\s+)+",
     re.IGNORECASE,
 )
 _TRAILING: Final = re.compile(
     r"(?:\s+(?:now|also|currently|still|mainly|mostly|primarily|already|actually|officially"
     r"|just|recently|finally|has|have|always|usually|generally|normally|typically|only"
-    r"|really)|['’]ve|['’]d)+$",
+    r"|really|much|definitely|strongly|personally|still)|['’]ve|['’]d)+$",
     re.IGNORECASE,
 )
 _NOT_SUBJECT: Final = frozenset(
@@ -180,9 +180,17 @@ _RELATIONS_EN: Final = (
      r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),
-    (r"prefers?|rather\s+use|swears?\s+by|can't\s+live\s+without|(?:'m|am|is)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of"
-     r"|(?:like|likes|love|loves)(?=\s+\S+(?:\s+\S+)?\s+(?:better|more)\s+than\b)",
+    (r"prefers?(?:\s+(?:working\s+(?:in|with)|using|to\s+use|writing\s+in|coding\s+in))?"
+     r"|rather\s+use|swears?\s+by|can't\s+live\s+without"
+     r"|(?:'m|am|is)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of"
+     r"|(?:like|likes|love|loves)(?=\s+\S+(?:\s+\S+)?\s+(?:better|more)\s+than\b)"
+     r"|pick(?=\s+\S+(?:\s+\S+)?\s+over\b)",
      "prefers", "person", "tool", False),
+    # "Tom loves Rust", "I love using Notion", "Tom is really into Elixir": a liking is a
+    # preference for a known technology only ("I love Paris" names none).
+    (r"(?:like|likes|love|loves|enjoy|enjoys)(?:\s+using|\s+working\s+(?:in|with))?"
+     r"|(?:'m|am|is|are|'re)\s+(?:really\s+)?into", "prefers", "person", "known_tool", False),
+    (r"(?:tend|tends)\s+to\s+use", "uses", "uses", "tool", False),
     # "I mostly code in TypeScript", "Ana writes everything in Go": the language one works in.
     (r"(?:code|codes|program|programs|write|writes|develop|develops)\s+(?:everything\s+|mostly\s+)?"
      r"in", "uses", "person", "known_tool", False),
@@ -408,7 +416,8 @@ def _english(sentence: str) -> list[Relation]:
 
 # "I'm a Neovim person", "Ana is a Postgres fan": a known tool someone prefers.
 _PERSON_OF: Final = re.compile(
-    r"(?:^|[,;]\s*|\b(?i:and)\s+)(I|[A-Z][\w'’-]+)(?:'m|’m|\s+am|\s+is|'s|’s)\s+an?\s+"
+    r"(?:^|[,;]\s*|\b(?i:and)\s+)(I|[A-Z][\w'’-]+)(?:'m|’m|\s+am|\s+is|'s|’s)\s+"
+    r"(?:(?i:more\s+of|kind\s+of|very\s+much|definitely|totally)\s+)?an?\s+"
     r"([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:person|guy|girl|fan|user)\b"
 )
 

@@ -102,7 +102,9 @@ _ZH_RELATIONS: Final = (
     # "我在多伦多读研": where someone studies or lives is where they live.
     (r"^(?P<a>.+?)在(?P<b>[^在]{2,6}?)(?:读研|读博|读书|念书|上学|上大学|留学|生活|定居)(?:了)?$",
      "lives_in", "person", "place"),
-    (r"^(?P<a>.+?)(?:更|比较|最)?(?:喜欢用|偏好|偏爱)(?P<b>.+)$", "prefers", "person", "tool"),
+    # "我最喜欢的编辑器是VS Code", "比起Jira我更喜欢Linear".
+    (r"^(?P<a>.+?)最喜欢的[\u4e00-\u9fff]{1,6}是(?P<b>.+)$", "prefers", "person", "tool"),
+    (r"^(?P<a>.+?)(?:更|比较|最)?(?:喜欢用|偏好|偏爱|喜欢)(?P<b>.+)$", "prefers", "person", "tool"),
 )  # fmt: skip
 _VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
 _ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?、]")
@@ -126,6 +128,7 @@ def zh_project_name(service: re.Match[str], text: str) -> str:
 def _zh_subject(raw: str, kind: str) -> Entity | None:
     text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的后端": ours, named by its noun
+    text = re.sub(r"^比起.{1,12}?(?=我)", "", text)  # "比起Jira我更喜欢Linear"
     titled = _ZH_TITLE.sub("", text)
     if titled != text and _ZH_PERSON.match(titled):
         text = titled

@@ -145,7 +145,10 @@ def test_preferences_become_person_facts() -> None:
     assert ("preference:tabs", "prefers tabs over spaces") in keyed
     assert ("preference:editor", "loves Vim") in keyed
     assert ("preference:喝茶", "喜欢喝茶") in keyed
-    assert proposal.edges == []
+    # A liking is an edge only for a known technology (issue 29's "prefers"): tea and tabs are none.
+    assert [(e.from_key, e.relation, e.to_key) for e in proposal.edges] == [
+        ("person:bo", "prefers", "tool:vim")
+    ]
 
 
 def test_planned_choices_change_no_slot_fact() -> None:

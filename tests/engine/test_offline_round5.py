@@ -482,3 +482,48 @@ def test_a_clause_sharing_the_person_before_it_is_a_fact_of_its_own() -> None:
         [SourceMessage(1, "user", "我在风控组，今天好累。", AT, speaker="Sam")]
     ).events
     assert [e.quotes for e in whole] == [["我在风控组，今天好累。"]]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("I prefer working in VS Code.", (ME, "prefers", "VS Code")),
+        ("I love using Notion for everything.", (ME, "prefers", "Notion")),
+        ("I'm more of a Vim person.", (ME, "prefers", "Vim")),
+        ("Honestly I'd pick Python over Go any day.", (ME, "prefers", "Python")),
+        ("I much prefer Slack to Teams.", (ME, "prefers", "Slack")),
+        ("I tend to use Postman for API testing.", (ME, "uses", "Postman")),
+        ("Tom loves Rust.", ("Tom", "prefers", "Rust")),
+        ("Tom is really into Elixir these days.", ("Tom", "prefers", "Elixir")),
+        ("我最喜欢的编辑器是VS Code。", (ME, "prefers", "VS Code")),
+        ("比起Jira我更喜欢Linear。", (ME, "prefers", "Linear")),
+    ],
+)
+def test_preferences_said_in_everyday_words(content: str, expected: tuple[str, str, str]) -> None:
+    found = [(r.subject.name, r.relation, r.object.name) for r in relations(content)]
+    assert [(s, r, o.casefold()) for s, r, o in found] == [
+        (expected[0], expected[1], expected[2].casefold())
+    ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I love Paris.",
+        "Tom likes pizza.",
+        "I love my kids.",
+        "我喜欢猫。",
+        "我喜欢这个方案。",
+        "I'm into hiking these days.",
+        "I enjoy working with Sarah.",
+        "I'd pick the blue one over the red one.",
+        "We prefer to keep things simple.",
+    ],
+)
+def test_a_liking_for_no_technology_is_no_edge(content: str) -> None:
+    assert relations(content) == []
+
+
+def test_what_the_team_prefers_is_its_use() -> None:
+    assert stated_uses("We prefer Terraform for infrastructure.") == [Use(None, "Terraform", "use")]
+    assert stated_uses("The team prefers GitLab.") == [Use(None, "GitLab", "use")]
