@@ -118,7 +118,8 @@ _HAN_AFTER_PLACE: Final = r"(?:工作|上班|生活|学习|读书|定居|居住|
 _HAN_WHEN: Final = r"(?:上周|上个?月|去年|今年|前年|最近|刚刚?|已经|昨天|前几天|年初|年底|终于)*"
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
-               r"(?i:work|working)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?(?i:at|for)\s+"
+               r"(?i:work|working|study|studying)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?"
+               r"(?i:at|for)\s+"
                rf"(?:(?i:an?)\s+[\w\s-]{{1,30}}?\s+(?i:called|named)\s+)?{_NAME}"),
     # "I just started at Canva", "I started a new job at Figma".
     re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
@@ -133,7 +134,7 @@ _WORKS_AT: Final = (
 )  # fmt: skip
 # The same said of someone else: the person is the name right before the verb.
 _WORKS_AT_OTHER: Final = (
-    re.compile(rf"\b(?i:works|is\s+working)\s+(?i:at|for)\s+{_NAME}"),
+    re.compile(rf"\b(?i:works|is\s+working|studies|is\s+studying)\s+(?i:at|for)\s+{_NAME}"),
     re.compile(r"\b(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?(?i:at)\s+"
                rf"{_NAME}"),
     # "Priya is a nurse at Rush", "Tom is the CFO at Globex": a role at a named organisation

@@ -57,7 +57,8 @@ _SERVICE_NOUNS: Final = (
     r"|panel|console|ui|page|runbook|roadmap|handbook|suite|tooling|indexer|tracker|collector"
     r"|runner|daemon|job|script|queue|proxy|loader|scraper|renderer|builder|generator"
     r"|validator|handler|consumer|producer|router|balancer|registry|bucket|charts?|widget|agent"
-    r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler)"
+    r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler"
+    r"|program|programme)"
 )
 # Nouns that name what a team does, not a thing it runs: "our CI is CircleCI", "we switched CI
 # from A to B", "on-call alerts go through PagerDuty" are the project's (SPEC §6.5).

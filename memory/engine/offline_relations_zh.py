@@ -171,6 +171,8 @@ def _zh_tool_before_verb(text: str, kind: str) -> str | None:
 
 def _zh_object(raw: str, kind: str) -> Entity | None:
     text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
+    if len(text) < 2 <= len(raw.strip()):
+        text = raw.strip()  # "阿里": its 里 is part of the name, not "in"
     text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的前端团队": ours, named by its noun
     if not text or len(text) > 30 or re.match(r"[这那哪](?:个|些|种|套)?", text):

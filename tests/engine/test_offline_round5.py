@@ -527,3 +527,21 @@ def test_a_liking_for_no_technology_is_no_edge(content: str) -> None:
 def test_what_the_team_prefers_is_its_use() -> None:
     assert stated_uses("We prefer Terraform for infrastructure.") == [Use(None, "Terraform", "use")]
     assert stated_uses("The team prefers GitLab.") == [Use(None, "GitLab", "use")]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("周杰在阿里工作。", [("周杰", "works_at", "阿里")]),  # 里 is part of the name
+        ("Sara runs the onboarding program.", [("Sara", "leads", "onboarding program")]),
+    ],
+)
+def test_third_person_relations(content: str, expected: list[tuple[str, str, str]]) -> None:
+    assert [(r.subject.name, r.relation, r.object.name) for r in relations(content)] == expected
+
+
+def test_where_someone_studies_is_their_institution() -> None:
+    assert person_relations("Zoe is studying at MIT.", "Sam") == [("Zoe", "works_at", "MIT")]
+    assert person_relations("I'm studying at MIT.", "Sam") == [("Sam", "works_at", "MIT")]
+    assert _events("I'm studying at MIT.") == [("other", "ongoing")]
+    assert _events("I study at night.") == []
