@@ -204,6 +204,10 @@ PLAN: Final = _cue(
     r"|hoping\s+to)\b",
     r"\bplan(?:ning)?\s+(?:to|on)\b|\bintend\s+to\b|\bmy\s+(?:plan|goal)\s+is\b",
     r"\b(?:is|are)\s+due\s+(?:on|by|in|next|this|tomorrow|today)\b",
+    # An obligation with its end: "The audit must be finished this week", 合同六月底到期.
+    r"\b(?:must|has\s+to|have\s+to|needs?\s+to|got\s+to)\s+be\s+(?:done|finished|completed|ready"
+    r"|shipped|submitted|live|out|signed|approved)\b",
+    r"到期|截止|截稿",
     r"打算|计划|准备|将要|要去|会去|安排",
 )
 TYPED: Final = (

@@ -60,11 +60,14 @@ _FULLWIDTH: Final = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0
 _I = re.IGNORECASE
 
 _DEADLINE_BEFORE: Final = re.compile(
-    r"(?:\b(?:by|before|until|till|due|no\s+later\s+than|not\s+later\s+than)\s+|截止到?|截至|最晚)$",
+    r"(?:\b(?:by|before|until|till|due|no\s+later\s+than|not\s+later\s+than)\s+"
+    r"|\b(?:expires?|runs\s+out|lapses?)\s+(?:on\s+|in\s+|at\s+the\s+end\s+of\s+)?|截止到?|截至|最晚)$",
     _I,
 )
 # "前" is a deadline only when it does not start a word ("前端" is front-end).
-_DEADLINE_AFTER: Final = re.compile(r"^\s*(?:之前|以前|前(?![端台面后天年景途辈提]))")
+_DEADLINE_AFTER: Final = re.compile(
+    r"^\s*(?:之前|以前|前(?![端台面后天年景途辈提])|到期|截止|截稿)"
+)
 _SINCE_BEFORE: Final = re.compile(r"(?:\b(?:ever\s+)?since\s+|自从|自|从)$", _I)
 _SINCE_AFTER: Final = re.compile(r"^\s*(?:以来|开始|起)")
 _COSMETIC_BEFORE: Final = re.compile(r"\b(?:on|in|during|throughout|around|at)\s+$|在$", _I)
@@ -82,7 +85,8 @@ _AFTERNOON_ZH: Final = frozenset({"下午", "晚上", "傍晚"})
 _FUTURE_MARKERS: Final = re.compile(
     r"\b(?:will|shall|gonna|going\s+to|plan(?:ning)?\s+to|intend\s+to|about\s+to|hope\s+to|"
     r"want\s+to|would\s+like\s+to|upcoming|let'?s|let\s+us"
-    r"|(?:planned|scheduled|booked|slated|set)\s+for)\b|'ll\b|将|会(?!议)|打算|计划|准备|要",
+    r"|(?:planned|scheduled|booked|slated|set)\s+for"
+    r"|must|has\s+to|have\s+to|needs?\s+to|got\s+to)\b|'ll\b|将|会(?!议)|打算|计划|准备|要",
     _I,
 )
 # Arranging something ("planned", "scheduled for") says when it will happen, not that it did.
@@ -90,7 +94,7 @@ _PAST_MARKERS: Final = re.compile(
     r"\b(?:was|were|did|had|went|came|got|made|took|saw|met|ate|began|bought|left|won|lost|"
     r"gave|told|found|felt|ran|spent|wrote|built|brought|caught|taught|sold|held|kept|heard|paid|"
     r"sent|drove|spoke|broke|chose|forgot|flew|grew|knew|threw|drew|fell|wore|stood|"
-    r"wasn't|weren't|didn't|hadn't|ago|(?!(?:planned|scheduled|booked|slated)\b)[a-z]{3,}ed)\b"
+    r"wasn't|weren't|didn't|hadn't|ago|(?<!\bbe\s)(?!(?:planned|scheduled|booked|slated)\b)[a-z]{3,}ed)\b"
     r"|了|过|已经|刚才|曾",
     _I,
 )

@@ -167,9 +167,11 @@ def _month_name(m: re.Match[str], ctx: Context) -> Span | None:
 
 
 def _ordinal_day(m: re.Match[str], ctx: Context) -> Span | None:
-    """ "due on the 14th", "by the 3rd": a day of this month, or of the next (the last) one when
-    the sentence looks ahead (back) past it."""
-    today, wanted = ctx.today, _int(m, 1)
+    """ "due on the 14th", "by the 3rd", "十号之前": a day of this month, or of the next (the
+    last) one when the sentence looks ahead (back) past it."""
+    today, wanted = ctx.today, _cn_number(m, 1)
+    if not wanted or not 1 <= wanted <= 31:
+        return None
     day = safe_date(today.year, today.month, wanted)
     if ctx.tense == "future" and (day is None or day < today):
         year, month = shift_month(today.year, today.month, 1)
@@ -290,6 +292,15 @@ def _zh_md(m: re.Match[str], ctx: Context) -> Span | None:
     month, day = _cn_number(m, 1), _cn_number(m, 2)
     found = infer_year_for_day(ctx.today, month, day, ctx.tense) if month and day else None
     return day_span(found, "inferred") if found else UNRESOLVED
+
+
+def _zh_named_month_part(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "六月底", "3月初": part of a named month."""
+    month = _cn_number(m, 1)
+    if not month or not 1 <= month <= 12:
+        return None
+    year = infer_year_for_month(ctx.today, month, "", ctx.tense)
+    return part_of(month_span(year, month, "inferred"), _ZH_PARTS[m.group(2)])
 
 
 def _zh_month(m: re.Match[str], ctx: Context) -> Span | None:
@@ -495,6 +506,16 @@ RULES: Final[tuple[Rule, ...]] = (
     _rule("zh_ym", rf"(?<!\d)(\d{{4}})\s*年\s*{_CN_NUM}\s*月份?", _zh_ym),
     _rule("zh_year", r"(?<!\d)(\d{4})\s*年(?!代)", _zh_year),
     _rule("zh_md", rf"(?<![\d年]){_CN_NUM}\s*月\s*{_CN_NUM}\s*[日号號]", _zh_md),
+    _rule(
+        "zh_named_month_part", rf"(?<![\d年个個]){_CN_NUM}\s*月([底初中末])", _zh_named_month_part
+    ),
+    # "十号之前": a day of the month said alone, before a deadline word or the clause's end.
+    _rule(
+        "zh_ordinal_day",
+        rf"(?<![\d月年]){_CN_NUM}\s*[号號](?=\s*(?:之前|以前|前|截止|到期|那天|晚上|上午|下午|早上"
+        r"|中午|[，。,.!！]|$))",
+        _ordinal_day,
+    ),
     _rule(
         "zh_month",
         rf"(?<![\d年个個]){_CN_NUM}\s*月份?(?![\d零〇一二两三四五六七八九十日号])",

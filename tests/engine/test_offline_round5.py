@@ -545,3 +545,37 @@ def test_where_someone_studies_is_their_institution() -> None:
     assert person_relations("I'm studying at MIT.", "Sam") == [("Sam", "works_at", "MIT")]
     assert _events("I'm studying at MIT.") == [("other", "ongoing")]
     assert _events("I study at night.") == []
+
+
+# -- deadlines in everyday words --------------------------------------------------------------
+
+MONDAY = datetime(2026, 9, 7, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("content", "last_day"),
+    [
+        ("The audit must be finished this week.", "2026-09-13"),
+        ("十号之前把方案发给老板。", "2026-09-10"),
+        ("合同六月底到期。", "2027-06-30"),
+        ("The contract expires on June 30.", "2027-06-30"),
+        ("My passport expires in March.", "2027-03-31"),
+    ],
+)
+def test_a_deadline_said_in_everyday_words_is_a_plan_ahead(content: str, last_day: str) -> None:
+    events = extract_events([SourceMessage(1, "user", content, MONDAY, speaker="Sam")]).events
+    assert [(e.event_type, e.temporal_status) for e in events] == [("plan", "planned")]
+    assert events[0].happened_end is not None
+    assert events[0].happened_end.date().isoformat() == last_day
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("The trial ended on June 30.", [("other", "occurred")]),
+        ("I had to leave early yesterday.", [("other", "occurred")]),
+        ("我坐3号线上班。", []),  # a line number, no day
+    ],
+)
+def test_what_is_past_or_no_date_stays_so(content: str, expected: list[tuple[str, str]]) -> None:
+    assert _events(content, MONDAY) == expected
