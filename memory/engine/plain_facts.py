@@ -51,10 +51,11 @@ _SUBJECT_EN: Final = re.compile(
     r"|Okay|Sure|Cool|Great|Nice|Awesome|Congrats|Haha|Lol|Omg|Ugh|Well|Glad|Same|Totally"
     r"|Exactly|Right|Since|When|While|After|Before|Because|As|Until|Although|Though|Once)\b)"
     r"(?-i:[A-Z])[\w.+#&'-]*(?:\s+(?-i:[A-Z])[\w.+#&'-]*){0,2}?"
-    r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute)\b))\s+"
+    r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute|speak)\b))"
+    r"\s+"
     r"(?:(?:also|still|now|usually|always|currently|mostly|only|already)\s+)?"
     r"(?P<verb>is|are|was|were|has|have|had|'s|[a-z]+s|[a-z]+ed|run|ship|release|deploy|meet|pay"
-    r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close|sold|bought|left|got"
+    r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close|speak|sold|bought|left|got"
     r"|went|took|made|lost|won|quit|found|gave|began|became|came|met|wrote|built|broke|spent"
     r"|paid|sent|ran|shut|sat)\b",
     _I,
@@ -69,7 +70,9 @@ _TIME_WORDS: Final = (
     r"|september|october|november|december|daily|nightly|weekly|hourly|monthly|quarterly"
     r"|yearly|annually|every\s+\w+|noon|midnight|morning|evening|weekend|weekends"
     r"|yesterday|tomorrow|(?:last|next|this)\s+(?:week|month|year|spring|summer|fall|autumn|winter)"
-    r"|ago"
+    r"|ago|(?:in\s+the\s+)?(?:spring|summer|fall|autumn|winter)"
+    # An amount said with "a": "about an hour each way", "half a day".
+    r"|(?:an?|half\s+an?|one)\s+(?:hour|minute|day|week|month|year|mile|kilometer|km)s?"
 )
 _SPECIFIC_EN: Final = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_TIME_WORDS})\b", _I)
 # A capitalised word inside the sentence, not "I" and not its first word.
@@ -86,6 +89,11 @@ _RELATIVE_EN: Final = re.compile(
     _I,
 )
 
+_WE_ARE_A_EN: Final = re.compile(
+    rf"^(?:we're|we\s+are)\s+a\s+(?:small\s+|tiny\s+)?(?:team|company|startup|group|family"
+    rf"|household|shop)\s+of\s+(?:about\s+|around\s+)?(?:\d+|{_NUMBER_WORDS})\b",
+    _I,
+)
 _FEELING_EN: Final = re.compile(
     r"\b(?:great|awesome|amazing|cool|nice|lovely|fun|beautiful|awful|terrible|crazy|insane"
     r"|exhausting|tiring|hectic|busy|rough|tough|boring|hilarious|weird|funny|sucks|killer"
@@ -97,17 +105,24 @@ _ZH_NOT_FACT: Final = re.compile(
     # 大概 / 大约 before a figure is "about" ("大概四十分钟"), not a hedge.
     r"[？?]|吗|呢|吧|你|您|可能|也许|(?:大概|大约)(?![\d一二两三四五六七八九十半])|好像|觉得|希望|如果"
     r"|是否|要不要|^[这那](?:个|些|样)?"
+    # How it felt, and a figure of one happening ("我一共就睡了五个小时", "今天大约三点到").
+    r"|很|太|累|忙|烦|开心|高兴|难过|无聊|辛苦|郁闷|(?:一共|总共).*了|(?:大概|大约|约)[\d一二两三四五六七八九十]+点"
 )
 _ZH_SUBJECT_VERB: Final = re.compile(
-    r"^[^，,。！!]{1,12}?(?:是|在|有|定在|设在|位于|每天|每周|每月|每晚|每个月)"
+    r"^[^，,。！!]{1,12}?(?:是|在|有|定在|设在|位于|一共|总共|共有"
+    r"|每[\d一两二三四五六七八九十]*(?:天|周|星期|月|个月|年|晚|季度)"
+    # "我们的日活大概五万": a subject, then its figure.
+    r"|(?:大概|大约|约|差不多|将近|超过)(?=[\d一二两三四五六七八九十百千万]))"
 )
 _ZH_SPECIFIC: Final = re.compile(
-    r"\d|[一二两三四五六七八九十百千万]+(?:个|人|位|台|张|次|年|岁|天|小时|分钟|点|号|月|块|元)"
+    r"\d|[一二两三四五六七八九十百千万]+(?:个|人|位|台|张|次|年|岁|天|小时|分钟|点|号|月|块|元|周)"
+    r"|[一二两三四五六七八九十百千]+万"
     r"|[A-Za-z][\w.+#-]*|每天|每周|每月|每晚|凌晨|周[一二三四五六日]|星期[一二三四五六日天]"
 )
 _ZH_RELATIVE: Final = re.compile(
     r"^(?:我的?|我们的?)?(?:老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父母|哥哥|姐姐|弟弟|妹妹"
-    r"|领导|老板|经理|产品经理|组长|主管|室友|房东|导师|教练|医生|律师|师兄|师姐|班主任|同事|合伙人)"
+    r"|领导|老板|经理|产品经理|组长|主管|室友|房东|导师|教练|医生|律师|师兄|师姐|班主任|同事|合伙人"
+    r"|老家|家乡|籍贯)"
     r"(?:是|在|有|今年)"
 )
 
@@ -127,6 +142,8 @@ def _english(text: str) -> bool:
     body = _VOCATIVE_EN.sub(r"\1", _DISCOURSE_EN.sub("", text).strip())
     if not body or _NOT_FACT_EN.search(body) or _PRONOUN_START_EN.match(body):
         return False
+    if _WE_ARE_A_EN.match(body):  # "We're a team of twelve"
+        return True
     if body.endswith("!") and not re.search(r"\d", body):  # an exclamation is chatter
         return False
     if _RELATIVE_EN.match(body):

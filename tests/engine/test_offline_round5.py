@@ -579,3 +579,34 @@ def test_a_deadline_said_in_everyday_words_is_a_plan_ahead(content: str, last_da
 )
 def test_what_is_past_or_no_date_stays_so(content: str, expected: list[tuple[str, str]]) -> None:
     assert _events(content, MONDAY) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "My commute is about an hour each way.",
+        "I speak Spanish and a bit of Japanese.",
+        "My daughter is starting college in the fall.",
+        "We're a team of twelve.",
+        "我们每两周发一次版。",
+        "我们组一共十二个人。",
+        "我老家是湖南的。",
+        "我们的日活大概五万。",
+    ],
+)
+def test_plain_facts_of_a_wider_probe(content: str) -> None:
+    assert len(_events(content)) == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "It was a long day.",
+        "I speak too fast sometimes.",
+        "我一共就睡了五个小时。",  # one night, not a standing fact
+        "今天大约三点到。",  # a clock time, not a figure
+        "我们每周都很忙。",  # how it feels
+    ],
+)
+def test_chatter_beside_them_stores_nothing(content: str) -> None:
+    assert _events(content) == []
