@@ -121,7 +121,7 @@ _ZH_END: Final = (
 # A value inside Chinese text: a Latin name ("MySQL", "GitHub Actions") or a short Han word ended
 # by punctuation or a particle; `_ZM` is one followed by more of the pattern.
 _ZV: Final = (
-    r"((?:[\u4e00-\u9fff]{2,4}[A-Z][A-Za-z0-9]{1,10})|(?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
+    r"((?:(?:(?!是)[\u4e00-\u9fff]){2,4}[A-Z][A-Za-z0-9]{1,10})|(?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
     r"|(?:[\u4e00-\u9fff]{1,12}?" + _ZH_END + r"))"
 )
 _ZM: Final = r"(.{1,30}?)"
@@ -258,6 +258,10 @@ _USE_EN: Final = (
     # "The team is all on Linear now": where the whole team works.
     re.compile(rf"^(.*?)\b(?:(?:the|our)\s+)?(?:whole\s+)?(?:team|company|everyone|everybody)\s+(?:is|are)\s+(?:all\s+)?(?:on"
                rf"|using)\s+{_V}", _I),
+    # "We're on AWS", "we're all on Postgres 15", "Everything runs in Docker".
+    re.compile(rf"^(.*?)\b(?:we're|we\s+are)\s+(?:all\s+|fully\s+|still\s+|now\s+)?(?:on|using"
+               rf"|running\s+on)\s+{_V}", _I),
+    re.compile(rf"^(.*?)\b(?:runs?|running)\s+(?:in|inside)\s+{_V}", _I),
     # "I drive a Honda Fit"
     re.compile(rf"^(.*?)\b(?:drive|drives|ride|rides)\s+{_V}", _I),
     # "we send email through Mailgun"
@@ -285,6 +289,8 @@ _USE_ZH: Final = (
     re.compile(
         rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户|不)(?:的是|的)?|就用|统一用|依赖){_ZV}"
     ),
+    # "我们全栈都是TypeScript", "我们是Java技术栈": a function said with its tool.
+    re.compile(rf"^(.*?)(?:都是|全是|是)(?=[A-Za-z]){_ZV}"),
     # What a service is wired to: "短信验证接的是腾讯云短信".
     re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了){_ZV}"),
 )
@@ -338,11 +344,11 @@ _DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|their|its|a|an|this|that|you
 _LEAD_ZH: Final = re.compile(
     r"^(?:上个?月|下个?月|这个?月|本月|今年|去年|明年|昨天|今天|明天|最近|现在|目前|以后|之后|后来"
     r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要|会|都|也|就|还|一直|正在|统一|那就"
-    r"|好的?|所以|另外|然后|那|的|，|,|\s)+"
+    r"|好的?|所以|另外|然后|那|的|用的|，|,|\s)+"
 )
 _TAIL_ZH: Final = re.compile(
     r"(?:我们|咱们|我|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|全部|全|都|也|就|还|一直|正在"
-    r"|决定|打算|要|会|的|了|这一?块|那一?块|这边|那边|方面|，|,|\s)+$"
+    r"|决定|打算|要|会|的|了|这一?块|那一?块|这一?套|那一?套|这边|那边|方面|，|,|\s)+$"
 )
 ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
 _MAX_SUBJECT_WORDS: Final = 6
@@ -397,7 +403,8 @@ def _subject(prefix: str | None) -> str | None:
     if prefix is None:
         return None
     if HAN.search(prefix):
-        text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", prefix.strip()))
+        clause = re.split(r"[，,；;]", prefix.strip())[-1]  # "提醒一下，监控那套…": the last clause
+        text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", clause.strip()))
         return text or None
     text = prefix.strip(" ,;:")
     if "," in text:  # "For billing, we …": the clause after the last comma

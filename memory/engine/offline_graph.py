@@ -354,6 +354,7 @@ _COMMON_THING: Final = re.compile(r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?")
 _FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s*,")
 
 
+_VERSION: Final = re.compile(r"\s+v?\d+(?:\.\d+)*$")
 _POSSESSION: Final = re.compile(r"\b(?:drive|drives|drove|ride|rides|rode|sold|bought)\b", re.I)
 
 
@@ -379,7 +380,8 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
             _TOOL_NAME.fullmatch(use.value)
             or (han_tool(use.value) and service_named(use.subject or "") is not None)
         )
-        tool = known_tool(use.value) or (use.value if unknown else None)
+        value = _VERSION.sub("", use.value)  # "Postgres 15" is PostgreSQL
+        tool = known_tool(value) or (use.value if unknown else None)
         if tool is None or normalize_key(tool) in covered:
             continue
         service = service_named(use.subject) if use.subject else None

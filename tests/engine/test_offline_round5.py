@@ -18,7 +18,7 @@ from memory.engine.changes import Change, Use, parse_change, stated_uses
 from memory.engine.event_identity import FactText, why_different
 from memory.engine.offline_entities import ME, Entity, Relation
 from memory.engine.offline_events import SourceMessage, extract_events
-from memory.engine.offline_graph import person_relations
+from memory.engine.offline_graph import ProjectionEvent, person_relations, project_events
 from memory.engine.offline_relations import relations
 from memory.engine.stated_facts import replaces, stated_facts
 from memory.engine.temporal import resolve_temporal
@@ -610,3 +610,41 @@ def test_plain_facts_of_a_wider_probe(content: str) -> None:
 )
 def test_chatter_beside_them_stores_nothing(content: str) -> None:
     assert _events(content) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("We're on AWS.", [Use(None, "AWS", "use")]),
+        ("We're on Postgres 15.", [Use(None, "Postgres 15", "use")]),
+        ("Everything runs in Docker.", [Use(None, "Docker", "use")]),
+        ("我们全栈都是TypeScript。", [Use("全栈", "TypeScript", "use")]),
+        ("我们用的云是AWS。", [Use("云", "AWS", "use")]),
+        ("提醒一下，监控那套现在是Prometheus加Grafana。", [Use("监控", "Prometheus", "use")]),
+        ("We're on it.", []),
+        ("I'm on vacation.", []),
+        ("我是学生。", []),
+    ],
+)
+def test_what_the_team_is_on(content: str, expected: list[Use]) -> None:
+    assert stated_uses(content) == expected
+
+
+def test_a_version_said_with_a_tool_is_the_tool() -> None:
+    proposal_edges = _edges_of("We're on Postgres 15.")
+    assert ("project:project", "uses", "tool:postgresql") in proposal_edges
+    assert relations("后端是Go写的。") == [
+        Relation(Entity("后端", "project"), "uses", Entity("Go", "tool"))
+    ]
+
+
+def _edges_of(content: str) -> set[tuple[str, str, str]]:
+    events = extract_events([SourceMessage(1, "user", content, AT, speaker="Sam")]).events
+    projected = [
+        ProjectionEvent(
+            i, e.title, e.summary, e.event_type, tuple(e.participants), e.happened_start, AT,
+            e.temporal_status,
+        )
+        for i, e in enumerate(events, 1)
+    ]  # fmt: skip
+    return {(e.from_key, e.relation, e.to_key) for e in project_events(projected).edges}
