@@ -461,10 +461,11 @@ def _facts_of(sentences: list[str], message: SourceMessage) -> list[tuple[str, s
     for sentence in sentences:
         clauses = [c.strip().rstrip("，；;").strip() for c in _CLAUSE_END.split(sentence)]
         clauses = [c for c in clauses if c]
-        carried = carried_clauses(sentence) if _HAN.search(sentence) else None
         if len(clauses) > 1 and all(_fact_of_its_own(c) for c in clauses):
             out += [(c, c) for c in clauses]
-        elif carried is not None and len(carried) == len(clauses):
+            continue
+        carried = carried_clauses(sentence) if len(clauses) > 1 and _HAN.search(sentence) else None
+        if carried is not None and len(carried) == len(clauses):
             out += list(zip(carried, clauses, strict=True))
         else:
             out.append((sentence, sentence))

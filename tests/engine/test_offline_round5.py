@@ -18,10 +18,11 @@ from memory.engine.changes import Change, Use, parse_change, stated_uses
 from memory.engine.event_identity import FactText, why_different
 from memory.engine.offline_entities import ME, Entity, Relation
 from memory.engine.offline_events import SourceMessage, extract_events
-from memory.engine.offline_graph import ProjectionEvent, person_relations, project_events
+from memory.engine.offline_graph import person_relations, project_events
 from memory.engine.offline_relations import relations
 from memory.engine.stated_facts import replaces, stated_facts
 from memory.engine.temporal import resolve_temporal
+from tests.engine.test_offline_graph import projected
 
 AT = datetime(2026, 6, 3, 1, 0, tzinfo=UTC)
 
@@ -631,20 +632,9 @@ def test_what_the_team_is_on(content: str, expected: list[Use]) -> None:
 
 
 def test_a_version_said_with_a_tool_is_the_tool() -> None:
-    proposal_edges = _edges_of("We're on Postgres 15.")
+    proposal = project_events(projected("We're on Postgres 15.", speaker="Sam"))
+    proposal_edges = {(e.from_key, e.relation, e.to_key) for e in proposal.edges}
     assert ("project:project", "uses", "tool:postgresql") in proposal_edges
     assert relations("后端是Go写的。") == [
         Relation(Entity("后端", "project"), "uses", Entity("Go", "tool"))
     ]
-
-
-def _edges_of(content: str) -> set[tuple[str, str, str]]:
-    events = extract_events([SourceMessage(1, "user", content, AT, speaker="Sam")]).events
-    projected = [
-        ProjectionEvent(
-            i, e.title, e.summary, e.event_type, tuple(e.participants), e.happened_start, AT,
-            e.temporal_status,
-        )
-        for i, e in enumerate(events, 1)
-    ]  # fmt: skip
-    return {(e.from_key, e.relation, e.to_key) for e in project_events(projected).edges}
