@@ -19,6 +19,7 @@ from datetime import datetime
 from django.db import transaction
 
 from memory.engine.offline_graph import ProjectionEvent, project_events
+from memory.engine.own_team import BARE_TEAMS, Team, own_team, person_key
 from memory.engine.prompts.graph import GraphProposal, edge_exclusivity_key
 from memory.models import (
     Event,
@@ -34,6 +35,7 @@ from memory.search import index_nodes, unindex_nodes
 from memory.services.contradictions import values_displaced
 from memory.services.db import namespace_events_lock
 from memory.services.jobs import job_handler
+from memory.services.supersession import speaker_of
 
 PROJECTION_BATCH = 8
 
@@ -59,7 +61,33 @@ def graph_propose(events: list[Event], *, drafted: GraphProposal | None = None) 
     events (`drafted`, see `prompts.graph_draft`); else the deterministic rules. Either way
     restricted so every item's sources lie inside the batch (SPEC §6.2)."""
     proposal = drafted if drafted is not None else project_events(_projection_rows(events))
-    return proposal.restricted_to({e.pk for e in events})
+    proposal = proposal.restricted_to({e.pk for e in events})
+    if not events:
+        return proposal
+    namespace_id = events[0].namespace_id
+    speakers = {e.pk: person_key(speaker_of(e.participants)) for e in events}
+    return own_team(proposal, speakers, lambda person: _team_of(namespace_id, person))
+
+
+def _team_of(namespace_id: int, person: str) -> Team | None:
+    """The team the namespace's graph says `person` (a node key) leads or belongs to now, the
+    latest if several."""
+    edge = (
+        GraphEdge.objects.filter(
+            namespace_id=namespace_id,
+            from_node__key=person,
+            relation__in=("member_of", "leads"),
+            status=GraphItemStatus.ACTIVE,
+            to_node__node_type="organization",
+        )
+        .exclude(to_node__key__in=BARE_TEAMS)
+        .select_related("to_node")
+        .order_by("-valid_from", "-pk")
+        .first()
+    )
+    if edge is None:
+        return None
+    return Team(edge.to_node.key, edge.to_node.name, edge.to_node.node_type)
 
 
 @job_handler(JobKind.GRAPH_PROJECT)

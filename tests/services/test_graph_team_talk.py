@@ -120,3 +120,19 @@ def test_plain_team_statements_make_a_graph_with_history(
     assert render.status == GraphItemStatus.ACTIVE
     owns = edges[("person:priya", "owns", "project:billingservice")]
     assert [e.summary for e in owns.source_events.all()] == ["Priya owns the billing service."]
+
+
+def test_the_team_is_the_speakers_own_across_batches(
+    owner: ApiClient, drain: Callable[[], int]
+) -> None:
+    # Said in separate turns and processed separately: the second batch asks the graph whose
+    # team "the team" is (memory.engine.own_team).
+    _say(owner, drain, ["I lead the data team."], 1)
+    _say(owner, drain, ["Thanks!", "OK.", "Sounds good.", "Bye for now.", "Hi again."], 2)
+    _say(owner, drain, ["Nina joined the team this week.", *LATER[1:]], 7)
+
+    edges = _edges()
+    assert ("person:nina", "member_of", "organization:datateam") in edges
+    assert not GraphNode.objects.filter(key="organization:team").exists()
+    nina = edges[("person:nina", "member_of", "organization:datateam")]
+    assert [e.summary for e in nina.source_events.all()] == ["Nina joined the team this week."]
