@@ -37,6 +37,17 @@ class Team(NamedTuple):
     type: str = "organization"
 
 
+def teams_said(proposal: GraphProposal) -> dict[str, Team]:
+    """person key → the named team `proposal` says that person leads or belongs to."""
+    nodes = {n.key: n for n in proposal.nodes}
+    return {
+        e.from_key: Team(e.to_key, nodes[e.to_key].name)
+        for e in proposal.edges
+        if e.relation in _OF_A_PERSON and e.to_key in nodes and e.to_key not in BARE_TEAMS
+        and nodes[e.to_key].type == "organization"
+    }  # fmt: skip
+
+
 def own_team(
     proposal: GraphProposal,
     speakers: Mapping[int, str],
@@ -49,12 +60,7 @@ def own_team(
     if not any(e.to_key in BARE_TEAMS for e in proposal.edges):
         return proposal
     nodes = {n.key: n for n in proposal.nodes}
-    said = {
-        e.from_key: Team(e.to_key, nodes[e.to_key].name)
-        for e in proposal.edges
-        if e.relation in _OF_A_PERSON and e.to_key in nodes and e.to_key not in BARE_TEAMS
-        and nodes[e.to_key].type == "organization"
-    }  # fmt: skip
+    said = teams_said(proposal)
     edges: list[EdgeProposal] = []
     for edge in proposal.edges:
         if edge.to_key not in BARE_TEAMS:

@@ -13,13 +13,13 @@ change) or conflict with them (`services.contradictions`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from django.db import transaction
 
 from memory.engine.offline_graph import ProjectionEvent, project_events
-from memory.engine.own_team import BARE_TEAMS, Team, own_team, person_key
+from memory.engine.own_team import BARE_TEAMS, Team, own_team, person_key, teams_said
 from memory.engine.prompts.graph import GraphProposal, edge_exclusivity_key
 from memory.models import (
     Event,
@@ -56,17 +56,26 @@ def _projection_rows(events: list[Event]) -> list[ProjectionEvent]:
     ]
 
 
-def graph_propose(events: list[Event], *, drafted: GraphProposal | None = None) -> GraphProposal:
+def graph_propose(
+    events: list[Event],
+    *,
+    drafted: GraphProposal | None = None,
+    teams: Mapping[str, Team] | None = None,
+) -> GraphProposal:
     """The batch's proposal: with a model, the items its extraction call drafted for these
     events (`drafted`, see `prompts.graph_draft`); else the deterministic rules. Either way
-    restricted so every item's sources lie inside the batch (SPEC §6.2)."""
+    restricted so every item's sources lie inside the batch (SPEC §6.2), and "the team" is
+    the speaker's own: as `teams` (earlier batches of a rebuild) or the graph says."""
     proposal = drafted if drafted is not None else project_events(_projection_rows(events))
     proposal = proposal.restricted_to({e.pk for e in events})
     if not events:
         return proposal
     namespace_id = events[0].namespace_id
     speakers = {e.pk: person_key(speaker_of(e.participants)) for e in events}
-    return own_team(proposal, speakers, lambda person: _team_of(namespace_id, person))
+    earlier = teams or {}
+    return own_team(
+        proposal, speakers, lambda person: earlier.get(person) or _team_of(namespace_id, person)
+    )
 
 
 def _team_of(namespace_id: int, person: str) -> Team | None:
@@ -242,7 +251,11 @@ def graph_rebuild(
         events[start : start + PROJECTION_BATCH]
         for start in range(0, len(events), PROJECTION_BATCH)
     ]
-    proposals = [graph_propose(batch) for batch in batches]
+    proposals: list[GraphProposal] = []
+    teams: dict[str, Team] = {}  # whose team "the team" is, as the batches before said
+    for batch in batches:
+        proposals.append(graph_propose(batch, teams=teams))
+        teams.update(teams_said(proposals[-1]))
     first: dict[str, tuple[str, str]] = {}
     for proposal in proposals:
         for proposed in proposal.nodes:

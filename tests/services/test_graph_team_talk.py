@@ -10,7 +10,8 @@ from datetime import timedelta
 
 import pytest
 
-from memory.models import GraphEdge, GraphItemStatus, GraphNode
+from memory.models import GraphEdge, GraphItemStatus, GraphNode, Namespace
+from memory.services.graph import graph_rebuild
 from tests.conftest import BASE_TIME, ApiClient, turn_body
 
 pytestmark = pytest.mark.django_db
@@ -127,12 +128,17 @@ def test_the_team_is_the_speakers_own_across_batches(
 ) -> None:
     # Said in separate turns and processed separately: the second batch asks the graph whose
     # team "the team" is (memory.engine.own_team).
-    _say(owner, drain, ["I lead the data team."], 1)
-    _say(owner, drain, ["Thanks!", "OK.", "Sounds good.", "Bye for now.", "Hi again."], 2)
-    _say(owner, drain, ["Nina joined the team this week.", *LATER[1:]], 7)
+    _say(owner, drain, ["I lead the data team.", *STATEMENTS[:11]], 1)  # 12 turns, 2 blocks
+    _say(owner, drain, ["Nina joined the team this week.", *LATER[1:]], 13)
 
     edges = _edges()
     assert ("person:nina", "member_of", "organization:datateam") in edges
     assert not GraphNode.objects.filter(key="organization:team").exists()
     nina = edges[("person:nina", "member_of", "organization:datateam")]
     assert [e.summary for e in nina.source_events.all()] == ["Nina joined the team this week."]
+
+    # A rebuild from nothing says it again: the batches before tell whose team it is.
+    GraphEdge.objects.all().delete()
+    GraphNode.objects.all().delete()
+    graph_rebuild(namespace=Namespace.objects.get(name="proj"))
+    assert ("person:nina", "member_of", "organization:datateam") in _edges()
