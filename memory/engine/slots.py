@@ -87,7 +87,9 @@ _GO_VERB_FOLLOWERS: Final = re.compile(
 # Words that mark the value a sentence moves *away from* ("from npm", "instead of npm").
 _OLD_VALUE_BEFORE: Final = re.compile(
     r"(?:\bfrom|\boff(?:\s+of)?|\binstead\s+of|\brather\s+than|\bover|\bnot|\bno\s+longer(?:\s+\w+)?|\bdrop|"
-    r"\bditch|\breplace|\breplacing|从|不再用|不用|而不是|替换)\s*$",
+    r"\bditch|\breplace|\breplacing|n't\s+(?:use|need|run)|\bstopped\s+(?:using|running)"
+    r"|\bquit\s+using|\bgot\s+rid\s+of|\b(?:dropped|ditched|retired|abandoned)"
+    r"|从|不再用|不用|而不是|替换)\s*$",
     re.IGNORECASE,
 )
 _NEW_VALUE_BEFORE: Final = re.compile(

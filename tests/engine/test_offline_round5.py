@@ -638,3 +638,23 @@ def test_a_version_said_with_a_tool_is_the_tool() -> None:
     assert relations("后端是Go写的。") == [
         Relation(Entity("后端", "project"), "uses", Entity("Go", "tool"))
     ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We don't use Kafka anymore.",
+        "We stopped using Jenkins.",
+        "We dropped Jira.",
+        "We don't use Kafka.",
+        "我们不再用Jenkins了。",
+    ],
+)
+def test_a_tool_no_longer_used_is_no_edge(content: str) -> None:
+    # The slot lexicon read the tool of "stopped using X" as the one chosen: project uses X.
+    assert project_events(projected(content, speaker="Sam")).edges == []
+
+
+def test_the_value_moved_to_is_still_chosen() -> None:
+    edges = project_events(projected("We dropped Jira for Linear.", speaker="Sam")).edges
+    assert [(e.relation, e.to_key) for e in edges] == [("uses", "tool:linear")]
