@@ -10,17 +10,8 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from memory.engine.changes import (
-    ARTICLES,
-    HAN,
-    HOSTING,
-    Change,
-    Use,
-    folded,
-    same_value,
-    stated_uses,
-    value_key,
-)
+from memory.engine.change_terms import ARTICLES, HAN, folded, same_value, value_key
+from memory.engine.changes import HOSTING, Change, Use, stated_uses
 from memory.engine.offline_relations import function_noun
 from memory.engine.slots import slot_of
 

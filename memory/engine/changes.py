@@ -52,23 +52,16 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
+from memory.engine.change_terms import (
+    HAN,
+    names_thing,
+    same_value,
+    subject_of,
+    value_of,
+)
 from memory.engine.offline_relations import function_noun
-from memory.engine.slots import slot_of
 
-__all__ = [
-    "ARTICLES",
-    "HAN",
-    "HOSTING",
-    "USING",
-    "Change",
-    "Use",
-    "folded",
-    "parse_change",
-    "plain_use",
-    "same_value",
-    "stated_uses",
-    "value_key",
-]
+__all__ = ["HOSTING", "USING", "Change", "Use", "parse_change", "plain_use", "stated_uses"]
 
 _I: Final = re.IGNORECASE
 HOSTING: Final = "host"
@@ -95,7 +88,7 @@ class Use:
     role: str = USING
 
 
-# -- values and subjects ----------------------------------------------------------------------
+# -- the shapes of values and subjects inside patterns (cleaned and compared: `change_terms`) ---
 
 # A value: up to five words, ended by punctuation or a word that opens a trailing clause.
 _END_EN: Final = (
@@ -113,7 +106,6 @@ _HEDGE_EN: Final = re.compile(
     _I,
 )
 _HEDGE_ZH: Final = re.compile(r"不|没|别|考虑|也许|可能|要不要|是否|如果|建议|能不能|会不会|吗|？")
-HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_END: Final = (
     r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通"
     r"|开发|记录|监控)"
@@ -321,103 +313,6 @@ _NOT_USED_EN: Final = re.compile(
 )
 _NOT_USED_ZH: Final = re.compile(r"不|没|别|从|禁止|严禁|替换|代替|取代|如果|是否|要不要|吗|你")
 
-_LEAD_EN: Final = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|also|and|but|then|well|yes|yeah|now|currently|actually|anyway|today"
-    r"|please|just|still|going\s+forward|from\s+now\s+on|as\s+of\s+\w+|starting\s+\w+)\b[,:]?\s*)+",
-    _I,
-)
-_COLLECTIVE_EN: Final = re.compile(
-    r"^(?:we|i|they|let'?s|let\s+us|everyone|everybody|(?:the|our|my)\s+(?:whole\s+)?"
-    r"(?:team|company|org|organi[sz]ation|group|department|startup|family|household))\b",
-    _I,
-)
-_PRONOUN_EN: Final = re.compile(
-    r"^(?:it|this|that|these|those|them|he|she|you|everything|all\s+of\s+(?:it|them))\s*$", _I
-)
-_AUX_TAIL_EN: Final = re.compile(
-    r"(?:\s+(?:will|shall|should|must|can|is|are|am|was|were|has|have|had|been|being|now|currently"
-    r"|still|also|all|just|finally|already|officially|to|do|does|did|decided|going|gonna|want"
-    r"|need|plan|planning|agreed|get|gets|got|'ll|'s|'re|'ve|fully|entirely))+\s*$",
-    _I,
-)
-_DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|their|its|a|an|this|that|your)\s+", _I)
-_LEAD_ZH: Final = re.compile(
-    r"^(?:上个?月|下个?月|这个?月|本月|今年|去年|明年|昨天|今天|明天|最近|现在|目前|以后|之后|后来"
-    r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要|会|都|也|就|还|一直|正在|统一|那就"
-    r"|好的?|所以|另外|然后|那|的|用的|，|,|\s)+"
-)
-_TAIL_ZH: Final = re.compile(
-    r"(?:我们|咱们|我|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|全部|全|都|也|就|还|一直|正在"
-    r"|决定|打算|要|会|的|了|这一?块|那一?块|这一?套|那一?套|这边|那边|方面|，|,|\s)+$"
-)
-ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
-_MAX_SUBJECT_WORDS: Final = 6
-
-
-def folded(text: str) -> str:
-    """NFKC, case-folded, whitespace collapsed: how values and subjects compare."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def value_key(value: str) -> str:
-    """A value compared on normalised words: "the Fly.io platform." ~ "fly.io platform";
-    lexicon spellings by their canonical name ("postgres" is "postgresql")."""
-    text = folded(value).strip(" .,;:!?'\"，。；：！？、")
-    words = [w for w in text.split() if w not in ARTICLES]
-    text = " ".join(words)
-    hit = slot_of(text)
-    return hit[1].casefold() if hit is not None else text
-
-
-def _value(value: str | None) -> str | None:
-    """A parsed value without the sentence's closing punctuation ("Fly.io." is "Fly.io")."""
-    if value is None:
-        return None
-    value = value.strip().rstrip(" .,;:!?。，；：！？")
-    # "three Hetzner machines", "a couple of Hetzner boxes": the platform, not the count.
-    counted = _COUNTED.fullmatch(value) or _MACHINE.fullmatch(value)
-    return (counted.group(1) if counted else value) or None
-
-
-_COUNTED: Final = re.compile(
-    r"(?:a\s+(?:couple|pair|handful)\s+of|a\s+few|several|some|two|three|four|five|six|\d+)\s+"
-    r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+(?:machines?|boxes|box|servers?|nodes?|instances?"
-    r"|vms?|hosts?|droplets?)",
-    re.IGNORECASE,
-)
-
-
-# "a Jenkins box", "the Postgres server": the tool, not the machine it is on.
-_MACHINE: Final = re.compile(
-    r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+(?:machine|box|server|instance|vm|host|setup"
-    r"|install|installation)"
-)
-
-
-def same_value(a: str, b: str) -> bool:
-    return bool(a) and value_key(a) == value_key(b)
-
-
-def _subject(prefix: str | None) -> str | None:
-    """The subject a clause names before its verb, or None for none or a collective one."""
-    if prefix is None:
-        return None
-    if HAN.search(prefix):
-        clause = re.split(r"[，,；;]", prefix.strip())[-1]  # "提醒一下，监控那套…": the last clause
-        text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", clause.strip()))
-        return text or None
-    text = prefix.strip(" ,;:")
-    if "," in text:  # "For billing, we …": the clause after the last comma
-        text = text.rsplit(",", 1)[1].strip()
-    text = _LEAD_EN.sub("", text)
-    if not text or _COLLECTIVE_EN.match(text) or _PRONOUN_EN.match(text):
-        return None
-    text = _AUX_TAIL_EN.sub("", text)
-    text = _DETERMINER_EN.sub("", text).strip(" ,;:")
-    if not text or len(text.split()) > _MAX_SUBJECT_WORDS or _PRONOUN_EN.match(text):
-        return None
-    return text
-
 
 def _role(text: str) -> str:
     return HOSTING if _HOSTING_WORDS.search(text) else USING
@@ -464,11 +359,13 @@ def _parse_en(sentence: str) -> Change | None:
             raw = values["x"] if values["x"] is not None else before
         else:
             raw = values.get("p")
-        subject = _subject(raw)
+        subject = subject_of(raw)
         new = values.get("b")
-        if shape == "xb" and subject is None and not _named(new or ""):
+        if shape == "xb" and subject is None and not names_thing(new or ""):
             return None  # "we moved to the next item": nothing named to supersede by
-        return Change(kind, subject, _value(values.get("a")), _value(new), _role(match.group(0)))
+        return Change(
+            kind, subject, value_of(values.get("a")), value_of(new), _role(match.group(0))
+        )
     return _now_use_en(sentence)
 
 
@@ -493,7 +390,7 @@ def _now_use_en(sentence: str) -> Change | None:
     use = plain_use(_NOW_EN.sub(" ", rest))
     if use is None:
         return None
-    old = _value(ended.group(1)) if ended else None
+    old = value_of(ended.group(1)) if ended else None
     return Change("now", use.subject, old, use.value, use.role)
 
 
@@ -510,38 +407,15 @@ def _parse_zh(sentence: str) -> Change | None:
             guard = _ZH_NEGATED_STOP.sub("", prefix)
         if _HEDGE_ZH.search(guard) or _HEDGE_EN.search(guard):
             return None
-        subject = _subject(values["x"]) if "x" in values else _subject(prefix)
+        subject = subject_of(values["x"]) if "x" in values else subject_of(prefix)
         if shape == "xb" and "把" not in match.group(0) and subject is None:
             continue  # "我们已经迁到新办公室了": nothing named moved
-        old, new = _value(values.get("a")), _value(values.get("b"))
+        old, new = value_of(values.get("a")), value_of(values.get("b"))
         if kind == "stop" and new is None:  # "不再用A了，改用B": what replaces A
             then = _ZH_THEN_USE.search(sentence, match.end())
-            new = _value(then.group(1)) if then else None
+            new = value_of(then.group(1)) if then else None
         return Change(kind, subject, old, new, _role(match.group(0)))
     return None
-
-
-# "The demo build is due on the 14th": a state, not a thing used.
-_STATE_WORDS: Final = frozenset(
-    "due scheduled planned expected ready done late over finished booked set".split()  # noqa: SIM905
-)
-_DATE_WORDS: Final = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday january february march april may
-    june july august september october november december""".split()  # noqa: SIM905
-)
-
-
-def _named(value: str) -> bool:
-    """A value that names something: capitalised, a lexicon tool, with a digit or a dot inside,
-    or a Han word; a day or a month names a time, not a thing used."""
-    value = value.strip(" .,;:!?")
-    if not value or value.split()[0].casefold() in _DATE_WORDS | _STATE_WORDS:
-        return False
-    if HAN.search(value) or slot_of(value) is not None:
-        return True
-    if re.search(r"\d|\w\.\w", value):
-        return True
-    return any(word[:1].isupper() for word in value.split() if word.casefold() not in ARTICLES)
 
 
 def plain_use(text: str) -> Use | None:
@@ -559,9 +433,9 @@ def plain_use(text: str) -> Use | None:
                 or _NOT_USED_EN.search(match.group(2))
             ):
                 continue
-            value = _value(match.group(3))
-            if value and _named(value) and function_noun(match.group(2)):
-                return Use(_subject(match.group(2)), value, USING)
+            value = value_of(match.group(3))
+            if value and names_thing(value) and function_noun(match.group(2)):
+                return Use(subject_of(match.group(2)), value, USING)
     patterns = _USE_ZH if HAN.search(sentence) else ()
     for pattern in (*patterns, *_USE_EN):
         match = pattern.search(sentence)
@@ -572,14 +446,14 @@ def plain_use(text: str) -> Use | None:
         if guard.search(prefix) or _NOT_USED_EN.search(prefix):
             continue
         value = match.groups()[-1]
-        if not _named(value):
+        if not names_thing(value):
             continue
         subject = None
         if len(match.groups()) == 3 and match.group(2):  # "deploy X on A": X is the subject
-            subject = _subject(match.group(2))
+            subject = subject_of(match.group(2))
         else:
-            subject = _subject(prefix)
-        return Use(subject, _value(value) or value, _role(match.group(0)))
+            subject = subject_of(prefix)
+        return Use(subject, value_of(value) or value, _role(match.group(0)))
     return None
 
 

@@ -33,7 +33,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
-from memory.engine.changes import parse_change, stated_uses, value_key
+from memory.engine.change_terms import value_key
+from memory.engine.changes import parse_change, stated_uses
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import ME, relations
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS

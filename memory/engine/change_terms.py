@@ -1,0 +1,139 @@
+"""The values and subjects of change and use statements (`memory.engine.changes`): how a
+parsed value or subject is cleaned, and how two of them compare. Plain Python.
+
+A value is compared on normalised words (NFKC, case-folded, articles dropped) and lexicon
+spellings by their canonical name ("postgres" is PostgreSQL); a count or a machine said with it
+is not part of it ("three Hetzner machines", "a Jenkins box" are Hetzner and Jenkins). A subject
+is the clause before the verb, without leading discourse words, auxiliaries or a determiner; a
+collective one ("we", "our team", 团队) or a pronoun is no subject.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+from memory.engine.slots import slot_of
+
+_I: Final = re.IGNORECASE
+HAN: Final = re.compile(r"[\u4e00-\u9fff]")
+ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
+_LEAD_EN: Final = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|also|and|but|then|well|yes|yeah|now|currently|actually|anyway|today"
+    r"|please|just|still|going\s+forward|from\s+now\s+on|as\s+of\s+\w+|starting\s+\w+)\b[,:]?\s*)+",
+    _I,
+)
+_COLLECTIVE_EN: Final = re.compile(
+    r"^(?:we|i|they|let'?s|let\s+us|everyone|everybody|(?:the|our|my)\s+(?:whole\s+)?"
+    r"(?:team|company|org|organi[sz]ation|group|department|startup|family|household))\b",
+    _I,
+)
+_PRONOUN_EN: Final = re.compile(
+    r"^(?:it|this|that|these|those|them|he|she|you|everything|all\s+of\s+(?:it|them))\s*$", _I
+)
+_AUX_TAIL_EN: Final = re.compile(
+    r"(?:\s+(?:will|shall|should|must|can|is|are|am|was|were|has|have|had|been|being|now|currently"
+    r"|still|also|all|just|finally|already|officially|to|do|does|did|decided|going|gonna|want"
+    r"|need|plan|planning|agreed|get|gets|got|'ll|'s|'re|'ve|fully|entirely))+\s*$",
+    _I,
+)
+_DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|their|its|a|an|this|that|your)\s+", _I)
+_LEAD_ZH: Final = re.compile(
+    r"^(?:上个?月|下个?月|这个?月|本月|今年|去年|明年|昨天|今天|明天|最近|现在|目前|以后|之后|后来"
+    r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要|会|都|也|就|还|一直|正在|统一|那就"
+    r"|好的?|所以|另外|然后|那|的|用的|，|,|\s)+"
+)
+_TAIL_ZH: Final = re.compile(
+    r"(?:我们|咱们|我|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|全部|全|都|也|就|还|一直|正在"
+    r"|决定|打算|要|会|的|了|这一?块|那一?块|这一?套|那一?套|这边|那边|方面|，|,|\s)+$"
+)
+_MAX_SUBJECT_WORDS: Final = 6
+
+
+def folded(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: how values and subjects compare."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def value_key(value: str) -> str:
+    """A value compared on normalised words: "the Fly.io platform." ~ "fly.io platform";
+    lexicon spellings by their canonical name ("postgres" is "postgresql")."""
+    text = folded(value).strip(" .,;:!?'\"，。；：！？、")
+    words = [w for w in text.split() if w not in ARTICLES]
+    text = " ".join(words)
+    hit = slot_of(text)
+    return hit[1].casefold() if hit is not None else text
+
+
+def value_of(value: str | None) -> str | None:
+    """A parsed value without the sentence's closing punctuation ("Fly.io." is "Fly.io")."""
+    if value is None:
+        return None
+    value = value.strip().rstrip(" .,;:!?。，；：！？")
+    # "three Hetzner machines", "a couple of Hetzner boxes": the platform, not the count.
+    counted = _COUNTED.fullmatch(value) or _MACHINE.fullmatch(value)
+    return (counted.group(1) if counted else value) or None
+
+
+_COUNTED: Final = re.compile(
+    r"(?:a\s+(?:couple|pair|handful)\s+of|a\s+few|several|some|two|three|four|five|six|\d+)\s+"
+    r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+(?:machines?|boxes|box|servers?|nodes?|instances?"
+    r"|vms?|hosts?|droplets?)",
+    re.IGNORECASE,
+)
+
+
+# "a Jenkins box", "the Postgres server": the tool, not the machine it is on.
+_MACHINE: Final = re.compile(
+    r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+(?:machine|box|server|instance|vm|host|setup"
+    r"|install|installation)"
+)
+
+
+def same_value(a: str, b: str) -> bool:
+    return bool(a) and value_key(a) == value_key(b)
+
+
+def subject_of(prefix: str | None) -> str | None:
+    """The subject a clause names before its verb, or None for none or a collective one."""
+    if prefix is None:
+        return None
+    if HAN.search(prefix):
+        clause = re.split(r"[，,；;]", prefix.strip())[-1]  # "提醒一下，监控那套…": the last clause
+        text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", clause.strip()))
+        return text or None
+    text = prefix.strip(" ,;:")
+    if "," in text:  # "For billing, we …": the clause after the last comma
+        text = text.rsplit(",", 1)[1].strip()
+    text = _LEAD_EN.sub("", text)
+    if not text or _COLLECTIVE_EN.match(text) or _PRONOUN_EN.match(text):
+        return None
+    text = _AUX_TAIL_EN.sub("", text)
+    text = _DETERMINER_EN.sub("", text).strip(" ,;:")
+    if not text or len(text.split()) > _MAX_SUBJECT_WORDS or _PRONOUN_EN.match(text):
+        return None
+    return text
+
+
+# "The demo build is due on the 14th": a state, not a thing used.
+_STATE_WORDS: Final = frozenset(
+    "due scheduled planned expected ready done late over finished booked set".split()  # noqa: SIM905
+)
+_DATE_WORDS: Final = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may
+    june july august september october november december""".split()  # noqa: SIM905
+)
+
+
+def names_thing(value: str) -> bool:
+    """A value that names something: capitalised, a lexicon tool, with a digit or a dot inside,
+    or a Han word; a day or a month names a time, not a thing used."""
+    value = value.strip(" .,;:!?")
+    if not value or value.split()[0].casefold() in _DATE_WORDS | _STATE_WORDS:
+        return False
+    if HAN.search(value) or slot_of(value) is not None:
+        return True
+    if re.search(r"\d|\w\.\w", value):
+        return True
+    return any(word[:1].isupper() for word in value.split() if word.casefold() not in ARTICLES)
