@@ -412,7 +412,7 @@ def _english(sentence: str) -> list[Relation]:
             rest = rest[more.end() :]
             target = nxt
         previous = subject
-    return [employer_of(r) for r in [*out, *_placed(sentence), *_kind_of_person(sentence)]]
+    return [employer_of(r) for r in [*out, *_placed(sentence), *_shaped(sentence)]]
 
 
 # "I'm a Neovim person", "Ana is a Postgres fan": a known tool someone prefers.
@@ -448,36 +448,59 @@ _HANDED: Final = re.compile(
 )
 
 
-def _kind_of_person(sentence: str) -> list[Relation]:
+def _handed_over(sentence: str) -> Relation | None:
     handed = _HANDED.search(sentence)
     service = _SERVICE.fullmatch(handed.group(1)) if handed else None
-    if handed and service and handed.group(2)[:1].isupper():
-        thing = Entity(_service_name(service.group(1)), "project")
-        return [Relation(Entity(handed.group(2), "person"), "owns", thing)]
+    if handed is None or service is None or not handed.group(2)[:1].isupper():
+        return None
+    thing = Entity(_service_name(service.group(1)), "project")
+    return Relation(Entity(handed.group(2), "person"), "owns", thing)
+
+
+def _whose(sentence: str) -> Relation | None:
     whose = _WHOSE.match(sentence.strip())
     owned = _subject(whose.group(1), "project") if whose else None
-    if whose and owned and owned.type == "project" and whose.group(2).lower() not in _NOT_NAME:
-        return [Relation(Entity(whose.group(2), "person"), "owns", owned)]
+    if whose is None or owned is None or owned.type != "project":
+        return None
+    if whose.group(2).lower() in _NOT_NAME:
+        return None
+    return Relation(Entity(whose.group(2), "person"), "owns", owned)
+
+
+def _my_choice(sentence: str) -> Relation | None:
     for pattern in _MY_CHOICE:
         chosen = pattern.match(sentence.strip())
-        tool = known_tool(chosen.group(1).rstrip(".")) if chosen else None
-        if chosen and (tool or chosen.group(1)[:1].isupper()):
-            return [
-                Relation(
-                    Entity(ME, "person"),
-                    "prefers",
-                    Entity(tool or chosen.group(1).rstrip("."), "tool"),
-                )
-            ]
+        if chosen is None:
+            continue
+        name = chosen.group(1).rstrip(".")
+        tool = known_tool(name)
+        if tool or name[:1].isupper():
+            return Relation(Entity(ME, "person"), "prefers", Entity(tool or name, "tool"))
+    return None
+
+
+def _kind_of_person(sentence: str) -> Relation | None:
     found = _PERSON_OF.search(sentence)
     tool = known_tool(found.group(2)) if found else None
     if found is None or tool is None:
-        return []
+        return None
     who = found.group(1)
     if who != "I" and (who.lower() in _NOT_SUBJECT or who.lower() in _NOT_NAME):
-        return []
+        return None
     subject = Entity(ME, "person") if who == "I" else Entity(who, "person")
-    return [Relation(subject, "prefers", Entity(tool, "tool"))]
+    return Relation(subject, "prefers", Entity(tool, "tool"))
+
+
+# Whole-sentence shapes no verb of `_RELATIONS_EN` reads, in order; the first that fits wins.
+_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person)
+
+
+def _shaped(sentence: str) -> list[Relation]:
+    for shape in _SHAPES:
+        found = shape(sentence)
+        if found is not None:
+            return [found]
+    return []
 
 
 def _thing_on_platform(clause: str, rest: str) -> Entity | None:
