@@ -309,7 +309,7 @@ def test_a_sentence_of_two_relation_clauses_is_two_events_and_each_can_be_handed
     assert [e.summary for e in events] == ["规则平台是孙悦在负责", "特征库归郭涛。"]
     new = "郭涛已经离职了，特征库现在交给马丽。"
     assert replaces(stated_facts(new, "Sam"), stated_facts(events[1].summary, "Sam"), new)
-    # A clause that shares the person before it is one too (test_offline_round5); a clause
+    # A clause that shares the person before it is one too (test_offline_round5_events); a clause
     # without a relation of its own keeps the sentence whole.
     assert len(projected("我在风控组，主要负责反欺诈引擎。")) == 2
     assert len(projected("我在风控组，今天好累。")) == 1
