@@ -26,6 +26,15 @@ KNOWN_TOOLS: Final = frozenset(
     """.split()  # noqa: SIM905
 )
 TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"
+# The speaker's family, as "my …" / "我…" names them (plain facts, employers, homes).
+FAMILY_EN: Final = (
+    r"(?:wife|husband|partner|son|daughter|mom|mother|dad|father|sister|brother|cousin|uncle"
+    r"|aunt)"
+)
+FAMILY_ZH: Final = (
+    r"(?:老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父亲|母亲|父母|哥哥|姐姐|弟弟|妹妹"
+    r"|女朋友|男朋友|对象)"
+)
 
 
 @dataclass(frozen=True, slots=True)

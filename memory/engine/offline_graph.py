@@ -34,7 +34,7 @@ from typing import Final
 
 from memory.engine.changes import HOSTING, USING, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
-from memory.engine.offline_entities import han_tool
+from memory.engine.offline_entities import FAMILY_EN, han_tool
 from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.offline_relations import (
     AMBIGUOUS,
@@ -160,9 +160,9 @@ _LIVES_IN_OTHER: Final = (
 )
 # A name of one to three capitalised words opening the clause right before such a verb.
 _NAMED_SUBJECT: Final = re.compile(
-    r"(?:^|[,;:—–]\s*)(?:(?i:my|our)\s+(?:(?i:older|younger|little|big|best)\s+)?(?i:sister|brother"
-    r"|wife|husband|partner|son|daughter|mom|mother|dad|father|friend|cousin|uncle|aunt"
-    r"|roommate|flatmate|boss|manager|colleague|coworker)\s+)?((?:[A-Z][\w'’-]*\s+){1,3})$"
+    r"(?:^|[,;:—–]\s*)(?:(?i:my|our)\s+(?:(?i:older|younger|little|big|best)\s+)?"
+    rf"(?i:{FAMILY_EN}|friend|roommate|flatmate|boss|manager|colleague|coworker)\s+)?"
+    r"((?:[A-Z][\w'’-]*\s+){1,3})$"
 )
 _NAME_IS: Final = (
     re.compile(rf"\b(?i:my\s+name\s+is|call\s+me)\s+{_NAME}"),

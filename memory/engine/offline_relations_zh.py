@@ -7,6 +7,7 @@ import re
 from typing import Final
 
 from memory.engine.offline_entities import (
+    FAMILY_ZH,
     ME,
     Entity,
     Relation,
@@ -37,10 +38,7 @@ _ZH_PERSON: Final = re.compile(
     rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
 )
 # The speaker's relative, named by the relation: "我老婆", "我的女儿".
-_ZH_RELATIVE: Final = re.compile(
-    r"(?:我的?|我们的?)(老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟"
-    r"|妹妹|女朋友|男朋友|对象)"
-)
+_ZH_RELATIVE: Final = re.compile(rf"(?:我的?|我们的?)({FAMILY_ZH})")
 _HAN_AFTER: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王".

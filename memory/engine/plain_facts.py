@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memory.engine.offline_entities import known_tool
+from memory.engine.offline_entities import FAMILY_EN, FAMILY_ZH, known_tool
 from memory.engine.redact import redact
 
 _I: Final = re.IGNORECASE
@@ -82,9 +82,8 @@ _WORD: Final = re.compile(r"[\w.+#-]+")
 _VOCATIVE_EN: Final = re.compile(r",\s*(?-i:[A-Z])[\w'’-]*\s*([.!]*)$")
 # A person's family or role said with "my"/"our": "My wife is a nurse", "Our PM is Luca".
 _RELATIVE_EN: Final = re.compile(
-    r"^(?:my|our)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|mom|mother"
-    r"|dad|father|sister|brother|parents?|manager|boss|lead|cto|ceo|pm|designer|mentor"
-    r"|roommate|flatmate|landlord)(?:\s+(?-i:[A-Z])[\w'-]+)?\s+(?:(?:is|are|was)\s+(?:an?\s|the\s"
+    rf"^(?:my|our)\s+(?:\w+\s+)?(?:{FAMILY_EN}|kids?|children|parents?|manager|boss|lead|cto"
+    r"|ceo|pm|designer|mentor|roommate|flatmate|landlord)(?:\s+(?-i:[A-Z])[\w'-]+)?\s+(?:(?:is|are|was)\s+(?:an?\s|the\s"
     r"|(?-i:[A-Z]))|works?\s|lives?\s|runs?\s|owns?\s|teach(?:es)?\s|stud(?:y|ies)\s)",
     _I,
 )
@@ -120,7 +119,7 @@ _ZH_SPECIFIC: Final = re.compile(
     r"|[A-Za-z][\w.+#-]*|每天|每周|每月|每晚|凌晨|周[一二三四五六日]|星期[一二三四五六日天]"
 )
 _ZH_RELATIVE: Final = re.compile(
-    r"^(?:我的?|我们的?)?(?:老婆|老公|妻子|丈夫|爱人|女儿|儿子|孩子|爸爸|妈妈|父母|哥哥|姐姐|弟弟|妹妹"
+    rf"^(?:我的?|我们的?)?(?:{FAMILY_ZH}"
     r"|领导|老板|经理|产品经理|组长|主管|室友|房东|导师|教练|医生|律师|师兄|师姐|班主任|同事|合伙人"
     r"|老家|家乡|籍贯)"
     r"(?:是|在|有|今年)"
