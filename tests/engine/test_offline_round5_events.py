@@ -245,6 +245,8 @@ def test_what_is_past_or_no_date_stays_so(content: str, expected: list[tuple[str
         "我们组一共十二个人。",
         "我老家是湖南的。",
         "我们的日活大概五万。",
+        "累计用户有两万。",  # 累计 is "in all", not 累 ("tired")
+        "我太太是老师。",  # 太太 is a wife, not 太 ("too")
     ],
 )
 def test_plain_facts_of_a_wider_probe(content: str) -> None:
