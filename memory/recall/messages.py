@@ -152,13 +152,20 @@ def messages_rank_text(
     limit: int,
     session_pk: int | None = None,
     gate_budget: int | None = None,
+    feedback: bool = True,
 ) -> list[RankedMessage]:
     """`messages_rank` before the event sources are fused in: BM25 with the speaker and
     feedback corrections (a caller may run it beside its event search), gated within
-    `gate_budget` rows (memory.search.query)."""
+    `gate_budget` rows (memory.search.query). `feedback=False`: without the second, widened
+    query (activated memory's passages: see memory.services.activation)."""
     with counts_shared():  # the feedback query repeats the query's terms
         return _messages_rank(
-            namespace_id, query, limit=limit, session_pk=session_pk, gate_budget=gate_budget
+            namespace_id,
+            query,
+            limit=limit,
+            session_pk=session_pk,
+            gate_budget=gate_budget,
+            feedback=feedback,
         )
 
 
@@ -214,7 +221,13 @@ def _event_sources(event_ids: list[int], session_pk: int | None) -> dict[int, li
 
 
 def _messages_rank(
-    namespace_id: int, query: str, *, limit: int, session_pk: int | None, gate_budget: int | None
+    namespace_id: int,
+    query: str,
+    *,
+    limit: int,
+    session_pk: int | None,
+    gate_budget: int | None,
+    feedback: bool,
 ) -> list[RankedMessage]:
     ranking = search_messages_ranking(
         namespace_id, query, limit=max(POOL, limit), session_pk=session_pk, gate_budget=gate_budget
@@ -225,8 +238,12 @@ def _messages_rank(
     terms = set(query_terms(query))
     rows = _rows(first)
     first = _speaker_first(first, rows, terms)
-    extra = _feedback_terms(
-        namespace_id, [rows[i][1] for i in first[:FEEDBACK_DOCS] if i in rows], terms
+    extra = (
+        _feedback_terms(
+            namespace_id, [rows[i][1] for i in first[:FEEDBACK_DOCS] if i in rows], terms
+        )
+        if feedback
+        else []
     )
     rankings, weights = [first], [1.0]
     if extra:

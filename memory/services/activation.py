@@ -64,6 +64,11 @@ TAIL_TURNS = 2
 # search/raw (recall.messages): most event hits no longer clear the card gate, and what they
 # found reaches the context only as passages (docs/EVALUATION.md, experiments).
 PASSAGE_EVENT_WEIGHT = 0.25
+# The passages are ranked without recall's pseudo-relevance feedback: on the LoCoMo development
+# split its second query moved budget@900 0.815 → 0.809 and budget@2000 0.862 → 0.864 (noise),
+# and at 100k messages it was half the message ranking's time, which is the longest of the
+# searches run before every proxied model call (docs/EVALUATION.md, benchmarks/README.md).
+PASSAGE_FEEDBACK = False
 
 FRAMING = (
     "[Activated long-term memory]\n"
@@ -451,7 +456,11 @@ def activation_build(
         pool,
         lambda: (
             messages_rank_text(
-                namespace.pk, text_query, limit=PASSAGE_POOL, gate_budget=CONTEXT_GATE_BUDGET
+                namespace.pk,
+                text_query,
+                limit=PASSAGE_POOL,
+                gate_budget=CONTEXT_GATE_BUDGET,
+                feedback=PASSAGE_FEEDBACK,
             )
             if text_query
             else []
