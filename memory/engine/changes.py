@@ -253,6 +253,9 @@ _USE_EN: Final = (
     # "We're on AWS", "we're all on Postgres 15", "Everything runs in Docker".
     re.compile(rf"^(.*?)\b(?:we're|we\s+are)\s+(?:all\s+|fully\s+|still\s+|now\s+)?(?:on|using"
                rf"|running\s+on)\s+{_V}", _I),
+    # "We're a Python shop": what the whole team works in.
+    re.compile(r"^(.*?)\b(?:we're|we\s+are)\s+(?:mostly\s+|basically\s+|pretty\s+much\s+)?an?"
+               r"\s+([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:shop|house)\b", _I),
     re.compile(rf"^(.*?)\b(?:runs?|running)\s+(?:in|inside)\s+{_V}", _I),
     # "I drive a Honda Fit"
     re.compile(rf"^(.*?)\b(?:drive|drives|ride|rides)\s+{_V}", _I),
@@ -283,6 +286,12 @@ _USE_ZH: Final = (
     ),
     # "我们全栈都是TypeScript", "我们是Java技术栈": a function said with its tool.
     re.compile(rf"^(.*?)(?:都是|全是|是)(?=[A-Za-z]){_ZV}"),
+    # Who provides it: "我们的云服务是阿里云提供的" (a Latin name or a cloud: not
+    # "午饭是公司提供的").
+    re.compile(
+        r"^(.*?)(?:是|由)([A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,2}"
+        r"|[\u4e00-\u9fff]{1,6}云)(?:来)?(?:提供|托管)的"
+    ),
     # What a service is wired to: "短信验证接的是腾讯云短信".
     re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了){_ZV}"),
 )

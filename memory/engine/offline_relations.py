@@ -72,7 +72,7 @@ FUNCTION_NOUNS: Final = frozenset(
     uploads backups secrets assets attachments artifacts flags warehouse runbooks playbooks
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
     passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
-    工单 全栈 技术栈 云
+    工单 全栈 技术栈 云 云服务 邮件服务 短信服务
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录
     """.split()  # noqa: SIM905
@@ -359,9 +359,22 @@ def _clause_before(text: str) -> tuple[str, bool]:
     return clause, coordinated
 
 
+# "Sam is the one who maintains the billing service", "It's Priya who owns checkout": the cleft
+# read as the plain clause it stresses ("Sam maintains the billing service").
+_CLEFT: Final = (
+    re.compile(
+        r"\b([A-Z][\w'’-]+)\s+is\s+(?:the\s+(?:one|person|guy|woman|man|engineer|developer)"
+        r"\s+)?who\s+(?=[a-z])"
+    ),
+    re.compile(r"^[Ii]t(?:['’]s|\s+is)\s+([A-Z][\w'’-]+)\s+who\s+(?=[a-z])"),
+)
+
+
 def _english(sentence: str) -> list[Relation]:
     # "I'm on the growth team": the contraction read as the verb it stands for.
     sentence = re.sub(r"\bI['’]m\b", "I am", sentence)
+    for cleft in _CLEFT:
+        sentence = cleft.sub(r"\1 ", sentence)
     found: list[tuple[int, int, str, str, str, bool]] = []
     for verb, relation, subject_kind, object_kind, passive in _VERBS_EN:
         for match in verb.finditer(sentence):
@@ -567,6 +580,8 @@ def service_named(phrase: str) -> str | None:
         if not candidate:
             continue
         if re.search(r"[\u4e00-\u9fff]", candidate):
+            if function_noun(candidate):
+                continue  # "我们的云服务", "邮件服务": the team's function, not a service
             service = ZH_SERVICE.match(candidate)
             if service:
                 return zh_project_name(service, candidate)
