@@ -103,8 +103,8 @@ def test_the_named_speaker_s_own_message_rises_above_messages_addressing_them() 
     assert found[0] == "I spent the week on research into adoption agencies."
 
 
-def test_feedback_finds_a_message_sharing_no_query_word_with_the_top_hits() -> None:
-    namespace = namespace_get_or_create(name="prf")
+def _greyhound_turns(namespace: Namespace) -> None:
+    """Two messages about Pixel the greyhound, only the first holding "greyhound trophy"."""
     _turns(
         namespace,
         [
@@ -113,6 +113,11 @@ def test_feedback_finds_a_message_sharing_no_query_word_with_the_top_hits() -> N
         ]
         + [((("Ana", f"Unrelated note number {n}.")), ("Ben", "Sure.")) for n in range(6)],
     )
+
+
+def test_feedback_finds_a_message_sharing_no_query_word_with_the_top_hits() -> None:
+    namespace = namespace_get_or_create(name="prf")
+    _greyhound_turns(namespace)
     direct = search.search_messages(namespace.pk, "greyhound trophy", limit=20)
     found = _contents(namespace, "greyhound trophy")
     assert len(found) > len(direct)
@@ -128,14 +133,7 @@ def test_activated_memory_ranks_its_passages_without_the_feedback_query(monkeypa
     from memory.services.activation import activation_build
 
     namespace = namespace_get_or_create(name="prf-ctx")
-    _turns(
-        namespace,
-        [
-            (("Ana", "My greyhound Pixel won the lure coursing trophy."), ("Ben", "Wow.")),
-            (("Ana", "Pixel and the coursing club travel to Porto next."), ("Ben", "Nice.")),
-        ]
-        + [((("Ana", f"Unrelated note number {n}.")), ("Ben", "Sure.")) for n in range(6)],
-    )
+    _greyhound_turns(namespace)
     with_feedback = recall.messages_rank_text(namespace.pk, "greyhound trophy", limit=20)
     without = recall.messages_rank_text(namespace.pk, "greyhound trophy", limit=20, feedback=False)
     porto = Message.objects.get(content__startswith="Pixel and the coursing").pk
