@@ -207,6 +207,15 @@ PLAN: Final = _cue(
     # An obligation with its end: "The audit must be finished this week", 合同六月底到期.
     r"\b(?:must|has\s+to|have\s+to|needs?\s+to|got\s+to)\s+be\s+(?:done|finished|completed|ready"
     r"|shipped|submitted|live|out|signed|approved)\b",
+    # A deadline said as one, or as work that must come before something: "The deadline for the
+    # paper is March 3", "Submission closes tonight", "I have to finish the slides before
+    # Thursday's meeting" (a plan, not the meeting).
+    r"\bdeadline\b[^.;!?]{0,80}?\s(?:is|was)\s+(?:on\s+|by\s+)?(?:this|next|tomorrow|today"
+    r"|tonight|in\s|the\s+\d|\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed"
+    r"|thu|fri|sat|sun)[a-z]*\b|end\s+of)",
+    r"\b(?:submissions?|applications?|registration|enrol?lment|voting|entries|the\s+(?:form"
+    r"|window|call|portal|poll))\s+closes?\b",
+    r"\b(?:i|we)\s+(?:have|need|got)\s+to\s+\w+[^.;!?]{0,60}?\b(?:by|before)\b",
     r"到期|截止|截稿",
     r"打算|计划|准备|将要|要去|会去|安排",
 )

@@ -23,6 +23,10 @@ KNOWN_TOOLS: Final = frozenset(
     kinesis flink hadoop trino dbt looker tableau metabase argocd istio traefik haproxy figma
     obsidian ros gazebo matlab taro flutter swiftui airtable 1password bitwarden lastpass todoist
     evernote onenote excel 微信 支付宝 语雀 腾讯会议 禅道 tapd
+    pulumi kong envoy linkerd spinnaker artifactory sonarqube snyk dependabot jaeger zipkin
+    opentelemetry kibana logstash fluentd databricks airbyte fivetran dagster planetscale scylladb
+    neo4j weaviate qdrant milvus pgvector fastly akamai launchdarkly podman kustomize openshift
+    next.js nextjs nuxt clojure haskell zig gitea caddy zoom
     """.split()  # noqa: SIM905
 )
 TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"

@@ -61,7 +61,9 @@ _I = re.IGNORECASE
 
 _DEADLINE_BEFORE: Final = re.compile(
     r"(?:\b(?:by|before|until|till|due|no\s+later\s+than|not\s+later\s+than)\s+"
-    r"|\b(?:expires?|runs\s+out|lapses?)\s+(?:on\s+|in\s+|at\s+the\s+end\s+of\s+)?|截止到?|截至|最晚)$",
+    r"|\b(?:expires?|runs\s+out|lapses?|closes?)\s+(?:on\s+|in\s+|at\s+the\s+end\s+of\s+)?"
+    # "The deadline for the conference paper is March 3"
+    r"|\bdeadline\b[^.;!?]{0,80}?\s(?:is|was)\s+(?:on\s+)?|截止到?|截至|最晚)$",
     _I,
 )
 # "前" is a deadline only when it does not start a word ("前端" is front-end).

@@ -1,15 +1,20 @@
-"""Offline rules of issue 29's sixth round (2026-12-06): a probe of 40 everyday statements about
-people, preferences, stacks and changes (EN and ZH) found four kinds of misses, each a test
-here: a cleft ("Sam is the one who maintains …"), what a whole team works in ("We're a Python
-shop"), who provides a function (我们的云服务是阿里云提供的) and a function said as a service
-(云服务, 邮件服务), which is the team's, not a service node of its own."""
+"""Offline rules of issue 29's sixth round (2026-12-06). A probe of 40 everyday statements about
+people, preferences, stacks and changes (EN and ZH) found four kinds of misses: a cleft ("Sam is
+the one who maintains …"), what a whole team works in ("We're a Python shop"), who provides a
+function (我们的云服务是阿里云提供的) and a function said as a service (云服务, 邮件服务), which is
+the team's, not a service node of its own. A second probe of 30 deadlines, team moves and tool
+changes found deadlines said as a deadline or as work before something, and tools the lexicon
+did not know (Kong, Pulumi). Each is a test here."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 
 from memory.engine.changes import Use, stated_uses
 from memory.engine.offline_entities import Entity, Relation
+from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import project_events
 from memory.engine.offline_relations import relations, service_named
 from tests.engine.test_offline_graph import projected
@@ -78,3 +83,55 @@ def test_a_relation_rule_still_reads_a_plain_chinese_service() -> None:
     assert relations("订单服务依赖Redis。") == [
         Relation(Entity("订单服务", "project"), "depends_on", Entity("Redis", "tool"))
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "tool"),
+    [
+        ("We manage our infrastructure with Pulumi.", "pulumi"),
+        ("We're on Zoom for standups.", "zoom"),
+        ("Our search runs on Qdrant.", "qdrant"),
+    ],
+)
+def test_tools_the_lexicon_knows_now(content: str, tool: str) -> None:
+    assert ("project:project", "uses", f"tool:{tool}") in _edges(content)
+
+
+def test_a_service_moved_to_a_known_tool_uses_it() -> None:
+    assert _edges("The API gateway was moved to Kong.") == {
+        ("project:apigateway", "uses", "tool:kong")
+    }
+
+
+def test_a_cook_is_no_tool() -> None:
+    assert stored_events("The chef made pasta.") == []
+
+
+SAID_AT = datetime(2026, 6, 1, 10, tzinfo=UTC)  # a Monday
+
+
+@pytest.mark.parametrize(
+    ("content", "last_day"),
+    [
+        ("The deadline for the conference paper is March 3.", "2027-03-03"),
+        ("Submission closes at midnight tonight.", "2026-06-01"),
+        ("I have to finish the slides before Thursday's meeting.", "2026-06-04"),
+    ],
+)
+def test_a_deadline_said_as_one_is_a_plan_until_its_day(content: str, last_day: str) -> None:
+    out = extract_events([SourceMessage(1, "user", content, SAID_AT, speaker="Sam")])
+    (event,) = out.events
+    assert (event.event_type, event.temporal_status) == ("plan", "planned")
+    assert event.happened_end is not None and event.happened_end.date().isoformat() == last_day
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("The store closes at 9.", [("other", "ongoing")]),  # opening hours: no deadline
+        ("The deadline is tight.", []),
+        ("We had to finish the slides before the meeting.", [("meeting", "occurred")]),
+    ],
+)
+def test_no_deadline_without_a_day_ahead(content: str, expected: list[tuple[str, str]]) -> None:
+    assert stored_events(content, SAID_AT) == expected
