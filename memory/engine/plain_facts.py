@@ -51,11 +51,13 @@ _SUBJECT_EN: Final = re.compile(
     r"|Okay|Sure|Cool|Great|Nice|Awesome|Congrats|Haha|Lol|Omg|Ugh|Well|Glad|Same|Totally"
     r"|Exactly|Right|Since|When|While|After|Before|Because|As|Until|Although|Though|Once)\b)"
     r"(?-i:[A-Z])[\w.+#&'-]*(?:\s+(?-i:[A-Z])[\w.+#&'-]*){0,2}?"
-    r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute|speak)\b))"
+    r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute|speak"
+    r"|store|keep|retain)\b))"
     r"\s+"
     r"(?:(?:also|still|now|usually|always|currently|mostly|only|already)\s+)?"
     r"(?P<verb>is|are|was|were|has|have|had|'s|[a-z]+s|[a-z]+ed|run|ship|release|deploy|meet|pay"
-    r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close|speak|sold|bought|left|got"
+    r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close|speak|commute|store|keep"
+    r"|retain|sold|bought|left|got"
     r"|went|took|made|lost|won|quit|found|gave|began|became|came|met|wrote|built|broke|spent"
     r"|paid|sent|ran|shut|sat)\b",
     _I,
@@ -73,6 +75,11 @@ _TIME_WORDS: Final = (
     r"|ago|(?:in\s+the\s+)?(?:spring|summer|fall|autumn|winter)"
     # An amount said with "a": "about an hour each way", "half a day".
     r"|(?:an?|half\s+an?|one)\s+(?:hour|minute|day|week|month|year|mile|kilometer|km)s?"
+    # "on the fourth floor", "in third grade"
+    r"|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)"
+    r"\s+(?:floor|grade|year|place)"
+    # "I commute by bike", "we get to work on foot"
+    r"|(?:by|on)\s+(?:bike|bicycle|car|train|bus|subway|metro|tube|tram|ferry|foot|scooter)"
 )
 _SPECIFIC_EN: Final = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_TIME_WORDS})\b", _I)
 # A capitalised word inside the sentence, not "I" and not its first word.
@@ -102,13 +109,14 @@ _FEELING_EN: Final = re.compile(
 
 _ZH_NOT_FACT: Final = re.compile(
     # 大概 / 大约 before a figure is "about" ("大概四十分钟"), not a hedge.
-    r"[？?]|吗|呢|吧|你|您|可能|也许|(?:大概|大约)(?![\d一二两三四五六七八九十半])|好像|觉得|希望|如果"
+    r"[？?]|吗|呢|吧|你|您|可能|也许|(?:大概|大约)(?![\d一二两三四五六七八九十半]|[有是][\d一二两三四五六七八九十半])"
+    r"|好像|觉得|希望|如果"
     r"|是否|要不要|^[这那](?:个|些|样)?"
     # How it felt, and a figure of one happening ("我一共就睡了五个小时", "今天大约三点到").
     r"|很|太(?![太原阳])|(?<!积)累(?!计)|忙|烦|开心|高兴|难过|无聊|辛苦|郁闷|(?:一共|总共).*了|(?:大概|大约|约)[\d一二两三四五六七八九十]+点"
 )
 _ZH_SUBJECT_VERB: Final = re.compile(
-    r"^[^，,。！!]{1,12}?(?:是|在|有|定在|设在|位于|一共|总共|共有"
+    r"^[^，,。！!]{1,12}?(?:是|在|有|定在|设在|位于|一共|总共|共有|保留|保存"
     r"|每[\d一两二三四五六七八九十]*(?:天|周|星期|月|个月|年|晚|季度)"
     # "我们的日活大概五万": a subject, then its figure.
     r"|(?:大概|大约|约|差不多|将近|超过)(?=[\d一二两三四五六七八九十百千万]))"
@@ -117,6 +125,11 @@ _ZH_SPECIFIC: Final = re.compile(
     r"\d|[一二两三四五六七八九十百千万]+(?:个|人|位|台|张|次|年|岁|天|小时|分钟|点|号|月|块|元|周)"
     r"|[一二两三四五六七八九十百千]+万"
     r"|[A-Za-z][\w.+#-]*|每天|每周|每月|每晚|凌晨|周[一二三四五六日]|星期[一二三四五六日天]"
+)
+# How the speaker gets to work or school: "我开车上班，单程四十分钟".
+_ZH_COMMUTE: Final = re.compile(
+    r"^我(?:们)?(?:每天|平时|一般)?(?:都)?(?:开车|骑车|骑自行车|骑电动车|坐地铁|坐公交|坐高铁|走路|步行|打车)"
+    r"(?:上班|上学|通勤|去公司)(?=$|[，,。；;]|要|需要|单程|来回)"
 )
 _ZH_RELATIVE: Final = re.compile(
     rf"^(?:我的?|我们的?)?(?:{FAMILY_ZH}"
@@ -164,7 +177,7 @@ _EVERYDAY: Final = frozenset(
     """
     go rust swift dart ruby spring express flask rails make next nest remix ember meteor salt
     chef puppet vault consul nomad jest mocha karma bun deno node react vue angular svelte
-    elixir julia crystal
+    elixir julia crystal zoom envoy caddy spinnaker
     """.split()  # noqa: SIM905
 )
 
@@ -178,6 +191,6 @@ def _tool_named(word: str) -> bool:
 def _chinese(text: str) -> bool:
     if _ZH_NOT_FACT.search(text):
         return False
-    if _ZH_RELATIVE.match(text):
+    if _ZH_RELATIVE.match(text) or _ZH_COMMUTE.match(text):
         return True
     return _ZH_SUBJECT_VERB.match(text) is not None and bool(_ZH_SPECIFIC.search(text))

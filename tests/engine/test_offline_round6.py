@@ -135,3 +135,38 @@ def test_a_deadline_said_as_one_is_a_plan_until_its_day(content: str, last_day: 
 )
 def test_no_deadline_without_a_day_ahead(content: str, expected: list[tuple[str, str]]) -> None:
     assert stored_events(content, SAID_AT) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Our office is on the fourth floor.",
+        "I commute by bike most days.",
+        "We store logs for 30 days.",
+        "我们公司大概有两百人。",
+        "我开车上班，单程四十分钟。",
+        "我坐地铁上班。",
+        "日志保留三十天。",
+    ],
+)
+def test_a_third_probe_s_plain_facts_are_kept(content: str) -> None:
+    """A third probe, 30 plain facts (EN and ZH): these seven stored nothing."""
+    assert stored_events(content, SAID_AT) == [("other", "ongoing")]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I keep forgetting my keys.",
+        "We keep it simple.",
+        "The third floor bathroom is broken.",
+        "We got there by train, it was lovely.",
+        "We store everything in the cloud.",
+        "My son likes to zoom around the garden.",
+        "我骑车上班的时候摔了一跤。",
+        "照片我都保存好了。",
+        "大概是三点吧。",
+    ],
+)
+def test_their_chatter_is_not(content: str) -> None:
+    assert stored_events(content, SAID_AT) == []
