@@ -318,6 +318,22 @@ def _clean_name(raw: str) -> str:
     return " ".join(words).strip(" .,;:!?'\"")
 
 
+# What precedes a company someone works at, joined or left.
+_EMPLOYER_BEFORE: Final = re.compile(
+    r"\b(?:left|quit|joined|joins|joining|works?\s+(?:at|for)|working\s+(?:at|for)|worked\s+"
+    r"(?:at|for)|employed\s+(?:at|by)|hired\s+(?:at|by)|interview(?:s|ed|ing)?\s+(?:at|with)"
+    r"|offer\s+from|job\s+at)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _said_as_employer(text: str, value: str) -> bool:
+    return any(
+        _EMPLOYER_BEFORE.search(text[: found.start()])
+        for found in re.finditer(re.escape(value), text, re.IGNORECASE)
+    )
+
+
 def _project_slots(
     builder: _Builder, event: ProjectionEvent, text: str, placed: frozenset[str]
 ) -> None:
@@ -332,6 +348,8 @@ def _project_slots(
     name = project_name(text) or _service_named(event.summary) or DEFAULT_PROJECT
     project = builder.node("project", name, event, tag="project")
     for choice in choices:
+        if _said_as_employer(text, choice.value):
+            continue  # "Dana left Stripe and joined Shopify": a company, not a tool chosen
         builder.fact(project, choice.slot, choice.value, event)
         if any(key.startswith(normalize_key(choice.value)) for key in placed):
             continue  # "AWS" of "the geocoder now runs on AWS Fargate" is placed already
@@ -340,7 +358,12 @@ def _project_slots(
 
 
 # "I use Vim" is the speaker's own tool, said as a preference if at all: not the project's.
-_FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们)", re.IGNORECASE)
+# After a time said first: "These days I mostly use VS Code" is the speaker's own tool too.
+_FIRST_PERSON_SINGULAR: Final = re.compile(
+    r"^(?:(?:these\s+days|nowadays|lately|now|currently|at\s+the\s+moment|recently|today)"
+    r",?\s+)?(?:i|i'm|i've|i'd|my)\b|^(?:现在|目前|最近)?我(?!们)",
+    re.IGNORECASE,
+)
 _TOOL_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}")
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(

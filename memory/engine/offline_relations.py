@@ -370,9 +370,20 @@ _CLEFT: Final = (
 )
 
 
+_TIME_FIRST: Final = re.compile(
+    r"^(?:these\s+days|nowadays|lately|currently|at\s+the\s+moment|recently),?\s+(?=I\b|[A-Z])",
+    re.IGNORECASE,
+)
+_LEAD_SUBJECT: Final = re.compile(
+    r"^\s*(I|[A-Z][\w'’-]+)\s+(?:just\s+|recently\s+|then\s+|finally\s+)?(?:[a-z]+ed|left|quit"
+    r"|sold|took|went|got|made|built|wrote|began|gave)\b"
+)
+
+
 def _english(sentence: str) -> list[Relation]:
     # "I'm on the growth team": the contraction read as the verb it stands for.
     sentence = re.sub(r"\bI['’]m\b", "I am", sentence)
+    sentence = _TIME_FIRST.sub("", sentence)  # "These days I mostly use VS Code"
     for cleft in _CLEFT:
         sentence = cleft.sub(r"\1 ", sentence)
     found: list[tuple[int, int, str, str, str, bool]] = []
@@ -406,6 +417,10 @@ def _english(sentence: str) -> list[Relation]:
                 taken_until = end
             continue
         subject = previous if coordinated and previous else _subject(clause, subject_kind)
+        if subject is None and coordinated:
+            # "Dana left Stripe and joined Shopify": the first clause's subject, whatever its verb.
+            lead = _LEAD_SUBJECT.match(sentence[:start])
+            subject = _subject(lead.group(1), subject_kind) if lead else None
         if subject is None and relation in ("runs_on", "deployed_on"):
             subject = _thing_on_platform(clause, rest)
         if subject is None:
@@ -462,12 +477,16 @@ _HANDED: Final = re.compile(
 
 
 def _handed_over(sentence: str) -> Relation | None:
+    """A service handed over is owned by its receiver, a team handed over led by them."""
     handed = _HANDED.search(sentence)
-    service = _SERVICE.fullmatch(handed.group(1)) if handed else None
-    if handed is None or service is None or not handed.group(2)[:1].isupper():
+    if handed is None or not handed.group(2)[:1].isupper():
         return None
-    thing = Entity(_service_name(service.group(1)), "project")
-    return Relation(Entity(handed.group(2), "person"), "owns", thing)
+    receiver = Entity(handed.group(2), "person")
+    service = _SERVICE.fullmatch(handed.group(1))
+    if service is not None:
+        return Relation(receiver, "owns", Entity(_service_name(service.group(1)), "project"))
+    team = _TEAM.fullmatch(handed.group(1))
+    return Relation(receiver, "leads", Entity(team.group(1), "organization")) if team else None
 
 
 def _whose(sentence: str) -> Relation | None:
@@ -535,8 +554,8 @@ def _placed(sentence: str) -> list[Relation]:
     if not opening:
         return []
     service = _SERVICE.match(sentence, opening.end())
-    if not service:
-        return []
+    if not service or function_noun(service.group(1)):
+        return []  # "We moved the docs to Notion": the team's docs, a use of the project's
     target = _PLACED_TARGET.match(sentence, service.end())
     tool = _tool_at(sentence[target.end() :]) if target else None
     if not tool:

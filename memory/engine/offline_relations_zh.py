@@ -174,6 +174,7 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
         text = raw.strip()  # "阿里": its 里 is part of the name, not "in"
     text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的前端团队": ours, named by its noun
+    text = _ZH_LEADING.sub("", text)  # "现在前端组归小李管": the team is 前端组
     if not text or len(text) > 30 or re.match(r"[这那哪](?:个|些|种|套)?", text):
         return None  # "这个模块": a reference to something said before names nothing
     product = re.fullmatch(r"([\u4e00-\u9fff]{2,4})([A-Z][A-Za-z0-9]{1,10})", text)

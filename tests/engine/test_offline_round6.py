@@ -4,7 +4,10 @@ the one who maintains …"), what a whole team works in ("We're a Python shop"),
 function (我们的云服务是阿里云提供的) and a function said as a service (云服务, 邮件服务), which is
 the team's, not a service node of its own. A second probe of 30 deadlines, team moves and tool
 changes found deadlines said as a deadline or as work before something, and tools the lexicon
-did not know (Kong, Pulumi). Each is a test here."""
+did not know (Kong, Pulumi). A third, 30 plain facts, found a floor, a way to work, a retention
+and 大概有 N. A fourth, 14 pairs of a fact and its change, found a job change said as "left A and
+joined B", a team handed over, a time said before "I", a function moved (the docs) and a team
+named with 现在 in front. Each is a test here."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from memory.engine.offline_entities import Entity, Relation
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import project_events
 from memory.engine.offline_relations import relations, service_named
+from memory.engine.stated_facts import replaces, stated_facts
 from tests.engine.test_offline_graph import projected
 from tests.engine.test_offline_round5_events import stored_events
 
@@ -170,3 +174,41 @@ def test_a_third_probe_s_plain_facts_are_kept(content: str) -> None:
 )
 def test_their_chatter_is_not(content: str) -> None:
     assert stored_events(content, SAID_AT) == []
+
+
+def _replaces(new: str, old: str) -> bool:
+    return replaces(stated_facts(new, "Sam"), stated_facts(old, "Sam"), new)
+
+
+def test_left_one_company_and_joined_another_is_a_job_change() -> None:
+    new = "Dana left Stripe and joined Shopify."
+    assert relations(new) == [
+        Relation(Entity("Dana", "person"), "works_at", Entity("Shopify", "organization"))
+    ]
+    assert _replaces(new, "Dana works at Stripe.")
+    # A company someone works at or left is no tool the project chose (Stripe is a payments tool).
+    assert _edges(new) == {("person:dana", "works_at", "organization:shopify")}
+
+
+def test_a_team_handed_over_is_led_by_its_receiver() -> None:
+    new = "Priya handed the mobile team over to Omar."
+    assert relations(new) == [
+        Relation(Entity("Omar", "person"), "leads", Entity("mobile team", "organization"))
+    ]
+    assert _replaces(new, "Priya leads the mobile team.")
+
+
+def test_a_time_said_first_keeps_the_speaker_s_own_tool() -> None:
+    assert _edges("These days I mostly use VS Code.") == {("person:sam", "uses", "tool:vscode")}
+
+
+def test_a_function_moved_is_the_project_s_use() -> None:
+    assert _edges("We moved the docs to Notion last week.") == {
+        ("project:project", "uses", "tool:notion")
+    }
+
+
+def test_a_team_named_after_now_is_the_team() -> None:
+    assert relations("老王走了，现在前端组归小李管。") == [
+        Relation(Entity("小李", "person"), "owns", Entity("前端组", "organization"))
+    ]
