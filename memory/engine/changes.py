@@ -59,6 +59,7 @@ from memory.engine.change_terms import (
     subject_of,
     value_of,
 )
+from memory.engine.offline_entities import known_tool
 from memory.engine.offline_relations import function_noun
 
 __all__ = ["HOSTING", "USING", "Change", "Use", "parse_change", "plain_use", "stated_uses"]
@@ -122,6 +123,13 @@ _ZH_TO: Final = (
     r"|升级为|替换成)了?"
 )
 
+# "The billing service is on Fly.io now": "now" said last, of a known technology only ("Priya is
+# on PTO now" is no change of tool).
+_NOW_SAID_LAST: Final = re.compile(
+    r"^(.*?)\b(?:is|are)\s+(?:all\s+|fully\s+)?(?:on|running\s+on|hosted\s+on|deployed\s+(?:on|to)"
+    r"|using)\s+(?:the\s+)?([\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}?)\s+now\b",
+    _I,
+)
 _SWITCH_VERB: Final = (
     r"\b(?:switch|mov|migrat|chang|convert|port|transition|swap|shift|upgrad|downgrad)"
     r"(?:e|es|ed|ing|s)?\b"
@@ -178,6 +186,7 @@ _CHANGES_EN: Final = (
                              rf"|lives\s+on|(?:is\s+|are\s+)?(?:hosted|deployed|running)\s+(?:on|to|at)"
                              rf"|is\s+on|are\s+on|on"
                              rf"|uses|use|using|deploys?\s+(?:on|to))\s+{_V}", _I)),
+    ("now", "pb", _NOW_SAID_LAST),
     # move/migrate X to B (no from)
     ("switch", "xb", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:to|onto)\s+{_V}", _I)),
 )  # fmt: skip
@@ -355,6 +364,8 @@ def _parse_en(sentence: str) -> Change | None:
         if match is None:
             continue
         values = dict(zip(shape, match.groups(), strict=True))
+        if pattern is _NOW_SAID_LAST and known_tool(values["b"] or "") is None:
+            continue
         before = sentence[: match.start()]
         # A stop statement carries its own negation ("no longer", "don't … anymore"): only what
         # comes before it may hedge it. Any other change is hedged by anything up to its end

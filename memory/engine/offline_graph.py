@@ -434,7 +434,11 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
             continue  # "the team moved to Slack": nothing named moved anywhere
         origin = builder.node("project", service or DEFAULT_PROJECT, event, tag="project")
         to = builder.node("tool", tool, event, tag=slot[0] if slot else "")  # "package_manager"
-        relation = "runs_on" if service and use.role == HOSTING and hosting else "uses"
+        # "The billing service is on Fly.io now": a platform is where a service runs.
+        platform = tool.split()[0].casefold() in PLATFORMS
+        relation = (
+            "runs_on" if service and hosting and (use.role == HOSTING or platform) else "uses"
+        )
         slot = slot if relation == "uses" else None
         builder.edge(origin, to, relation, event, slot=slot[0] if slot else "")
         covered.add(normalize_key(tool))

@@ -6,8 +6,8 @@ the team's, not a service node of its own. A second probe of 30 deadlines, team 
 changes found deadlines said as a deadline or as work before something, and tools the lexicon
 did not know (Kong, Pulumi). A third, 30 plain facts, found a floor, a way to work, a retention
 and 大概有 N. A fourth, 14 pairs of a fact and its change, found a job change said as "left A and
-joined B", a team handed over, a time said before "I", a function moved (the docs) and a team
-named with 现在 in front. Each is a test here."""
+joined B", a team handed over, a time said before "I", a function moved (the docs), a team
+named with 现在 in front and "X is on B now". Each is a test here."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.engine.changes import Use, stated_uses
+from memory.engine.changes import Change, Use, parse_change, stated_uses
 from memory.engine.offline_entities import Entity, Relation
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import project_events
@@ -212,3 +212,21 @@ def test_a_team_named_after_now_is_the_team() -> None:
     assert relations("老王走了，现在前端组归小李管。") == [
         Relation(Entity("小李", "person"), "owns", Entity("前端组", "organization"))
     ]
+
+
+def test_a_service_on_a_platform_now_is_a_move_there() -> None:
+    # runs_on is single-valued: the edge closes "runs on Heroku" and its event is superseded.
+    assert parse_change("The billing service is on Fly.io now.") == Change(
+        "now", "billing service", None, "Fly.io", "use"
+    )
+    assert _edges("The billing service is on Fly.io now.") == {
+        ("project:billingservice", "runs_on", "tool:fly.io")
+    }
+
+
+@pytest.mark.parametrize(
+    "content", ["Priya is on PTO now.", "The kids are on holiday now.", "I am on the train now."]
+)
+def test_on_something_now_that_is_no_technology_is_no_change(content: str) -> None:
+    assert _edges(content) == set()
+    assert ("change", "occurred") not in stored_events(content, SAID_AT)
