@@ -12,7 +12,7 @@ from typing import Final
 
 from memory.engine.change_terms import ARTICLES, HAN, folded, same_value, value_key
 from memory.engine.changes import HOSTING, Change, Use, stated_uses
-from memory.engine.offline_relations import function_noun
+from memory.engine.offline_entities import function_noun
 from memory.engine.slots import slot_of
 
 __all__ = ["change_supersedes"]

@@ -59,8 +59,7 @@ from memory.engine.change_terms import (
     subject_of,
     value_of,
 )
-from memory.engine.offline_entities import known_tool
-from memory.engine.offline_relations import function_noun
+from memory.engine.offline_entities import function_noun, known_tool
 
 __all__ = ["HOSTING", "USING", "Change", "Use", "parse_change", "plain_use", "stated_uses"]
 
@@ -305,7 +304,7 @@ _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了){_ZV}"),
 )
 # "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
-# a team function (`offline_relations.FUNCTION_NOUNS`) said with the tool that serves it.
+# a team function (`offline_entities.FUNCTION_NOUNS`) said with the tool that serves it.
 _FUNCTION_USE_EN: Final = (
     re.compile(rf"^(.*?)\b(?:our|the)\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
                rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+|(?:is|are)\s+"

@@ -1,5 +1,6 @@
 """What the offline relation rules name (`offline_relations`, English; `offline_relations_zh`,
-Chinese): an entity and its type, a relation between two, and the known technologies."""
+Chinese): an entity and its type, a relation between two, the known technologies, the platforms
+among them, and the nouns that name a team's function rather than a thing."""
 
 from __future__ import annotations
 
@@ -29,6 +30,42 @@ KNOWN_TOOLS: Final = frozenset(
     next.js nextjs nuxt clojure haskell zig gitea caddy zoom
     """.split()  # noqa: SIM905
 )
+# Known tools that are places a service runs on (cloud and container platforms).
+PLATFORMS: Final = frozenset(
+    """
+    kubernetes k8s docker render railway heroku vercel netlify cloudflare fly.io aws gcp azure
+    digitalocean hetzner linode ovh scaleway vultr ec2 ecs eks gke aks fargate lambda 阿里云 腾讯云
+    华为云
+    """.split()  # noqa: SIM905
+)
+# Nouns that name what a team does, not a thing it runs: "our CI is CircleCI", "we switched CI
+# from A to B", "on-call alerts go through PagerDuty" are the project's (SPEC §6.5).
+FUNCTION_NOUNS: Final = frozenset(
+    """
+    ci cd ci/cd monitoring alerting alerts alert paging on-call oncall logging logs tracing metrics
+    analytics dashboards dashboard bi wiki docs documentation chat messaging tracker ticketing
+    tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
+    cdn dns email emails sms auth payments notes notifications incidents errors orchestration
+    scheduling tracking search queue cache database db crm vcs registry telemetry observability
+    uploads backups secrets assets attachments artifacts flags warehouse runbooks playbooks
+    experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
+    passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
+    工单 全栈 技术栈 云 云服务 邮件服务 短信服务
+    构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
+    邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录
+    """.split()  # noqa: SIM905
+)
+
+
+def function_noun(phrase: str) -> bool:
+    """True when `phrase` names a function ("CI", "on-call alerts", "构建"), not a thing."""
+    text = phrase.strip()
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return any(text.endswith(noun) for noun in FUNCTION_NOUNS if not noun.isascii())
+    words = re.sub(r"^(?:the|our|my)\s+", "", text, flags=re.IGNORECASE).split()
+    return bool(words) and len(words) <= 3 and words[-1].casefold() in FUNCTION_NOUNS
+
+
 TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"
 # The speaker's family, as "my …" / "我…" names them (plain facts, employers, homes).
 FAMILY_EN: Final = (

@@ -34,13 +34,11 @@ from typing import Final
 
 from memory.engine.changes import HOSTING, USING, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
-from memory.engine.offline_entities import FAMILY_EN, han_tool
+from memory.engine.offline_entities import FAMILY_EN, PLATFORMS, function_noun, han_tool
 from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.offline_relations import (
     AMBIGUOUS,
     ME,
-    PLATFORMS,
-    function_noun,
     known_tool,
     relations,
     service_named,
