@@ -356,12 +356,7 @@ def _project_slots(
 
 
 # "I use Vim" is the speaker's own tool, said as a preference if at all: not the project's.
-# After a time said first: "These days I mostly use VS Code" is the speaker's own tool too.
-_FIRST_PERSON_SINGULAR: Final = re.compile(
-    r"^(?:(?:these\s+days|nowadays|lately|now|currently|at\s+the\s+moment|recently|today)"
-    r",?\s+)?(?:i|i'm|i've|i'd|my)\b|^(?:现在|目前|最近)?我(?!们)",
-    re.IGNORECASE,
-)
+_FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们)", re.IGNORECASE)
 _TOOL_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}")
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(

@@ -21,8 +21,8 @@ BARE_TEAMS: Final = frozenset(
     f"organization:{normalize_key(name)}"
     for name in ("team", "group", "squad", "组", "团队", "我们组", "我们团队", "本组", "我们部门")
 )
-# What says a person's team is theirs.
-_OF_A_PERSON: Final = frozenset({"member_of", "leads"})
+# What says a person's team is theirs (here and in the namespace's graph, `services.graph`).
+TEAM_RELATIONS: Final = frozenset({"member_of", "leads"})
 
 
 def person_key(name: str) -> str:
@@ -43,7 +43,7 @@ def teams_said(proposal: GraphProposal) -> dict[str, Team]:
     return {
         e.from_key: Team(e.to_key, nodes[e.to_key].name)
         for e in proposal.edges
-        if e.relation in _OF_A_PERSON and e.to_key in nodes and e.to_key not in BARE_TEAMS
+        if e.relation in TEAM_RELATIONS and e.to_key in nodes and e.to_key not in BARE_TEAMS
         and nodes[e.to_key].type == "organization"
     }  # fmt: skip
 

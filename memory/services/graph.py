@@ -19,7 +19,14 @@ from datetime import datetime
 from django.db import transaction
 
 from memory.engine.offline_graph import ProjectionEvent, project_events
-from memory.engine.own_team import BARE_TEAMS, Team, own_team, person_key, teams_said
+from memory.engine.own_team import (
+    BARE_TEAMS,
+    TEAM_RELATIONS,
+    Team,
+    own_team,
+    person_key,
+    teams_said,
+)
 from memory.engine.prompts.graph import GraphProposal, edge_exclusivity_key
 from memory.models import (
     Event,
@@ -85,7 +92,7 @@ def _team_of(namespace_id: int, person: str) -> Team | None:
         GraphEdge.objects.filter(
             namespace_id=namespace_id,
             from_node__key=person,
-            relation__in=("member_of", "leads"),
+            relation__in=sorted(TEAM_RELATIONS),
             status=GraphItemStatus.ACTIVE,
             to_node__node_type="organization",
         )
