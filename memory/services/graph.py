@@ -184,8 +184,10 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
         )
         current: GraphFact | None = next((r for r in active if r.value == fact.value), None)
         if current is None:
-            _close(active, start, turn)
-            closed.append((active, sources(fact.source_event_ids)))
+            outdated = _succeeded(active, sources(fact.source_event_ids))
+            if not outdated:
+                _close(active, start, turn)
+                closed.append((active, sources(fact.source_event_ids)))
             current = GraphFact.objects.create(
                 namespace_id=namespace_id,
                 node=node,
@@ -194,6 +196,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
                 confidence=fact.confidence,
                 valid_from=start,
                 valid_from_turn=turn,
+                **_history_only(outdated, start, turn),
             )
         current.source_events.add(*sources(fact.source_event_ids))
 
@@ -212,9 +215,11 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
             None,
         )
         if link is None:
-            displaced.update(r.to_node_id for r in active_edges)
-            _close(active_edges, start, turn)
-            closed.append((active_edges, sources(edge.source_event_ids)))
+            outdated = _succeeded(active_edges, sources(edge.source_event_ids))
+            if not outdated:
+                displaced.update(r.to_node_id for r in active_edges)
+                _close(active_edges, start, turn)
+                closed.append((active_edges, sources(edge.source_event_ids)))
             link = GraphEdge.objects.create(
                 namespace_id=namespace_id,
                 from_node=origin,
@@ -225,11 +230,29 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
                 valid_from=start,
                 valid_from_turn=turn,
                 metadata=edge.metadata,
+                **_history_only(outdated, start, turn),
             )
         link.source_events.add(*sources(edge.source_event_ids))
     for rows, new_sources in closed:
         values_displaced(closed=rows, new_sources=new_sources)
     index_nodes({*(n.pk for n in nodes.values()), *displaced})  # same transaction (SPEC §8)
+
+
+def _succeeded(rows: Sequence[GraphFact | GraphEdge], new_sources: Sequence[Event]) -> bool:
+    """Whether a current row already stands on an event that superseded the new value's events.
+
+    Occurrence order can disagree with what was said: "I live in Berlin", then "I moved to
+    Lisbon in May" said the same June day, applies the May move first. The events say Lisbon
+    replaced Berlin, so Berlin must not close Lisbon; it is kept as history instead."""
+    later = {e.superseded_by_id for e in new_sources if e.superseded_by_id is not None}
+    return bool(later) and any(row.source_events.filter(pk__in=later).exists() for row in rows)
+
+
+def _history_only(outdated: bool, start: datetime, turn: int) -> dict[str, object]:
+    """A value already replaced when it is projected: recorded as history, never current."""
+    if not outdated:
+        return {}
+    return {"status": GraphItemStatus.SUPERSEDED, "valid_to": start, "valid_to_turn": turn}
 
 
 def _close(rows: Sequence[GraphFact | GraphEdge], start: datetime, turn: int) -> None:

@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from memory.engine.event_identity import FactText, contradicts
 from memory.engine.negation import affirmed
 from memory.models import Event, EventRelation, EventStatus, GraphEdge, RelationKind
-from tests.conftest import ApiClient
-from tests.services.statements import BLOCK_TURNS, event_quoting, statement_session
+from tests.conftest import BASE_TIME, ApiClient, turn_body
+from tests.services.statements import (
+    BLOCK_TURNS,
+    SMALL_TALK,
+    event_quoting,
+    statement_session,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -164,6 +171,35 @@ def test_a_new_value_said_as_a_change_supersedes_the_old_one(
     old, new = event_quoting(first), event_quoting(second)
     assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
     assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
+
+
+def test_a_dated_move_said_after_the_old_place_leaves_the_new_place_current(
+    owner: ApiClient, drain
+) -> None:
+    """Said the same day, the move's occurrence (May) is earlier than the mention of the old
+    place (June): the graph follows the events, not occurrence order alone."""
+    said = [("I live in Berlin.", "Noted."), ("I moved to Lisbon in May.", "Noted."),
+            *[SMALL_TALK] * (BLOCK_TURNS - 2)]  # fmt: skip
+    for i, (user, assistant) in enumerate(said):
+        body = turn_body(
+            1 + i, session="s1", user=user, assistant=assistant,
+            when=BASE_TIME + timedelta(minutes=i),
+        )  # fmt: skip
+        assert owner.post("/ns/proj/turns", body).status_code == 201
+    drain()
+
+    old, new = event_quoting("Berlin"), event_quoting("Lisbon")
+    assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
+    edges = {
+        (e.to_node.name, e.status, e.valid_to is None)
+        for e in GraphEdge.objects.filter(relation="lives_in").select_related("to_node")
+    }
+    assert edges == {("Lisbon", "active", True), ("Berlin", "superseded", False)}
+    nodes = owner.get("/ns/proj/graph").json()["nodes"]
+    lived = {
+        (e["to_name"], e["state"]) for n in nodes for e in n["edges"] if e["relation"] == "lives_in"
+    }
+    assert lived == {("Lisbon", "current"), ("Berlin", "historical")}
 
 
 def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, drain) -> None:
