@@ -265,6 +265,9 @@ _USE_EN: Final = (
     re.compile(r"^(.*?)\b(?:we're|we\s+are)\s+(?:mostly\s+|basically\s+|pretty\s+much\s+)?an?"
                r"\s+([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:shop|house)\b", _I),
     re.compile(rf"^(.*?)\b(?:runs?|running)\s+(?:in|inside)\s+{_V}", _I),
+    # "Everything we deploy goes through ArgoCD", "everything is on AWS": the whole stack's.
+    re.compile(rf"^(.*?)\b(?:everything|all\s+of\s+it)(?:\s+(?:that\s+)?(?:we|i)\s+[a-z]+)?\s+"
+               rf"(?:goes|runs|is|lives|sits)\s+(?:all\s+)?(?:through|via|on|in)\s+{_V}", _I),
     # "I drive a Honda Fit"
     re.compile(rf"^(.*?)\b(?:drive|drives|ride|rides)\s+{_V}", _I),
     # "we send email through Mailgun"
@@ -488,9 +491,32 @@ def stated_uses(text: str) -> list[Use]:
     clauses = _CLAUSES.split(text)
     for clause in [text, *clauses] if len(clauses) > 1 else [text]:
         use = plain_use(clause)
-        if use is not None and not any(same_value(u.value, use.value) for u in uses):
-            uses.append(use)
+        if use is None:
+            continue
+        # "Our frontend uses React with TypeScript": a known tool said alongside is used too.
+        along = [Use(use.subject, t, use.role) for t in _along(clause, use.value)]
+        for found in (use, *along):
+            if not any(same_value(u.value, found.value) for u in uses):
+                uses.append(found)
     return uses
+
+
+_ALONG: Final = re.compile(
+    r"\s+(?:with|and|plus)\s+([A-Z][\w+#-]*(?:\.[\w+#-]+)*(?:\s+[A-Z][\w+#-]*)?)"
+)
+
+
+def _along(clause: str, value: str) -> list[str]:
+    """Known tools joined to `value` by "with" / "and" / "plus" right after it in `clause`."""
+    at = clause.find(value)
+    if at < 0:
+        return []
+    tail = clause[at + len(value) :]
+    found: list[str] = []
+    while (match := _ALONG.match(tail)) is not None and known_tool(match.group(1)):
+        found.append(match.group(1))
+        tail = tail[match.end() :]
+    return found
 
 
 _CLAUSES: Final = re.compile(r",\s*(?:and|but|while)\s+|;\s*|[，；]", _I)

@@ -98,7 +98,7 @@ _ABBREVIATION_END: Final = re.compile(
 )
 _FENCE: Final = re.compile(r"^\s*(?:```|~~~)")
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
-_SUBJECT: Final = re.compile(r"\b(?:I|I'm|my|My)\b|我")
+_SUBJECT: Final = re.compile(r"\b(?:I|I'm|my|My)\b|我(?!们)")  # 我们 is "we", not the speaker
 # A subject other than the speaker right before a statement's cue, opening its clause: a name
 # of one to three capitalised words, or a third-person pronoun.
 _OTHER_SUBJECT: Final = re.compile(
@@ -228,8 +228,9 @@ def _without_label(sentence: str, speaker: str | None) -> str:
 _THIRD_PERSON: Final = (
     (re.compile(r"^i\s+(?:really\s+|strongly\s+|much\s+|totally\s+)?", re.I), ""),
     (re.compile(r"^(?:i'm|i\s+am)\s+", re.I), "is "),
+    (re.compile(r"^i'd\s+(?=(?:much\s+)?rather\b)", re.I), "would "),
     (re.compile(r"^my\s+name\s+is\b", re.I), "is called"),
-    (re.compile(r"^my\s+", re.I), "their "),
+    (re.compile(r"^my\s+", re.I), "'s "),  # "my sister lives …" → "Maya's sister lives …"
     (re.compile(r"^我"), ""),
 )
 _VERBS_3RD: Final = {
@@ -288,7 +289,7 @@ def _person_title(sentence: str, who: str) -> str:
             break
     head, _, tail = rest.partition(" ")
     rest = f"{_VERBS_3RD.get(head.lower(), head)} {tail}".strip() if tail else rest
-    joiner = "" if _HAN.search(rest[:1]) else " "
+    joiner = "" if _HAN.search(rest[:1]) or rest.startswith("'s ") else " "
     return _shorten(f"{who}{joiner}{rest}")
 
 

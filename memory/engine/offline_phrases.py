@@ -216,11 +216,31 @@ def _habit(phrase: str) -> str | None:
     return head if len(_tokens(head)) >= 2 else None
 
 
+# After "I'd rather": a verb that asks for nothing lasting ("I'd rather wait and see").
+_RATHER_NOT: Final = frozenset(("not", "wait", "see", "be", "go", "stay", "keep", "leave", "let"))
+_LIGHT_VERB: Final = re.compile(r"^(?:have|get|use|take)\s+", re.IGNORECASE)
+
+
+def _rather(obj: str) -> str | None:
+    """What "I'd rather …" prefers when it is said with a verb: "have meetings in the morning"
+    (the thing after a light verb), "work from home on Fridays" (a way of doing things)."""
+    words = _tokens(obj)
+    if not words or words[0] in _RATHER_NOT:
+        return None
+    if _LIGHT_VERB.match(obj.strip()):
+        return noun_phrase(_LIGHT_VERB.sub("", obj.strip(), count=1))
+    return _habit(obj)
+
+
 def _english(feeling: str, obj: str) -> Preference | None:
     if feeling in ("always", "never", "usually"):
         habit = _habit(obj)
         return Preference(feeling, topic_of(habit), f"{feeling} {habit}") if habit else None
+    if feeling == "prefers" and _tokens(obj)[:1] in (["wait"], ["see"], ["be"]):
+        return None  # "I'd rather wait and see", "I'd rather be safe than sorry"
     phrase = noun_phrase(obj)
+    if phrase is None and feeling == "prefers":
+        phrase = _rather(obj)
     if phrase is None:
         return None
     choices = slot_choices(phrase)

@@ -346,6 +346,12 @@ _LEAD_SUBJECT: Final = re.compile(
     r"|sold|took|went|got|made|built|wrote|began|gave)\b"
 )
 
+_REFERRING: Final = re.compile(r"(?:she|he)(?:\s+(?:now|also|then|just|recently|still))?", re.I)
+# A sentence that opens on a person, whom a later "she" / "he" refers to.
+_NAMED_FIRST: Final = re.compile(
+    r"^\s*([A-Z][\w'’-]+)\s+(?:is|was|has|had|just|recently|started|joined)\b"
+)
+
 
 def _english(sentence: str) -> list[Relation]:
     # "I'm on the growth team": the contraction read as the verb it stands for.
@@ -388,6 +394,11 @@ def _english(sentence: str) -> list[Relation]:
             # "Dana left Stripe and joined Shopify": the first clause's subject, whatever its verb.
             lead = _LEAD_SUBJECT.match(sentence[:start])
             subject = _subject(lead.group(1), subject_kind) if lead else None
+        if subject is None and _REFERRING.fullmatch(clause.strip()):
+            # "Lena is our new designer; she joined the growth team": the one person the
+            # sentence opened with.
+            first = _NAMED_FIRST.match(sentence)
+            subject = _subject(first.group(1), subject_kind) if first else None
         if subject is None and relation in ("runs_on", "deployed_on"):
             subject = _thing_on_platform(clause, rest)
         if subject is None:

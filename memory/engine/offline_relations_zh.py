@@ -242,7 +242,13 @@ _ZH_ACTIVITY: Final = re.compile(
 # A clause that opens with its verb shares the subject of the clause before it:
 # "我在风控组，主要负责反欺诈引擎".
 _ZH_SUBJECTLESS: Final = re.compile(
-    r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带)"
+    r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带|加入"
+    r"|在(?=[^，,。；;]{1,10}(?:组|团队|部门|部)$))"
+)
+# A person introduced by name: "新来的实习生叫陈晨", then "在前端组" is said of 陈晨.
+_ZH_CALLED: Final = re.compile(
+    r"^(?:我们)?(?:组里?|团队里?|公司)?(?:新来的|新来了一?[个位名])?[\u4e00-\u9fff]{1,6}?"
+    r"(?:叫|名叫|叫做)([\u4e00-\u9fff]{2,3})$"
 )
 
 
@@ -287,6 +293,9 @@ def chinese_relations(sentence: str) -> list[Relation]:
         if previous and _ZH_SUBJECTLESS.match(clause):
             clause = previous + clause
         previous = ""
+        if called := _ZH_CALLED.match(clause):
+            previous = called.group(1)
+            continue
         for pattern, relation, subject_kind, object_kind in _VERBS_ZH:
             match = pattern.match(clause)
             if not match:

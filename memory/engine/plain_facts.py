@@ -51,6 +51,8 @@ _SUBJECT_EN: Final = re.compile(
     r"|Okay|Sure|Cool|Great|Nice|Awesome|Congrats|Haha|Lol|Omg|Ugh|Well|Glad|Same|Totally"
     r"|Exactly|Right|Since|When|While|After|Before|Because|As|Until|Although|Though|Once)\b)"
     r"(?-i:[A-Z])[\w.+#&'-]*(?:\s+(?-i:[A-Z])[\w.+#&'-]*){0,2}?"
+    # Something of a named person: "Marco's birthday", "Lena's team".
+    r"(?:(?<=['’]s)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute|speak"
     r"|store|keep|retain)\b))"
     r"\s+"

@@ -91,12 +91,13 @@ _FUTURE_MARKERS: Final = re.compile(
     r"|must|has\s+to|have\s+to|needs?\s+to|got\s+to)\b|'ll\b|将|会(?!议)|打算|计划|准备|要",
     _I,
 )
-# Arranging something ("planned", "scheduled for") says when it will happen, not that it did.
+# Arranging something ("planned", "scheduled for") says when it will happen, not that it did;
+# a participle after "is"/"are" ("the office is closed on Friday") is a state, not the past.
 _PAST_MARKERS: Final = re.compile(
     r"\b(?:was|were|did|had|went|came|got|made|took|saw|met|ate|began|bought|left|won|lost|"
     r"gave|told|found|felt|ran|spent|wrote|built|brought|caught|taught|sold|held|kept|heard|paid|"
     r"sent|drove|spoke|broke|chose|forgot|flew|grew|knew|threw|drew|fell|wore|stood|"
-    r"wasn't|weren't|didn't|hadn't|ago|(?<!\bbe\s)(?!(?:planned|scheduled|booked|slated)\b)[a-z]{3,}ed)\b"
+    r"wasn't|weren't|didn't|hadn't|ago|(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?!(?:planned|scheduled|booked|slated)\b)[a-z]{3,}ed)\b"
     r"|了|过|已经|刚才|曾",
     _I,
 )
