@@ -416,6 +416,9 @@ def _now_use_en(sentence: str) -> Change | None:
     return Change("now", use.subject, old, use.value, use.role)
 
 
+_ZH_NOT_DONE: Final = re.compile(r"(?:没有|没|不会|不|别)$")
+
+
 def _parse_zh(sentence: str) -> Change | None:
     for kind, shape, pattern in _CHANGES_ZH:
         match = pattern.search(sentence)
@@ -429,6 +432,8 @@ def _parse_zh(sentence: str) -> Change | None:
             guard = _ZH_NEGATED_STOP.sub("", prefix)
         if _HEDGE_ZH.search(guard) or _HEDGE_EN.search(guard):
             return None
+        if _ZH_NOT_DONE.search(values.get("x") or ""):
+            return None  # "我们没有迁移到Kubernetes": a move not made
         subject = subject_of(values["x"]) if "x" in values else subject_of(prefix)
         if shape == "xb" and "把" not in match.group(0) and subject is None:
             continue  # "我们已经迁到新办公室了": nothing named moved
@@ -519,4 +524,9 @@ def _along(clause: str, value: str) -> list[str]:
     return found
 
 
-_CLAUSES: Final = re.compile(r",\s*(?:and|but|while)\s+|;\s*|[，；]", _I)
+# Clauses: "…, and …", "…; …", and a comma before a new subject ("We aren't on GCP, we're on
+# AWS").
+_CLAUSES: Final = re.compile(
+    r",\s*(?:and|but|while)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're)\s)",
+    _I,
+)

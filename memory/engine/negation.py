@@ -23,6 +23,8 @@ _ENGLISH_OUT: Final = re.compile(
     re.IGNORECASE,
 )
 _KEPT: Final = {"can't": "can", "cannot": "can", "won't": "will"}
+# "Tom doesn't work at Globex" → "Tom works at Globex": the verb takes back its -s.
+_DOES_NOT: Final = re.compile(r"\b(?:does\s+not|doesn't)\s+([a-z]+)\b", re.IGNORECASE)
 _CHINESE_OUT: Final = re.compile(r"不再|不|没|别")
 
 
@@ -36,6 +38,18 @@ def affirmed(text: str) -> str:
     """`text` with its negations taken out: "We don't use Kafka" → "We use Kafka",
     "我们不用Kafka" → "我们用Kafka". Whitespace is collapsed; nothing else changes."""
     text = _APOSTROPHE.sub("'", unicodedata.normalize("NFKC", text))
+    text = _DOES_NOT.sub(lambda m: third_person(m.group(1)), text)
     text = _ENGLISH_OUT.sub(lambda m: f" {_KEPT.get(m.group().lower(), '')} ", text)
     text = _CHINESE_OUT.sub("", text)
     return " ".join(text.split())
+
+
+def third_person(verb: str) -> str:
+    """The -s form of an English base verb: "work" → "works", "go" → "goes", "have" → "has"."""
+    if verb.lower() == "have":
+        return "has"
+    if verb.lower().endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.lower().endswith("y") and len(verb) > 1 and verb[-2].lower() not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"

@@ -35,6 +35,8 @@ DECISION: Final = _cue(
     r"\b(?:we|i)(?:'ll|\s+will|\s+shall|(?:'re|'m|\s+are|\s+am)\s+going\s+to)\s+(?:use|go\s+with"
     r"|switch\s+to|adopt|stick\s+with|standardi[sz]e\s+on)\b",
     r"\b(?:we|i|they|team)\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*decided\b",
+    r"\b(?:we|i|they|team)\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*(?:ruled\s+out|rejected"
+    r"|vetoed)\s+(?-i:[A-Z])",
     r"\b(?:agreed|settled|landed)\s+(?:to|on|that)\b|\bfinal\s+(?:call|decision|answer)\b"
     r"|\b(?:we're|we\s+are|i'm|i\s+am)\s+(?:sticking|staying)\s+with\b|\bopted\s+(?:for|to)\b"
     r"|\b(?:i|we)(?:'ve|\s+have)\s+(?:now\s+|finally\s+)?(?:chosen|picked|gone\s+with)\b"
@@ -48,11 +50,13 @@ DECISION: Final = _cue(
 )
 # Verb forms only: "the migration guide" is not a migration.
 MIGRATION: Final = _cue(
-    r"\bmigrat(?:e|ed|es|ing)\b|\bported\b|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b", r"迁移"
+    r"(?<!n't\s)(?<!not\s)(?<!never\s)\bmigrat(?:e|ed|es|ing)\b|\bported\b"
+    r"|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b",
+    r"(?<!没有)(?<!没)(?<!不)(?<!不会)迁移",  # "我们没有迁移到Kubernetes" is no migration
 )
 CHANGE: Final = _cue(
     r"\b(?:switched|changed|moved|converted|transitioned|swapped)\b.*\b(?:from|to|off|onto)\b",
-    r"\bswitched\b|\bno\s+longer\b|\bnot\b.{1,40}\banymore\b|\bstopped\s+(?:using|doing|going)\b",
+    r"\bswitched\b|\bno\s+longer\b|(?:\bnot\b|n't\b).{1,40}\b(?:anymore|any\s+more)\b|\bstopped\s+(?:using|doing|going)\b",
     r"\breplaced\b.*\bwith\b",
     r"\b(?:changed|updated|reset|renamed|rotated)\s+(?:the|our|my|its|their|his|her)\b"
     r"|\b(?:gave|given)\s+up\s+(?!on\b|hope\b)[a-z]"

@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine import offline_cues as cues
-from memory.engine.changes import parse_change, plain_use
+from memory.engine.changes import parse_change, plain_use, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
@@ -197,7 +197,7 @@ def _classify(
             return _Kind(event_type, "typed", default_status=_tense_status(sentence))
     if future and not vague and not feeling:
         return _Kind("plan", "plan", default_status="planned")
-    if person and not dated and plain_use(sentence) is not None:
+    if person and not dated and stated_uses(sentence):
         # A plain statement of what is used ("we deploy the billing service on Heroku"): what a
         # later change statement supersedes (`memory.engine.changes`).
         return _Kind("other", "usage", default_status="ongoing")

@@ -151,6 +151,9 @@ _LIVES_IN: Final = (
     re.compile(rf"我(?:们)?{_HAN_WHEN}搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我上个月从杭州搬到了苏州": a time word and the old home before the move.
     re.compile(rf"我(?:们)?[^，。,.!！从]{{0,6}}从[^，。,.!！]{{1,12}}?搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
+    # "我不在北京住了，搬到上海了": the speaker's clause, then the move said without a subject.
+    re.compile(rf"我(?!们)[^，。,.!！]{{1,14}}[，,]\s*(?:后来|已经|现在|就|又)?搬(?:到|去)了?{_HAN_NAME}"
+               rf"{_HAN_AFTER_PLACE}"),
 )  # fmt: skip
 _LIVES_IN_OTHER: Final = (
     re.compile(rf"\b(?i:lives)\s+(?i:in)\s+{_NAME}"),

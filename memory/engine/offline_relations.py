@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from memory.engine.negation import third_person
 from memory.engine.offline_entities import (
     AMBIGUOUS,
     FUNCTION_NOUNS,
@@ -346,11 +347,35 @@ _LEAD_SUBJECT: Final = re.compile(
     r"|sold|took|went|got|made|built|wrote|began|gave)\b"
 )
 
-_REFERRING: Final = re.compile(r"(?:she|he)(?:\s+(?:now|also|then|just|recently|still))?", re.I)
+_REFERRING: Final = re.compile(
+    r"(?P<who>she|he|it)(?:\s+(?:now|also|then|just|recently|still|actually))?", re.I
+)
 # A sentence that opens on a person, whom a later "she" / "he" refers to.
 _NAMED_FIRST: Final = re.compile(
     r"^\s*([A-Z][\w'’-]+)\s+(?:is|was|has|had|just|recently|started|joined)\b"
 )
+# A sentence that opens on a thing, which a later "it" refers to: "The billing service doesn't
+# run on Heroku, it runs on Render".
+_THING_FIRST: Final = re.compile(
+    r"^\s*((?:the|our)\s+[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|was|isn't|wasn't|doesn't|does"
+    r"|no\s+longer|now|still|used\s+to)\b",
+    re.I,
+)
+# "Sam doesn't maintain the billing service anymore; Dana does": what the second name does.
+_DOES_INSTEAD: Final = re.compile(
+    r"^.+?\s+(?:(?P<not>doesn't|does\s+not)\s+(?P<base>[a-z]+)|no\s+longer\s+(?P<verb>[a-z]+))"
+    r"\s+(?P<what>.+?)(?:\s+(?:anymore|any\s+more))?\s*[,;]\s*(?:now\s+)?(?:it's\s+)?"
+    r"(?P<who>[A-Z][\w'’-]+)\s+does(?:\s+now)?\s*[.!]?$"
+)
+
+
+def _referent(sentence: str, who: str, subject_kind: str) -> Entity | None:
+    """Whom a "she" / "he" or what an "it" refers to: the one the sentence opened with."""
+    if who.lower() == "it":
+        thing = _THING_FIRST.match(sentence)
+        return _subject(thing.group(1), subject_kind) if thing else None
+    first = _NAMED_FIRST.match(sentence)
+    return _subject(first.group(1), subject_kind) if first else None
 
 
 def _english(sentence: str) -> list[Relation]:
@@ -359,6 +384,9 @@ def _english(sentence: str) -> list[Relation]:
     sentence = _TIME_FIRST.sub("", sentence)  # "These days I mostly use VS Code"
     for cleft in _CLEFT:
         sentence = cleft.sub(r"\1 ", sentence)
+    if instead := _DOES_INSTEAD.match(sentence):
+        verb = instead.group("verb") or third_person(instead.group("base"))
+        sentence = f"{instead.group('who')} {verb} {instead.group('what')}."
     found: list[tuple[int, int, str, str, str, bool]] = []
     for verb, relation, subject_kind, object_kind, passive in _VERBS_EN:
         for match in verb.finditer(sentence):
@@ -394,11 +422,9 @@ def _english(sentence: str) -> list[Relation]:
             # "Dana left Stripe and joined Shopify": the first clause's subject, whatever its verb.
             lead = _LEAD_SUBJECT.match(sentence[:start])
             subject = _subject(lead.group(1), subject_kind) if lead else None
-        if subject is None and _REFERRING.fullmatch(clause.strip()):
-            # "Lena is our new designer; she joined the growth team": the one person the
-            # sentence opened with.
-            first = _NAMED_FIRST.match(sentence)
-            subject = _subject(first.group(1), subject_kind) if first else None
+        if subject is None and (pronoun := _REFERRING.fullmatch(clause.strip())):
+            # "Lena is our new designer; she joined the growth team".
+            subject = _referent(sentence, pronoun.group("who"), subject_kind)
         if subject is None and relation in ("runs_on", "deployed_on"):
             subject = _thing_on_platform(clause, rest)
         if subject is None:

@@ -242,7 +242,7 @@ _ZH_ACTIVITY: Final = re.compile(
 # A clause that opens with its verb shares the subject of the clause before it:
 # "我在风控组，主要负责反欺诈引擎".
 _ZH_SUBJECTLESS: Final = re.compile(
-    r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带|加入"
+    r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带|加入|(?:更|比较|还是)喜欢"
     r"|在(?=[^，,。；;]{1,10}(?:组|团队|部门|部)$))"
 )
 # A person introduced by name: "新来的实习生叫陈晨", then "在前端组" is said of 陈晨.
@@ -288,7 +288,8 @@ def chinese_relations(sentence: str) -> list[Relation]:
     for clause in _ZH_CLAUSE.split(sentence):
         clause = clause.strip()
         if not clause or clause.startswith(("如果", "要是", "是否", "假如")) or "不" in clause:
-            previous = ""
+            # "我不喜欢Java，更喜欢Go": what the next clause says is still the speaker's.
+            previous = "我" if clause.startswith("我") and not clause.startswith("我们") else ""
             continue
         if previous and _ZH_SUBJECTLESS.match(clause):
             clause = previous + clause

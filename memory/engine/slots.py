@@ -86,14 +86,17 @@ _GO_VERB_FOLLOWERS: Final = re.compile(
 )
 # Words that mark the value a sentence moves *away from* ("from npm", "instead of npm").
 _OLD_VALUE_BEFORE: Final = re.compile(
-    r"(?:\bfrom|\boff(?:\s+of)?|\binstead\s+of|\brather\s+than|\bover|\bnot|\bno\s+longer(?:\s+\w+)?|\bdrop|"
-    r"\bditch|\breplace|\breplacing|n't\s+(?:use|need|run)|\bstopped\s+(?:using|running)"
+    r"(?:\bfrom|\boff(?:\s+of)?|\binstead\s+of|\brather\s+than|\bover|\bno\s+longer(?:\s+\w+)?|\bdrop|"
+    # "not on AWS", "aren't using Terraform", "isn't hosted on Heroku"
+    r"(?:\bnot|n't)(?:\s+(?:\w+ly|use|need|run|using|running|hosted|deployed|on|in|with)){0,2}|"
+    r"\bditch|\breplace|\breplacing|\bstopped\s+(?:using|running)|\bagainst|\bruled\s+out"
+    r"|\brejected|\bvetoed|\bpassed\s+on"
     r"|\bquit\s+using|\bgot\s+rid\s+of|\b(?:dropped|ditched|retired|abandoned)"
     r"|从|不再用|不用|而不是|替换)\s*$",
     re.IGNORECASE,
 )
 _NEW_VALUE_BEFORE: Final = re.compile(
-    r"(?:\bto|\bwith|\buse|\busing|\badopt|改用|换成|改成|改为|切换到|迁移到|就用|用)\s*$",
+    r"(?:\bto|\bwith|\buse|\busing|\badopt|\bin\s+favou?r\s+of|改用|换成|改成|改为|切换到|迁移到|就用|用)\s*$",
     re.IGNORECASE,
 )
 

@@ -35,6 +35,7 @@ from typing import Final
 
 from memory.engine.change_terms import value_key
 from memory.engine.changes import parse_change, stated_uses
+from memory.engine.negation import affirmed
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import ME, relations
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
@@ -43,6 +44,7 @@ __all__ = [
     "SINGLE_PER_OBJECT",
     "SINGLE_PER_SUBJECT",
     "Fact",
+    "ended_facts",
     "replaces",
     "restates",
     "stated_facts",
@@ -97,6 +99,25 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
             continue  # "Bob moved to the search team": a membership, not where Bob runs
         facts.add(Fact(subject, use.role, value_key(use.value)))
     return frozenset(f for f in facts if f.value)
+
+
+# A relation said to hold no more: "Priya no longer leads the mobile team", "Tom doesn't work
+# at Google anymore", "我已经不在腾讯工作了".
+_STOPPED: Final = re.compile(
+    r"\bno\s+longer\b|(?:\bnot\b|n't\b).{1,40}?\b(?:anymore|any\s+more)\b|不再|已经不.{1,10}了",
+    re.IGNORECASE,
+)
+_STOP_WORDS: Final = re.compile(r"\s*\b(?:anymore|any\s+more)\b|已经|了(?=\s*[。！!.]?\s*$)", re.I)
+
+
+def ended_facts(text: str, speaker: str) -> frozenset[Fact]:
+    """The relation facts `text` says hold no more (the facts of its affirmative form), or
+    none when it says no such stop. A plain negation ("We don't use Kafka for billing") is no
+    stop: it may contradict, it does not end."""
+    sentence = _without_label(text).strip()
+    if not _STOPPED.search(sentence):
+        return frozenset()
+    return stated_facts(_STOP_WORDS.sub("", affirmed(sentence)), speaker)
 
 
 def names_agree(new_text: str, old_text: str) -> bool:

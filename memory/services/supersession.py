@@ -19,7 +19,7 @@ from memory.engine.change_ends import change_supersedes
 from memory.engine.changes import Change, parse_change
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.prompts.extraction import ExtractedEvent
-from memory.engine.stated_facts import Fact, replaces, stated_facts
+from memory.engine.stated_facts import Fact, ended_facts, replaces, stated_facts
 from memory.models import Event, EventStatus
 from memory.models.rows import columns_of, read_values
 from memory.services.events import event_supersede
@@ -71,6 +71,7 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
     """Supersede the earlier active events whose use `event`'s change ends, or whose
     single-valued relation it gives a new value (`_facts_replaced`); returns them."""
     ended = _facts_replaced(event, extracted)
+    ended += [pk for pk in _facts_stopped(event, extracted) if pk not in ended]
     change = change_of(extracted)
     if change is not None:
         rows = read_values(
@@ -92,6 +93,36 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
     return old_events
 
 
+def _earlier_current(event: Event) -> list[tuple[int, str, list[str], str]]:
+    """The namespace's most recent active events before `event` that are still current."""
+    rows = read_values(
+        _FACT_COLUMNS,
+        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
+        "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
+        [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
+    )
+    return [row for row in rows if row[3] not in NOT_CURRENT]
+
+
+def _facts_stopped(event: Event, extracted: ExtractedEvent) -> list[int]:
+    """Earlier active events all of whose relation facts `extracted` says hold no more:
+    "Priya no longer leads the mobile team" ends "Priya leads the mobile team", "Tom doesn't
+    work at Google anymore" ends "Tom works at Google" (`stated_facts.ended_facts`)."""
+    if extracted.temporal_status in NOT_CURRENT or extracted.event_type not in SLOT_EVENT_TYPES:
+        return []
+    stopped = ended_facts(extracted.summary, speaker_of(extracted.participants))
+    if not stopped:
+        return []
+    out = []
+    for pk, summary, people, _status in _earlier_current(event):
+        if not may_state(stopped, summary, speaker_of(people)):
+            continue
+        old = stated_facts(summary, speaker_of(people))
+        if old and old <= stopped:
+            out.append(pk)
+    return out
+
+
 def _facts_replaced(event: Event, extracted: ExtractedEvent) -> list[int]:
     """Earlier active current events all of whose relation facts `extracted`, a change or a
     decision, restates or gives a new value: "Dana maintains the invoice worker from now on"
@@ -105,16 +136,9 @@ def _facts_replaced(event: Event, extracted: ExtractedEvent) -> list[int]:
     new = stated_facts(extracted.summary, speaker_of(extracted.participants))
     if not new:
         return []
-    rows = read_values(
-        _FACT_COLUMNS,
-        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
-        "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
-        [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
-    )
     return [
         pk
-        for pk, summary, people, status in rows
-        if status not in NOT_CURRENT
-        and may_state(new, summary, speaker_of(people))
+        for pk, summary, people, _status in _earlier_current(event)
+        if may_state(new, summary, speaker_of(people))
         and replaces(new, stated_facts(summary, speaker_of(people)), extracted.summary)
     ]

@@ -202,6 +202,38 @@ def test_a_dated_move_said_after_the_old_place_leaves_the_new_place_current(
     assert lived == {("Lisbon", "current"), ("Berlin", "historical")}
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "relation"),
+    [
+        ("Priya leads the mobile team.", "Priya no longer leads the mobile team.", "leads"),
+        ("Tom works at Globex.", "Tom doesn't work at Globex anymore.", "works_at"),
+        ("Sara is on the design team.", "Sara isn't on the design team anymore.", "member_of"),
+        ("We use AWS.", "We're not on AWS anymore.", "uses"),
+    ],
+)
+def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_historical(
+    owner: ApiClient, drain, first: str, second: str, relation: str
+) -> None:
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
+
+    old, new = event_quoting(first), event_quoting(second)
+    assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
+    assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
+    nodes = owner.get("/ns/proj/graph").json()["nodes"]
+    states = [e["state"] for n in nodes for e in n["edges"] if e["relation"] == relation]
+    assert states == ["historical"]  # the stop itself adds no edge
+
+
+def test_a_plain_negation_ends_nothing(owner: ApiClient, drain) -> None:
+    statement_session(owner, drain, "s1", "Tom works at Globex.", start=1, day=0)
+    statement_session(
+        owner, drain, "s2", "Tom doesn't work at Initech.", start=1 + BLOCK_TURNS, day=3
+    )
+
+    assert event_quoting("Tom works at Globex").status == EventStatus.ACTIVE
+
+
 def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, drain) -> None:
     first = "I live in Lisbon and I work at Globex."
     statement_session(owner, drain, "s1", first, start=1, day=0)
