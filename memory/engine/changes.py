@@ -113,7 +113,7 @@ _ZH_END: Final = (
 # A value inside Chinese text: a Latin name ("MySQL", "GitHub Actions") or a short Han word ended
 # by punctuation or a particle; `_ZM` is one followed by more of the pattern.
 _ZV: Final = (
-    r"((?:(?:(?!是)[\u4e00-\u9fff]){2,4}[A-Z][A-Za-z0-9]{1,10})|(?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
+    r"((?:(?:(?!是)[\u4e00-\u9fff]){2,4}[A-Z][A-Za-z0-9]{1,10})|(?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s*&\s*[A-Za-z][A-Za-z0-9.+#-]*|\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
     r"|(?:[\u4e00-\u9fff]{1,12}?" + _ZH_END + r"))"
 )
 _ZM: Final = r"(.{1,30}?)"
@@ -210,6 +210,8 @@ _CHANGES_ZH: Final = (
         re.compile(rf"^(.*?)(?:不再|已经不|再也不)(?:使用|用|采用|依赖|跑在|部署在){_ZV}"),
     ),
     ("stop", "pa", re.compile(rf"^(.*?)(?:停用了?|弃用了?|去掉了?){_ZV}")),
+    # "订单服务不跑在阿里云上了，迁到了腾讯云": where it no longer runs, then where it went.
+    ("stop", "pa", re.compile(rf"^(.*?)不(?:再)?(?:跑在|部署在|运行在|托管在){_ZV}上?了")),
     # "……，不用ELK了": a named tool no longer used (not "不用担心了", no need to worry)
     (
         "stop",
@@ -235,7 +237,9 @@ _CHANGES_ZH: Final = (
     # "前端已经用React重写了": rewritten in B
     ("switch", "xb", re.compile(rf"^([^，,。把从用]+?)(?:已经)?(?:改)?用{_ZM}重写")),
 )
-_ZH_THEN_USE: Final = re.compile(rf"(?:改用|换用|改为使用|转用|换成)了?{_ZV}")
+_ZH_THEN_USE: Final = re.compile(
+    rf"(?:改用|换用|改为使用|转用|换成|迁到|迁移到|搬到|换到|切到|切换到)了?{_ZV}"
+)
 _ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉|不用)")
 _HOSTING_WORDS: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on|ran\s+on|lives?\s+on|mov\w*|migrat\w*"

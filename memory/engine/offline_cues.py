@@ -126,6 +126,7 @@ IDENTITY: Final = _cue(
     r"\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:live|living)\s+in\b|\bi(?:'m|\s+am)\s+(?:from|based\s+in)\b",
     r"\bi(?:'m|\s+am)\s+\d{1,3}\s+years?\s+old\b|\bmy\s+(?:job|role|title|pronouns)\s+(?:is|are)\b",
     r"我是(?![说不在想觉真很挺来去否吗])|我叫|我的名字是|我(?:现在|目前|一直)?在.{1,20}(?:工作|上班)"
+    r"|我(?:现在|目前|一直)?在(?:一家|一个|一间)[^，。,]{1,10}(?:做|当|担任)"
     r"|我住在|我来自",
     r"\bi(?:'ve|\s+have)\s+been\s+(?:living|working|based)\s+(?:in|at|for|as)\b",
     # A role or a subject held at a named place: "I'm the lead designer at Pinecone Games", "I
@@ -140,6 +141,9 @@ IDENTITY: Final = _cue(
     # "works for"/"lives in" only before a name: "that works for me" is no job.
     rf"\b(?:works|worked|is\s+working)\s+(?:as\b|(?:at|for)\s+(?-i:[A-Z]))"
     rf"|\blives\s+in\s+(?:the\s+)?(?-i:[A-Z])"
+    # Two people named with one job or home: "Emma and Liam both work at Spotify".
+    rf"|(?-i:[A-Z])[\w'’-]+\s+and\s+(?-i:[A-Z])[\w'’-]+\s+(?:both\s+)?(?:work\s+(?:at|for)|live"
+    rf"\s+in)\s+(?-i:[A-Z])"
     rf"|\b(?!(?:it|that|this|there|what|which|who|here|where)\b)[\w-]+(?:'s|\s+is)\s+(?:now\s+)?"
     rf"(?:our|the|my|their|a|an)\s+(?:new\s+|current\s+|former\s+)?"
     rf"(?:[\w-]+\s+){{0,3}}{ROLE_NOUNS}\b",

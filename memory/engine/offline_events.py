@@ -35,6 +35,7 @@ from typing import Final
 from memory.engine import offline_cues as cues
 from memory.engine.changes import parse_change, plain_use, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
+from memory.engine.negation import third_person
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
 from memory.engine.offline_relations_zh import carried_clauses
@@ -240,6 +241,17 @@ _VERBS_3RD: Final = {
 }  # fmt: skip
 
 
+_FREQUENCY: Final = frozenset(
+    ("never", "always", "usually", "often", "sometimes", "rarely", "still", "also", "mostly")
+)
+# Not a base verb after "I never …": a past form, a modal or a word that is no verb.
+_NOT_BASE: Final = re.compile(
+    r"\w+ed$|(?:went|took|got|made|had|did|was|were|came|saw|left|felt|kept|ate|drank|ran|wrote"
+    r"|thought|bought|brought|knew|can|could|will|would|shall|should|must|might|may|been|being"
+    r"|a|an|the|to|not)$"
+)
+
+
 def _shorten(text: str, limit: int = TITLE_MAX) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
@@ -288,6 +300,10 @@ def _person_title(sentence: str, who: str) -> str:
             rest = pattern.sub(replacement, rest, count=1)
             break
     head, _, tail = rest.partition(" ")
+    if head.lower() in _FREQUENCY and tail:  # "never use Emacs" → "never uses Emacs"
+        verb, _, after = tail.partition(" ")
+        if after and verb.isalpha() and verb.islower() and not _NOT_BASE.match(verb):
+            tail = f"{_VERBS_3RD.get(verb, third_person(verb))} {after}"
     rest = f"{_VERBS_3RD.get(head.lower(), head)} {tail}".strip() if tail else rest
     joiner = "" if _HAN.search(rest[:1]) or rest.startswith("'s ") else " "
     return _shorten(f"{who}{joiner}{rest}")

@@ -40,10 +40,11 @@ from memory.engine.offline_relations import (
     AMBIGUOUS,
     ME,
     known_tool,
+    one_subject_each,
     relations,
     service_named,
 )
-from memory.engine.offline_relations_zh import ZH_NOT_EMPLOYER
+from memory.engine.offline_relations_zh import zh_employer_named
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -123,6 +124,9 @@ _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
                rf"(?i:at)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?在{_HAN_NAME}(?:工作|上班)"),
+    # "我已经不在阿里工作了，现在在字节": the old employer, then the new one without a subject.
+    re.compile(rf"我(?!们)(?:已经)?不在[^，。,]{{1,12}}(?:工作|上班)了?[，,]\s*(?:现在|目前)(?:在|去了)"
+               rf"{_HAN_NAME}(?:工作|上班|了)?(?:[，。,.!！]|$)"),
     # "I lead the routing team here at Kargo", "I'm the Android lead at Medora": a role or a team
     # of the speaker's, at a named organisation.
     re.compile(r"\b(?i:i|i'm|i\s+am)\s+(?:(?!(?i:not|never|was|used|visited|met)\b)[^.;!?])"
@@ -360,7 +364,7 @@ def _project_slots(
 
 # "I use Vim" is the speaker's own tool, said as a preference if at all: not the project's.
 _FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们)", re.IGNORECASE)
-_TOOL_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}")
+_TOOL_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}")
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on)\b|部署|托管|跑在|运行在", re.IGNORECASE
@@ -369,6 +373,7 @@ _HOSTING_VERB: Final = re.compile(
 _NAMED_THING: Final = re.compile(r"^[A-Z]")
 # A thing named by a common noun ("geocoder", "tile server"): a service when it runs on a platform.
 _COMMON_THING: Final = re.compile(r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?")
+_HAN_THING: Final = re.compile(r"[\u4e00-\u9fff]{2,4}")
 # "For Nimbus, instead of Stripe we'll use Adyen": the project named before the clause.
 _FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s*,")
 
@@ -407,17 +412,23 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         generic = bool(use.subject) and function_noun(use.subject or "")
         if service is None and use.subject and _NAMED_THING.match(use.subject) and not generic:
             continue  # "Django uses Python": a fact about technologies, not about this team
-        if service is None and use.subject and _HAN.search(use.subject) and not generic:
-            continue  # "记笔记现在改用Notion": an activity, maybe the speaker's own, not a service
+        on_platform = use.role == HOSTING and tool.split()[0].casefold() in PLATFORMS
         if (
             service is None
-            and use.role == HOSTING
+            and use.subject
+            and _HAN.search(use.subject)
+            and not generic
+            and not (on_platform and _HAN_THING.fullmatch(use.subject))
+        ):
+            continue  # "记笔记现在改用Notion": an activity, maybe the speaker's own
+        if (
+            service is None
+            and on_platform
             and use.subject
             and not generic
-            and _COMMON_THING.fullmatch(use.subject)
-            and tool.split()[0].casefold() in PLATFORMS
+            and (_COMMON_THING.fullmatch(use.subject) or _HAN_THING.fullmatch(use.subject))
         ):
-            service = use.subject  # "the geocoder now runs on AWS Fargate"
+            service = use.subject  # "the geocoder now runs on AWS Fargate", "网站部署在Vercel上"
         if service is None:
             service = project_name(text) or (
                 named.group(1) if named and not known_tool(named.group(1)) else None
@@ -468,12 +479,13 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     """(whose, works_at | lives_in, where) a sentence states of the speaker or someone named:
     "I work at Globex" → (speaker, works_at, Globex), "Caroline lives in Boston" → Caroline's."""
     found: list[tuple[str, str, str]] = []
-    employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, text, speaker)
-    if employed and employed[1] not in ZH_NOT_EMPLOYER:  # "我在公司上班" names no employer
-        found.append((employed[0], "works_at", employed[1]))
-    housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, text, speaker)
-    if housed and slot_of(housed[1]) is None and known_tool(housed[1]) is None:
-        found.append((housed[0], "lives_in", housed[1]))
+    for part in one_subject_each(text):  # "Emma and Liam both work at Spotify"
+        employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, part, speaker)
+        if employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
+            found.append((employed[0], "works_at", employed[1]))
+        housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, part, speaker)
+        if housed and slot_of(housed[1]) is None and known_tool(housed[1]) is None:
+            found.append((housed[0], "lives_in", housed[1]))
     return found
 
 

@@ -586,7 +586,56 @@ def relations(sentence: str) -> list[Relation]:
         return []
     if re.search(r"[\u4e00-\u9fff]", text):
         return chinese_relations(text)
-    return _english(text)
+    out: list[Relation] = []
+    for part in one_subject_each(text):
+        out += [r for r in _with_asides(part) if r not in out]
+    return out
+
+
+# "Emma and Liam both work at Spotify": two people, one predicate.
+_PAIR: Final = re.compile(
+    r"^([A-Z][\w'’-]+)\s+and\s+([A-Z][\w'’-]+)\s+(?:both\s+|also\s+|each\s+)?([a-z]+)\b(.*)$"
+)
+_PLURAL_VERB: Final = {"are": "is", "were": "was", "have": "has"}
+
+
+def one_subject_each(sentence: str) -> list[str]:
+    """The sentence once per person when two named people share its predicate ("Emma and Liam
+    both work at Spotify" → "Emma works at Spotify", "Liam works at Spotify"), else itself."""
+    pair = _PAIR.match(sentence.strip())
+    if pair is None or known_tool(pair.group(1)) or known_tool(pair.group(2)):
+        return [sentence]
+    verb = pair.group(3)
+    if verb.endswith("ed") or verb in ("left", "joined"):
+        single = verb
+    else:
+        single = _PLURAL_VERB.get(verb) or third_person(verb)
+    return [f"{who} {single}{pair.group(4)}" for who in (pair.group(1), pair.group(2))]
+
+
+# Asides about the subject: "My colleague Sam maintains …", "Ravi from the QA team owns …",
+# "Maria, who runs the data team, is moving to Berlin".
+_COLLEAGUE: Final = re.compile(
+    r"^(?:my|our)\s+(?:new\s+)?(?:colleague|coworker|co-worker|teammate|manager|boss|friend)"
+    r"\s+(?=[A-Z])",
+    re.IGNORECASE,
+)
+_WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")
+_FROM_TEAM: Final = re.compile(
+    r"^([A-Z][\w'’-]+)\s+(?:from|on)\s+(the\s+(?:[\w-]+\s+){1,2}team)\s+(?=[a-z])"
+)
+
+
+def _with_asides(sentence: str) -> list[Relation]:
+    sentence = _COLLEAGUE.sub("", sentence)
+    if aside := _WHO_ASIDE.match(sentence):
+        name = aside.group(1)
+        return [*_english(f"{name} {aside.group(2)}."), *_english(f"{name} {aside.group(3)}")]
+    if team := _FROM_TEAM.match(sentence):
+        name = team.group(1)
+        rest = sentence[team.end() :]
+        return [*_english(f"{name} is on {team.group(2)}."), *_english(f"{name} {rest}")]
+    return _english(sentence)
 
 
 _POSSESSIVE_EN: Final = re.compile(r"^(.+?)(?:'s|’s)\s+\S.*$")

@@ -113,9 +113,14 @@ _ZH_NOT_SUBJECT: Final = frozenset(
 
 
 # Where someone works that names no employer: "我在公司上班", "在家工作".
-ZH_NOT_EMPLOYER: Final = frozenset(
+_ZH_NOT_EMPLOYER: Final = frozenset(
     "公司 家里 家中 单位 办公室 外地 老家 本地 现场 线上 远程 总部 分公司 楼下".split()  # noqa: SIM905
 )
+
+
+def zh_employer_named(text: str) -> bool:
+    """Whether a place of work names an employer: not "公司" or "家里", not "一家创业公司"."""
+    return text not in _ZH_NOT_EMPLOYER and not text.startswith(("一家", "一个", "一间", "某"))
 
 
 def zh_project_name(service: re.Match[str], text: str) -> str:
@@ -194,7 +199,7 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     if kind in ("team", "project") and _ZH_TEAM.match(text):
         return Entity(text, "organization")  # "前端团队由Lily带": a team is led like a project
     han_name = re.fullmatch(r"[\u4e00-\u9fff]{2,8}", text)
-    if kind == "organization" and han_name and text not in ZH_NOT_EMPLOYER:
+    if kind == "organization" and han_name and zh_employer_named(text):
         return Entity(text, "organization")  # "小周在字节跳动上班"
     lead = re.match(r"[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*)?", text)
     if kind in ("tool", "project_or_tool") and lead:
@@ -243,8 +248,13 @@ _ZH_ACTIVITY: Final = re.compile(
 # "我在风控组，主要负责反欺诈引擎".
 _ZH_SUBJECTLESS: Final = re.compile(
     r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带|加入|(?:更|比较|还是)喜欢"
+    r"|(?:被)?(?:调到|调去|转到|转去)"
     r"|在(?=[^，,。；;]{1,10}(?:组|团队|部门|部)$))"
 )
+# Who opens a negated clause: "我不喜欢Java", "老李不在运维组了".
+_ZH_NEGATED_BY: Final = re.compile(r"^(我(?!们)|[\u4e00-\u9fff]{2,3}?)(?:已经|现在|也)?(?:不|没)")
+# Two people with one predicate: "小张和小李都在测试组".
+_ZH_PAIR: Final = re.compile(r"^([\u4e00-\u9fff]{2,3})和([\u4e00-\u9fff]{2,3})(?:都|也都|也)(.+)$")
 # A person introduced by name: "新来的实习生叫陈晨", then "在前端组" is said of 陈晨.
 _ZH_CALLED: Final = re.compile(
     r"^(?:我们)?(?:组里?|团队里?|公司)?(?:新来的|新来了一?[个位名])?[\u4e00-\u9fff]{1,6}?"
@@ -288,14 +298,23 @@ def chinese_relations(sentence: str) -> list[Relation]:
     for clause in _ZH_CLAUSE.split(sentence):
         clause = clause.strip()
         if not clause or clause.startswith(("如果", "要是", "是否", "假如")) or "不" in clause:
-            # "我不喜欢Java，更喜欢Go": what the next clause says is still the speaker's.
-            previous = "我" if clause.startswith("我") and not clause.startswith("我们") else ""
+            # "我不喜欢Java，更喜欢Go", "老李不在运维组了，调到了安全组": what the next clause
+            # says is still of the one who opened this one.
+            opener = _ZH_NEGATED_BY.match(clause)
+            named = opener.group(1) if opener else ""
+            previous = named if named and _zh_subject(named, "person") else ""
             continue
         if previous and _ZH_SUBJECTLESS.match(clause):
             clause = previous + clause
+        elif previous and clause[:1] in ("他", "她"):  # "陈晨负责前端，她在前端组"
+            clause = previous + clause[1:]
         previous = ""
         if called := _ZH_CALLED.match(clause):
             previous = called.group(1)
+            continue
+        if pair := _ZH_PAIR.match(clause):  # "小张和小李都在测试组"
+            for person in (pair.group(1), pair.group(2)):
+                out += [r for r in chinese_relations(person + pair.group(3)) if r not in out]
             continue
         for pattern, relation, subject_kind, object_kind in _VERBS_ZH:
             match = pattern.match(clause)

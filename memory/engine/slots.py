@@ -92,11 +92,12 @@ _OLD_VALUE_BEFORE: Final = re.compile(
     r"\bditch|\breplace|\breplacing|\bstopped\s+(?:using|running)|\bagainst|\bruled\s+out"
     r"|\brejected|\bvetoed|\bpassed\s+on"
     r"|\bquit\s+using|\bgot\s+rid\s+of|\b(?:dropped|ditched|retired|abandoned)"
-    r"|从|不再用|不用|而不是|替换)\s*$",
+    r"|从|不再(?:使用|采用|用)|不用|没有?(?:使用|用)|而不是|替换"
+    r"|不(?:再)?(?:跑在|部署在|运行在|托管在))\s*$",
     re.IGNORECASE,
 )
 _NEW_VALUE_BEFORE: Final = re.compile(
-    r"(?:\bto|\bwith|\buse|\busing|\badopt|\bin\s+favou?r\s+of|改用|换成|改成|改为|切换到|迁移到|就用|用)\s*$",
+    r"(?:\bto|\bwith|\buse|\busing|\badopt|\bin\s+favou?r\s+of|迁到了?|迁移到了?|改用|换成|改成|改为|切换到|迁移到|就用|用)\s*$",
     re.IGNORECASE,
 )
 
@@ -195,7 +196,7 @@ _PROJECT_NAME: Final = (
         r"([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})\s+(?i:project|app|repo|repository|service)\b"
     ),
     re.compile(r"\b[Pp]roject\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})"),
-    re.compile(r"([A-Za-z][\w.-]{1,40}|[\u4e00-\u9fff]{2,8})\s*项目"),
+    re.compile(r"(?:改用|使用|采用|换成|用)?([A-Za-z][\w.-]{1,40}|[\u4e00-\u9fff]{2,8}?)\s*项目"),
 )
 _NOT_PROJECT_NAMES: Final = frozenset({"this", "that", "the", "our", "my", "a", "new", "same"})
 
@@ -206,6 +207,14 @@ def project_name(text: str) -> str | None:
         match = pattern.search(text)
         if match:
             name = match.group(1).strip()
+            if not name.isascii():
+                # "我们在做一个电商项目" → "电商": the name after the clause's function words.
+                name = _ZH_FUNCTION_CHARS.split(name)[-1]
+                if len(name) < 2 or slot_of(name) is not None:
+                    continue  # "改用飞书项目": a product, not a project of ours
             if name.lower() not in _NOT_PROJECT_NAMES and not name.startswith(("这个", "那个")):
                 return name
     return None
+
+
+_ZH_FUNCTION_CHARS: Final = re.compile(r"[我你他她它们在做是用个的了这那把和与跟给要将从到]")
