@@ -123,7 +123,8 @@ IDENTITY: Final = _cue(
     rf"\bi(?:'m|\s+am)\s+(?:an?)\s+{NOT_A_ROLE}\w",
     r"\bi(?:'m|\s+am)?\s+(?:work|working)\s+(?:at|for|as)\b"
     r"|\bi(?:'m|\s+am)?\s+(?:study|studying)\s+at\s+(?-i:[A-Z])",
-    r"\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:live|living)\s+in\b|\bi(?:'m|\s+am)\s+(?:from|based\s+in)\b",
+    r"\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:live|living)\s+in\b"
+    r"|\bi(?:'m|\s+am)\s+(?:originally\s+)?(?:from|based\s+in)\b",
     r"\bi(?:'m|\s+am)\s+\d{1,3}\s+years?\s+old\b|\bmy\s+(?:job|role|title|pronouns)\s+(?:is|are)\b",
     r"我是(?![说不在想觉真很挺来去否吗])|我叫|我的名字是|我(?:现在|目前|一直)?在.{1,20}(?:工作|上班)"
     r"|我(?:现在|目前|一直)?在(?:一家|一个|一间)[^，。,]{1,10}(?:做|当|担任)"

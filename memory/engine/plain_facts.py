@@ -54,12 +54,14 @@ _SUBJECT_EN: Final = re.compile(
     # Something of a named person: "Marco's birthday", "Lena's team".
     r"(?:(?<=['’]s)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     r"|(?:i|we)(?=\s+(?:have|own|run|ship|release|deploy|meet|pay|spend|get|work|commute|speak"
-    r"|store|keep|retain)\b))"
+    r"|store|keep|retain|go|start|finish|train|swim|cycle|walk|wake)\b)"
+    # "Most of our users are on Android", "Half of the team works remotely".
+    r"|(?:most|all|half|some|none|many|few)\s+of\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?)"
     r"\s+"
     r"(?:(?:also|still|now|usually|always|currently|mostly|only|already)\s+)?"
     r"(?P<verb>is|are|was|were|has|have|had|'s|[a-z]+s|[a-z]+ed|run|ship|release|deploy|meet|pay"
     r"|spend|get|live|work|sit|go|use|own|cost|take|start|end|open|close|speak|commute|store|keep"
-    r"|retain|sold|bought|left|got"
+    r"|retain|sold|bought|left|got|go|finish|train|swim|cycle|walk|wake"
     r"|went|took|made|lost|won|quit|found|gave|began|became|came|met|wrote|built|broke|spent"
     r"|paid|sent|ran|shut|sat)\b",
     _I,
@@ -111,7 +113,7 @@ _FEELING_EN: Final = re.compile(
 
 _ZH_NOT_FACT: Final = re.compile(
     # 大概 / 大约 before a figure is "about" ("大概四十分钟"), not a hedge.
-    r"[？?]|吗|呢|吧|你|您|可能|也许|(?:大概|大约)(?![\d一二两三四五六七八九十半]|[有是][\d一二两三四五六七八九十半])"
+    r"[？?]|吗|呢|吧|你|您|可能|也许|(?:大概|大约)(?![\d一二两三四五六七八九十半]|[有是要][\d一二两三四五六七八九十半])"
     r"|好像|觉得|希望|如果"
     r"|是否|要不要|^[这那](?:个|些|样)?"
     # How it felt, and a figure of one happening ("我一共就睡了五个小时", "今天大约三点到").
@@ -120,11 +122,16 @@ _ZH_NOT_FACT: Final = re.compile(
 _ZH_SUBJECT_VERB: Final = re.compile(
     r"^[^，,。！!]{1,12}?(?:是|在|有|定在|设在|位于|一共|总共|共有|保留|保存"
     r"|每[\d一两二三四五六七八九十]*(?:天|周|星期|月|个月|年|晚|季度)"
+    # "我们两周发一次版": an interval, then what happens once in it.
+    r"|[\d一两二三四五六七八九十]+(?:天|周|星期|个月|年)(?=.{1,6}一次)"
+    # "构建大概要十分钟", "我养了两只猫": how long it takes, how many there are.
+    r"|(?:大概|大约|约)?(?:要|需要|得)(?=[\d一二两三四五六七八九十半])|养了?(?=[\d一二两三四五六七八九十])"
     # "我们的日活大概五万": a subject, then its figure.
     r"|(?:大概|大约|约|差不多|将近|超过)(?=[\d一二两三四五六七八九十百千万]))"
 )
 _ZH_SPECIFIC: Final = re.compile(
-    r"\d|[一二两三四五六七八九十百千万]+(?:个|人|位|台|张|次|年|岁|天|小时|分钟|点|号|月|块|元|周)"
+    r"\d|[一二两三四五六七八九十百千万]+(?:个|人|位|台|张|次|年|岁|天|小时|分钟|点|号|月|块|元|周|只|条|辆|套"
+    r"|间|本)"
     r"|[一二两三四五六七八九十百千]+万"
     r"|[A-Za-z][\w.+#-]*|每天|每周|每月|每晚|凌晨|周[一二三四五六日]|星期[一二三四五六日天]"
 )
@@ -190,9 +197,13 @@ def _tool_named(word: str) -> bool:
     return known_tool(word) is not None
 
 
+# "我会说英语和日语": the languages someone speaks.
+_ZH_LANGUAGES: Final = re.compile(r"^我(?:们)?(?:会|能)?说[\u4e00-\u9fff]{1,4}语")
+
+
 def _chinese(text: str) -> bool:
     if _ZH_NOT_FACT.search(text):
         return False
-    if _ZH_RELATIVE.match(text) or _ZH_COMMUTE.match(text):
+    if _ZH_RELATIVE.match(text) or _ZH_COMMUTE.match(text) or _ZH_LANGUAGES.match(text):
         return True
     return _ZH_SUBJECT_VERB.match(text) is not None and bool(_ZH_SPECIFIC.search(text))

@@ -7,7 +7,9 @@ the data team, …", "Emma and Liam both work at Spotify", 小张和小李都在
 person a clause opened with, a team moved to after a negated clause
 (老李不在运维组了，调到了安全组), a new employer said without a subject
 (我已经不在阿里工作了，现在在字节), 我们的网站部署在Vercel上; and "Alex never use Emacs" as a
-title."""
+title. A tenth probe, 40 plain facts, found "Most of our users …", "I'm originally from …", a
+habit ("I go running three times a week"), an interval (我们两周发一次版), a duration
+(构建大概要十分钟), a count of animals (我养了两只猫) and languages spoken."""
 
 from __future__ import annotations
 
@@ -139,3 +141,36 @@ def test_an_activity_moved_to_a_tool_is_still_no_service() -> None:
 )
 def test_a_verb_after_a_frequency_word_agrees_with_the_speaker(content: str, title: str) -> None:
     assert _titles(content) == [title]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Most of our users are on Android.",
+        "I'm originally from Chile.",
+        "I go running three times a week.",
+        "I start work at 8.",
+        "I walk the dog every morning.",
+        "我们两周发一次版。",
+        "构建大概要十分钟。",
+        "我养了两只猫。",
+        "我会说英语和日语。",
+    ],
+)
+def test_a_fact_probe_s_plain_facts_are_kept(content: str) -> None:
+    assert stored_events(content) == [("other", "ongoing")]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I go to bed late.",
+        "We go way back.",
+        "Most of the time it works.",
+        "我大概要走了。",
+        "这事大概要三天吧？",
+        "这条路很长。",
+    ],
+)
+def test_their_chatter_is_not(content: str) -> None:
+    assert stored_events(content) == []
