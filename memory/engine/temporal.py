@@ -103,6 +103,11 @@ _PAST_MARKERS: Final = re.compile(
 )
 
 
+_SCHEDULED: Final = re.compile(
+    r"\b(?:ends|expires|starts|begins|renews|launches|kicks\s+off|(?:is|are)\s+due)\b", _I
+)
+
+
 def sentence_tense(text: str) -> str | None:
     """ "past" or "future" when the sentence's markers lean one way, else None."""
     future = len(_FUTURE_MARKERS.findall(text))
@@ -266,7 +271,10 @@ def resolve_temporal(
     scan = text.translate(_FULLWIDTH)
     tense = sentence_tense(scan)
     today = mentioned_at.date()
-    ctx = Context(today=today, tense=tense)
+    # "The contract ends in March": a schedule said in the present lies ahead (dates only; the
+    # sentence's own tense, and so its kind, stays as it is).
+    ahead = "future" if tense is None and _SCHEDULED.search(scan) else tense
+    ctx = Context(today=today, tense=ahead)
     candidates = [
         _candidate(scan, start, end, rule, span, today)
         for start, end, rule, span in _matches(scan, ctx)

@@ -9,19 +9,21 @@ person a clause opened with, a team moved to after a negated clause
 (我已经不在阿里工作了，现在在字节), 我们的网站部署在Vercel上; and "Alex never use Emacs" as a
 title. A tenth probe, 40 plain facts, found "Most of our users …", "I'm originally from …", a
 habit ("I go running three times a week"), an interval (我们两周发一次版), a duration
-(构建大概要十分钟), a count of animals (我养了两只猫) and languages spoken."""
+(构建大概要十分钟), a count of animals (我养了两只猫) and languages spoken, and a schedule said in
+the present ("The contract ends in March", said in June) read as the March past."""
 
 from __future__ import annotations
 
 import pytest
 
 from memory.engine.changes import Change, parse_change, stated_uses
+from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import one_subject_each, relations
 from memory.engine.slots import project_name, slot_choices
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
-from tests.engine.test_offline_round7 import _titles
+from tests.engine.test_offline_round7 import SAID_AT, _titles
 
 
 def _said(content: str) -> set[tuple[str, str, str]]:
@@ -174,3 +176,31 @@ def test_a_fact_probe_s_plain_facts_are_kept(content: str) -> None:
 )
 def test_their_chatter_is_not(content: str) -> None:
     assert stored_events(content) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "first_day", "last_day"),
+    [
+        ("The contract ends in March.", "2027-03-01", "2027-03-31"),
+        ("The course starts on Monday.", "2026-06-08", "2026-06-08"),
+    ],
+)
+def test_a_schedule_said_in_the_present_lies_ahead(
+    content: str, first_day: str, last_day: str
+) -> None:
+    out = extract_events([SourceMessage(1, "user", content, SAID_AT, speaker="Sam")])
+    (event,) = out.events
+    assert event.temporal_status == "planned"
+    assert event.happened_start is not None and event.happened_end is not None
+    assert (event.happened_start.date().isoformat(), event.happened_end.date().isoformat()) == (
+        first_day,
+        last_day,
+    )
+
+
+def test_a_schedule_said_in_the_past_stays_past() -> None:
+    out = extract_events([SourceMessage(1, "user", "The contract ended in March.", SAID_AT)])
+    (event,) = out.events
+    assert event.temporal_status == "occurred"
+    assert event.happened_start is not None
+    assert event.happened_start.date().isoformat() == "2026-03-01"
