@@ -224,7 +224,8 @@ PLAN: Final = _cue(
     r"|thu|fri|sat|sun)[a-z]*\b|end\s+of)",
     r"\b(?:submissions?|applications?|registration|enrol?lment|voting|entries|the\s+(?:form"
     r"|window|call|portal|poll))\s+closes?\b",
-    r"\b(?:i|we)\s+(?:have|need|got)\s+to\s+\w+[^.;!?]{0,60}?\b(?:by|before)\b",
+    r"\b(?:i|we)\s+(?:(?:have|need|got)\s+to|must)\s+\w+[^.;!?]{0,60}?\b(?:by|before)\s+"
+    r"(?!(?:i|we|you|he|she|they|it|that|then|now)\b)\w",
     r"到期|截止|截稿",
     r"打算|计划|准备|将要|要去|会去|安排",
 )

@@ -204,3 +204,19 @@ def test_a_schedule_said_in_the_past_stays_past() -> None:
     assert event.temporal_status == "occurred"
     assert event.happened_start is not None
     assert event.happened_start.date().isoformat() == "2026-03-01"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("We must ship the fix before the holidays.", [("plan", "planned")]),
+        ("I have to finish the slides before Thursday's meeting.", [("plan", "planned")]),
+        ("I must admit I was wrong before.", []),
+        ("I have to say I have seen it before.", []),
+        ("We must finish before we leave.", []),
+    ],
+)
+def test_work_that_must_come_before_a_time_is_a_plan(
+    content: str, expected: list[tuple[str, str]]
+) -> None:
+    assert stored_events(content) == expected
