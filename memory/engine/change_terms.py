@@ -46,6 +46,8 @@ _LEAD_ZH: Final = re.compile(
 )
 _TAIL_ZH: Final = re.compile(
     r"(?:我们|咱们|我|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|全部|全|都|也|就|还|一直|正在"
+    # "订单服务上周迁到了AWS": when it moved is no part of what moved.
+    r"|上周|上个?月|上星期|这周|本周|昨天|前天|今天|今年|去年|最近|刚刚?|前几天|周末"
     r"|决定|打算|要|会|的|了|这一?块|那一?块|这一?套|那一?套|这边|那边|方面|，|,|\s)+$"
 )
 _MAX_SUBJECT_WORDS: Final = 6

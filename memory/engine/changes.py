@@ -188,6 +188,8 @@ _CHANGES_EN: Final = (
     ("now", "pb", _NOW_SAID_LAST),
     # move/migrate X to B (no from)
     ("switch", "xb", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:to|onto)\s+{_V}", _I)),
+    # "We rewrote the API in Go": what it is written in now.
+    ("switch", "xb", re.compile(rf"\brewr(?:ote|itten|ite|iting)\s+{_X}in\s+{_V}", _I)),
 )  # fmt: skip
 _CHANGES_ZH: Final = (
     ("switch", "xab", re.compile(rf"把(.+?)从{_ZM}{_ZH_TO}{_ZV}")),

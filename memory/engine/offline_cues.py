@@ -63,7 +63,14 @@ CHANGE: Final = _cue(
     r"|\b(?:use|uses|using|switched|moved|went|go|going|drink|drinks|eat|eats)\b.{1,40}\binstead\s+of\b"
     r"|\bleft\s+(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){0,2}(?:team|company|job|firm|group"
     r"|band|department|project|role|position|board|club|startup|agency)\b",
-    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|不再|搬到|搬家到",
+    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|不再|搬到|搬家到|跳槽",
+    # "We relocated to Manchester", "Raj handed the data pipeline to Mei", "Ben took over",
+    # "We rewrote the API in Go".
+    r"\brelocat(?:ed|ing)\b|\btook\s+over\b"
+    r"|\bhanded\s+(?:over\s+)?(?:the|our|his|her|their|my)\s+[\w\s-]{0,30}?(?:team|service|project"
+    r"|pipeline|module|repo|codebase|app|api|system|platform|process|account|on-call|rotation)"
+    r"\s+(?:over\s+)?to\b"
+    r"|\bstepped\s+down\b|\brewr(?:ote|itten)\b[\w\s-]{1,40}?\bin\s+(?-i:[A-Z])",
     r"改(?:到|喝|吃|去|成|为|学|练|打|玩)|已经不.{1,8}了|推迟|延期|改期|提前到|挪到",
     # Rescheduling: "the offsite got pushed to May".
     r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped)\s+(?:back\s+|out\s+)?(?:to|until|till"

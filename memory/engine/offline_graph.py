@@ -124,6 +124,7 @@ _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
                rf"(?i:at)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?在{_HAN_NAME}(?:工作|上班)"),
+    re.compile(rf"我(?:已经|刚|刚刚|上个?月|去年)?跳槽(?:去|到)了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我已经不在阿里工作了，现在在字节": the old employer, then the new one without a subject.
     re.compile(rf"我(?!们)(?:已经)?不在[^，。,]{{1,12}}(?:工作|上班)了?[，,]\s*(?:现在|目前)(?:在|去了)"
                rf"{_HAN_NAME}(?:工作|上班|了)?(?:[，。,.!！]|$)"),

@@ -368,6 +368,18 @@ _DOES_INSTEAD: Final = re.compile(
     r"(?P<who>[A-Z][\w'’-]+)\s+does(?:\s+now)?\s*[.!]?$"
 )
 
+# "Maya stepped down as QA lead; Ben took over": the one who took over holds the role.
+_TOOK_OVER: Final = re.compile(
+    r"^[A-Z][\w'’-]+\s+(?:stepped\s+down|resigned)\s+as\s+(?:the\s+)?(?P<what>.+?)\s+"
+    r"(?P<role>lead|owner|manager|head|maintainer)\s*[;,]\s*(?:and\s+)?(?P<who>[A-Z][\w'’-]+)\s+"
+    r"(?:took\s+over|has\s+taken\s+over|is\s+taking\s+over)\b",
+    re.IGNORECASE,
+)
+_HANDED_ROLE: Final = {
+    "lead": "leads", "manager": "leads", "head": "leads", "owner": "owns",
+    "maintainer": "maintains",
+}  # fmt: skip
+
 
 def _referent(sentence: str, who: str, subject_kind: str) -> Entity | None:
     """Whom a "she" / "he" or what an "it" refers to: the one the sentence opened with."""
@@ -384,6 +396,9 @@ def _english(sentence: str) -> list[Relation]:
     sentence = _TIME_FIRST.sub("", sentence)  # "These days I mostly use VS Code"
     for cleft in _CLEFT:
         sentence = cleft.sub(r"\1 ", sentence)
+    if handed := _TOOK_OVER.match(sentence):
+        relation = _HANDED_ROLE[handed.group("role").lower()]
+        sentence = f"{handed.group('who')} {relation} {handed.group('what')}."
     if instead := _DOES_INSTEAD.match(sentence):
         verb = instead.group("verb") or third_person(instead.group("base"))
         sentence = f"{instead.group('who')} {verb} {instead.group('what')}."

@@ -39,6 +39,7 @@ from memory.engine.negation import affirmed
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import ME, relations
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
+from memory.engine.slots import slot_of
 
 __all__ = [
     "SINGLE_PER_OBJECT",
@@ -148,13 +149,14 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
     ended = _key(change.old) if change is not None and change.old else None
     changed_subject = _key(change.subject) if change is not None and change.subject else None
     replaced = False
+    team_moved = bool(_TEAM_MOVE.search(new_text))
     for fact in old - new:
         # "I moved from the platform team to the data team": the old value named, said of the
         # speaker (no subject of its own) or of the subject the change names.
         said_of = changed_subject or (
             fact.subject if any(n.subject == fact.subject for n in new) else None
         )
-        if any(_new_value(fact, n) for n in new) or (
+        if any(_new_value(fact, n, team_moved=team_moved) for n in new) or (
             ended is not None
             and value_key(fact.value) == value_key(ended)
             and fact.subject == said_of
@@ -172,12 +174,24 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
 _RESPONSIBLE: Final = frozenset({"owns", "maintains"})
 
 
-def _new_value(old: Fact, new: Fact) -> bool:
+# A move to another team ends the membership it leaves: "Lucas switched to the web team".
+_TEAM_MOVE: Final = re.compile(
+    r"\b(?:switched|moved|transferred|changed)\s+(?:over\s+)?to\s+(?:the\s+)?[\w\s-]{1,30}?team\b"
+    r"|调到|调去|转到|转去",
+    re.IGNORECASE,
+)
+
+
+def _new_value(old: Fact, new: Fact, *, team_moved: bool = False) -> bool:
     if old.role in _RESPONSIBLE and new.role in _RESPONSIBLE:
         return old.value == new.value and old.subject != new.subject
     if old.role != new.role:
         return False
-    if old.role in SINGLE_PER_SUBJECT:
+    if old.role == USE and old.subject and old.subject == new.subject and old.value != new.value:
+        # "We rewrote the API in Go" after "The API is written in Python": one language.
+        slots = slot_of(old.value), slot_of(new.value)
+        return slots[0] is not None and slots[1] is not None and slots[0][0] == slots[1][0]
+    if old.role in SINGLE_PER_SUBJECT or (team_moved and old.role == "member_of"):
         return bool(old.subject) and old.subject == new.subject and old.value != new.value
     if old.role in SINGLE_PER_OBJECT:
         return old.value == new.value and old.subject != new.subject

@@ -225,6 +225,39 @@ def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_histor
     assert states == ["historical"]  # the stop itself adds no edge
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "relation", "current"),
+    [
+        (
+            "Lucas is on the mobile team.",
+            "Lucas switched to the web team.",
+            "member_of",
+            "web team",
+        ),
+        ("I live in Leeds.", "We relocated to Manchester.", "lives_in", "Manchester"),
+        ("Raj owns the data pipeline.", "Raj handed the data pipeline to Mei.", "owns", "Mei"),
+        ("The API is written in Python.", "We rewrote the API in Go.", "uses", "Go"),
+    ],
+)
+def test_a_change_in_everyday_words_supersedes_and_the_graph_moves_on(
+    owner: ApiClient, drain, first: str, second: str, relation: str, current: str
+) -> None:
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
+
+    old, new = event_quoting(first), event_quoting(second)
+    assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
+    nodes = owner.get("/ns/proj/graph").json()["nodes"]
+    now = {
+        name
+        for n in nodes
+        for e in n["edges"]
+        if e["relation"] == relation and e["state"] == "current"
+        for name in (e["from_name"], e["to_name"])
+    }
+    assert current in now
+
+
 def test_a_plain_negation_ends_nothing(owner: ApiClient, drain) -> None:
     statement_session(owner, drain, "s1", "Tom works at Globex.", start=1, day=0)
     statement_session(

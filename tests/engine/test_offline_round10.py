@@ -1,0 +1,84 @@
+"""Offline rules of issue 29's tenth round (2026-12-07): 15 pairs of a fact and its change, said
+in everyday words (EN and ZH). Before, none of these changed anything: "We relocated to
+Manchester in April" (and the graph kept Leeds current), "Raj handed the data pipeline to Mei",
+"Lucas switched to the web team", "We rewrote the API in Go", "Maya stepped down as QA lead;
+Ben took over", 我跳槽去了阿里; and 订单服务上周迁到了AWS put AWS on the project, not on
+订单服务. The supersessions are tested end to end in tests/services/test_contradictions.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.engine.change_terms import subject_of
+from memory.engine.changes import Change, parse_change
+from memory.engine.offline_graph import person_relations
+from memory.engine.offline_relations import relations
+from memory.engine.stated_facts import replaces, stated_facts
+from tests.engine.test_offline_round5_events import stored_events
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We relocated to Manchester in April.",
+        "Raj handed the data pipeline to Mei.",
+        "We rewrote the API in Go.",
+        "Maya stepped down as QA lead; Ben took over.",
+        "我跳槽去了阿里。",
+    ],
+)
+def test_a_change_said_in_everyday_words_is_a_change(content: str) -> None:
+    assert stored_events(content) == [("change", "occurred")]
+
+
+def test_handing_over_is_a_change_only_for_something_owned() -> None:
+    assert stored_events("He handed the keys to me.") == []
+
+
+def test_a_rewrite_is_a_change_of_language() -> None:
+    assert parse_change("We rewrote the API in Go.") == Change("switch", "API", None, "Go", "use")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Maya stepped down as QA lead; Ben took over.", ("Ben", "leads", "QA")),
+        (
+            "Maya stepped down as the payments team lead, and Omar took over.",
+            ("Omar", "leads", "payments team"),
+        ),
+    ],
+)
+def test_who_took_over_holds_the_role(content: str, expected: tuple[str, str, str]) -> None:
+    (found,) = relations(content)
+    assert (found.subject.name, found.relation, found.object.name) == expected
+
+
+def test_a_job_hop_in_chinese_names_the_new_employer() -> None:
+    assert person_relations("我跳槽去了阿里。", "Alex") == [("Alex", "works_at", "阿里")]
+    assert person_relations("我上个月跳槽到了字节跳动。", "Alex") == [
+        ("Alex", "works_at", "字节跳动")
+    ]
+
+
+@pytest.mark.parametrize("prefix", ["订单服务上周", "订单服务昨天", "订单服务最近"])
+def test_when_it_moved_is_no_part_of_what_moved(prefix: str) -> None:
+    assert subject_of(prefix) == "订单服务"
+
+
+def test_a_move_to_another_team_ends_the_old_membership_only() -> None:
+    old = stated_facts("Lucas is on the mobile team.", "Alex")
+    moved = "Lucas switched to the web team."
+    assert replaces(stated_facts(moved, "Alex"), old, moved)
+    joined = "Lucas joined the web team."  # joining another team leaves nothing
+    assert not replaces(stated_facts(joined, "Alex"), old, joined)
+
+
+def test_a_named_thing_written_in_another_language_replaces_the_old_one() -> None:
+    old = stated_facts("The API is written in Python.", "Alex")
+    said = "We rewrote the API in Go."
+    assert replaces(stated_facts(said, "Alex"), old, said)
+    # The team may work in several languages: no named thing, nothing replaced.
+    team = stated_facts("We use Python for scripts.", "Alex")
+    decided = "We decided to use Go for the API."
+    assert not replaces(stated_facts(decided, "Alex"), team, decided)
