@@ -451,6 +451,13 @@ def _parse_zh(sentence: str) -> Change | None:
     return None
 
 
+# "The billing service is on Fly.io": on a known technology only ("Priya is on PTO" is not).
+_ON_KNOWN_EN: Final = re.compile(
+    rf"^(.*?)\b(?:is|are)\s+(?:all\s+|still\s+|currently\s+)?(?:on|hosted\s+on|running\s+on)\s+{_V}",
+    _I,
+)
+
+
 def plain_use(text: str) -> Use | None:
     """The use a plain statement states ("we deploy the billing service on Heroku", "the API
     runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
@@ -487,6 +494,10 @@ def plain_use(text: str) -> Use | None:
         else:
             subject = subject_of(prefix)
         return Use(subject, value_of(value) or value, _role(match.group(0)))
+    on = None if HAN.search(sentence) else _ON_KNOWN_EN.search(sentence)
+    platform = value_of(on.group(2)) if on else None
+    if on and platform and known_tool(platform) and not _NOT_USED_EN.search(on.group(1)):
+        return Use(subject_of(on.group(1)), platform, HOSTING)
     return None
 
 

@@ -36,6 +36,7 @@ from typing import Final
 from memory.engine.change_terms import value_key
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed
+from memory.engine.offline_entities import function_noun
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import ME, relations
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
@@ -73,7 +74,10 @@ class Fact:
 def _key(name: str) -> str:
     text = " ".join(unicodedata.normalize("NFKC", name).casefold().split())
     text = _ARTICLE.sub("", text.strip(" .,;:!?'\"，。；：！？、")).replace("的", "")
-    return text
+    return _SERVICE_WORD.sub("", text) or text  # "the billing service" is "billing"
+
+
+_SERVICE_WORD: Final = re.compile(r"\s+(?:service|svc)$")
 
 
 def _without_label(text: str) -> str:
@@ -95,7 +99,8 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
         facts.add(Fact(_key(whose), relation, value_key(where)))
     said_of = {f.subject for f in facts}
     for use in stated_uses(sentence):
-        subject = _key(use.subject or "")
+        # "缓存是Redis", "Our CI is CircleCI": a function is the team's, as "we use …" says.
+        subject = "" if use.subject and function_noun(use.subject) else _key(use.subject or "")
         if subject and subject in said_of:
             continue  # "Bob moved to the search team": a membership, not where Bob runs
         facts.add(Fact(subject, use.role, value_key(use.value)))

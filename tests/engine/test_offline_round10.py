@@ -3,17 +3,21 @@ in everyday words (EN and ZH). Before, none of these changed anything: "We reloc
 Manchester in April" (and the graph kept Leeds current), "Raj handed the data pipeline to Mei",
 "Lucas switched to the web team", "We rewrote the API in Go", "Maya stepped down as QA lead;
 Ben took over", 我跳槽去了阿里; and 订单服务上周迁到了AWS put AWS on the project, not on
-订单服务. The supersessions are tested end to end in tests/services/test_contradictions.py."""
+订单服务. The supersessions are tested end to end in tests/services/test_contradictions.py.
+
+A probe of facts said again in other words found three that stayed two events: a function said
+as the subject (缓存是Redis after 我们用Redis做缓存), "billing" for "the billing service", and "the
+billing service is on Fly.io", which stated nothing."""
 
 from __future__ import annotations
 
 import pytest
 
 from memory.engine.change_terms import subject_of
-from memory.engine.changes import Change, parse_change
+from memory.engine.changes import Change, Use, parse_change, stated_uses
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import relations
-from memory.engine.stated_facts import replaces, stated_facts
+from memory.engine.stated_facts import replaces, restates, stated_facts
 from tests.engine.test_offline_round5_events import stored_events
 
 
@@ -82,3 +86,27 @@ def test_a_named_thing_written_in_another_language_replaces_the_old_one() -> Non
     team = stated_facts("We use Python for scripts.", "Alex")
     decided = "We decided to use Go for the API."
     assert not replaces(stated_facts(decided, "Alex"), team, decided)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("The billing service is on Fly.io.", [Use("billing service", "Fly.io", "host")]),
+        ("Priya is on PTO.", []),  # on no technology
+        ("The billing service isn't on Fly.io.", []),
+    ],
+)
+def test_a_thing_on_a_known_technology_runs_there(content: str, expected: list[Use]) -> None:
+    assert stated_uses(content) == expected
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("我们用Redis做缓存。", "再说一次，缓存是Redis。"),  # a function is the team's
+        ("We use CircleCI.", "Our CI is CircleCI."),
+        ("We deploy the billing service on Fly.io.", "Just a reminder, billing is on Fly.io."),
+    ],
+)
+def test_the_same_fact_said_again_in_other_words_restates_it(first: str, again: str) -> None:
+    assert restates(stated_facts(again, "Alex"), stated_facts(first, "Alex"), again)
