@@ -61,7 +61,16 @@ from memory.engine.change_terms import (
 )
 from memory.engine.offline_entities import function_noun, known_tool
 
-__all__ = ["HOSTING", "USING", "Change", "Use", "parse_change", "plain_use", "stated_uses"]
+__all__ = [
+    "HOSTING",
+    "USING",
+    "Change",
+    "Use",
+    "parse_change",
+    "plain_use",
+    "said_of_others",
+    "stated_uses",
+]
 
 _I: Final = re.IGNORECASE
 HOSTING: Final = "host"
@@ -503,6 +512,8 @@ def plain_use(text: str) -> Use | None:
 
 def stated_uses(text: str) -> list[Use]:
     """What a statement says is used now: a change's new value, or a plain use."""
+    if said_of_others(text):
+        return []
     change = parse_change(text)
     if change is not None:
         if change.new is None:
@@ -521,6 +532,15 @@ def stated_uses(text: str) -> list[Use]:
             if not any(same_value(u.value, found.value) for u in uses):
                 uses.append(found)
     return uses
+
+
+_THEIRS: Final = re.compile(r"^(?:他们|她们|they\b|they're\b|they\s+are\b)", _I)
+
+
+def said_of_others(text: str) -> bool:
+    """ "他们没有用React，用的是Vue", "They switched to GitLab CI": another team's stack, not
+    this one's."""
+    return bool(_THEIRS.match(text.strip()))
 
 
 _ALONG: Final = re.compile(

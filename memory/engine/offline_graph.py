@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-from memory.engine.changes import HOSTING, USING, stated_uses
+from memory.engine.changes import HOSTING, USING, said_of_others, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
 from memory.engine.offline_entities import FAMILY_EN, PLATFORMS, function_noun, han_tool
 from memory.engine.offline_phrases import noun_phrase, preferences
@@ -347,6 +347,8 @@ def _project_slots(
     already on the service the statement names ("move the billing service from Heroku to
     Fly.io" is the billing service's, not the project's)."""
     if event.event_type not in SLOT_EVENT_TYPES or event.temporal_status in NOT_CURRENT:
+        return
+    if said_of_others(_without_speaker(event.summary)):
         return
     choices = slot_choices(event.summary) or slot_choices(event.title)
     if not choices:

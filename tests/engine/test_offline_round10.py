@@ -19,6 +19,7 @@ from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import relations
 from memory.engine.stated_facts import replaces, restates, stated_facts
 from tests.engine.test_offline_round5_events import stored_events
+from tests.engine.test_offline_round6 import _edges
 
 
 @pytest.mark.parametrize(
@@ -110,3 +111,12 @@ def test_a_thing_on_a_known_technology_runs_there(content: str, expected: list[U
 )
 def test_the_same_fact_said_again_in_other_words_restates_it(first: str, again: str) -> None:
     assert restates(stated_facts(again, "Alex"), stated_facts(first, "Alex"), again)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["他们没有用React，用的是Vue。", "They use Vue.", "They switched from Jenkins to GitLab CI."],
+)
+def test_what_they_use_is_not_ours(content: str) -> None:
+    assert stated_uses(content) == []
+    assert not any(relation == "uses" for _, relation, _ in _edges(content))
