@@ -29,6 +29,15 @@ def _conflicting(a: Event, b: Event) -> bool:
     )
 
 
+def _said_in_two_sessions(
+    owner: ApiClient, drain, first: str, second: str, *, days_apart: int
+) -> tuple[Event, Event]:
+    """`first` in one session, `second` in a later one; their events."""
+    statement_session(owner, drain, "s1", first, start=1, day=0)
+    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=days_apart)
+    return event_quoting(first), event_quoting(second)
+
+
 @pytest.mark.parametrize(
     ("first", "second"),
     [
@@ -40,10 +49,7 @@ def _conflicting(a: Event, b: Event) -> bool:
 def test_a_denial_conflicts_with_the_statement_it_denies(
     owner: ApiClient, drain, first: str, second: str
 ) -> None:
-    statement_session(owner, drain, "s1", first, start=1, day=0)
-    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
-
-    old, new = event_quoting(first), event_quoting(second)
+    old, new = _said_in_two_sessions(owner, drain, first, second, days_apart=3)
     assert old.pk != new.pk
     assert (old.status, new.status) == (EventStatus.ACTIVE, EventStatus.ACTIVE)
     assert _conflicting(old, new)
@@ -73,10 +79,7 @@ def test_a_second_value_said_plainly_conflicts_and_the_graph_moves_on(
     owner: ApiClient, drain, first: str, second: str, relation: str, old_value: str,
     new_value: str,
 ) -> None:  # fmt: skip
-    statement_session(owner, drain, "s1", first, start=1, day=0)
-    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=5)
-
-    old, new = event_quoting(first), event_quoting(second)
+    old, new = _said_in_two_sessions(owner, drain, first, second, days_apart=5)
     assert (old.status, new.status) == (EventStatus.ACTIVE, EventStatus.ACTIVE)
     assert _conflicting(old, new)
     edges = {
@@ -165,10 +168,7 @@ def test_affirmed(text: str, affirmative: str) -> None:
 def test_a_new_value_said_as_a_change_supersedes_the_old_one(
     owner: ApiClient, drain, first: str, second: str
 ) -> None:
-    statement_session(owner, drain, "s1", first, start=1, day=0)
-    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=30)
-
-    old, new = event_quoting(first), event_quoting(second)
+    old, new = _said_in_two_sessions(owner, drain, first, second, days_apart=30)
     assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
     assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
 
@@ -214,10 +214,7 @@ def test_a_dated_move_said_after_the_old_place_leaves_the_new_place_current(
 def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_historical(
     owner: ApiClient, drain, first: str, second: str, relation: str
 ) -> None:
-    statement_session(owner, drain, "s1", first, start=1, day=0)
-    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
-
-    old, new = event_quoting(first), event_quoting(second)
+    old, new = _said_in_two_sessions(owner, drain, first, second, days_apart=3)
     assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
     assert not EventRelation.objects.filter(kind=RelationKind.CONFLICTS_WITH).exists()
     nodes = owner.get("/ns/proj/graph").json()["nodes"]
@@ -242,10 +239,7 @@ def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_histor
 def test_a_change_in_everyday_words_supersedes_and_the_graph_moves_on(
     owner: ApiClient, drain, first: str, second: str, relation: str, current: str
 ) -> None:
-    statement_session(owner, drain, "s1", first, start=1, day=0)
-    statement_session(owner, drain, "s2", second, start=1 + BLOCK_TURNS, day=3)
-
-    old, new = event_quoting(first), event_quoting(second)
+    old, new = _said_in_two_sessions(owner, drain, first, second, days_apart=3)
     assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
     nodes = owner.get("/ns/proj/graph").json()["nodes"]
     now = {
