@@ -70,8 +70,16 @@ def change_of(extracted: ExtractedEvent) -> Change | None:
 def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]:
     """Supersede the earlier active events whose use `event`'s change ends, or whose
     single-valued relation it gives a new value (`_facts_replaced`); returns them."""
-    ended = _facts_replaced(event, extracted)
-    ended += [pk for pk in _facts_stopped(event, extracted) if pk not in ended]
+    ended: list[int] = []
+    if extracted.temporal_status not in NOT_CURRENT and extracted.event_type in SLOT_EVENT_TYPES:
+        # A new value said plainly ("Maya lives in Munich") is a conflict, not a change
+        # (`services.contradictions`): only a change or a decision ends a fact.
+        speaker = speaker_of(extracted.participants)
+        new = stated_facts(extracted.summary, speaker)
+        stopped = ended_facts(extracted.summary, speaker)
+        earlier = _earlier_current(event) if new or stopped else []
+        ended = _facts_replaced(new, extracted.summary, earlier)
+        ended += [pk for pk in _facts_stopped(stopped, earlier) if pk not in ended]
     change = change_of(extracted)
     if change is not None:
         rows = read_values(
@@ -93,7 +101,10 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
     return old_events
 
 
-def _earlier_current(event: Event) -> list[tuple[int, str, list[str], str]]:
+_Earlier = list[tuple[int, str, list[str], str]]  # id, summary, participants, temporal status
+
+
+def _earlier_current(event: Event) -> _Earlier:
     """The namespace's most recent active events before `event` that are still current."""
     rows = read_values(
         _FACT_COLUMNS,
@@ -104,17 +115,15 @@ def _earlier_current(event: Event) -> list[tuple[int, str, list[str], str]]:
     return [row for row in rows if row[3] not in NOT_CURRENT]
 
 
-def _facts_stopped(event: Event, extracted: ExtractedEvent) -> list[int]:
-    """Earlier active events all of whose relation facts `extracted` says hold no more:
-    "Priya no longer leads the mobile team" ends "Priya leads the mobile team", "Tom doesn't
-    work at Google anymore" ends "Tom works at Google" (`stated_facts.ended_facts`)."""
-    if extracted.temporal_status in NOT_CURRENT or extracted.event_type not in SLOT_EVENT_TYPES:
-        return []
-    stopped = ended_facts(extracted.summary, speaker_of(extracted.participants))
+def _facts_stopped(stopped: frozenset[Fact], earlier: _Earlier) -> list[int]:
+    """Earlier active events all of whose relation facts are `stopped`, the facts a statement
+    says hold no more: "Priya no longer leads the mobile team" ends "Priya leads the mobile
+    team", "Tom doesn't work at Google anymore" ends "Tom works at Google"
+    (`stated_facts.ended_facts`)."""
     if not stopped:
         return []
     out = []
-    for pk, summary, people, _status in _earlier_current(event):
+    for pk, summary, people, _status in earlier:
         if not may_state(stopped, summary, speaker_of(people)):
             continue
         old = stated_facts(summary, speaker_of(people))
@@ -123,22 +132,17 @@ def _facts_stopped(event: Event, extracted: ExtractedEvent) -> list[int]:
     return out
 
 
-def _facts_replaced(event: Event, extracted: ExtractedEvent) -> list[int]:
-    """Earlier active current events all of whose relation facts `extracted`, a change or a
-    decision, restates or gives a new value: "Dana maintains the invoice worker from now on"
-    ends "Marco maintains the invoice worker", "we moved to Seattle" ends "I live in
-    Portland", "张伟离开了数据组，数据平台现在由赵敏负责" ends "张伟是数据平台的负责人"
+def _facts_replaced(new: frozenset[Fact], said: str, earlier: _Earlier) -> list[int]:
+    """Earlier active current events all of whose relation facts `new`, what a change or a
+    decision (`said`) states, restates or gives a new value: "Dana maintains the invoice
+    worker from now on" ends "Marco maintains the invoice worker", "we moved to Seattle" ends
+    "I live in Portland", "张伟离开了数据组，数据平台现在由赵敏负责" ends "张伟是数据平台的负责人"
     (`memory.engine.stated_facts.replaces`)."""
-    if extracted.temporal_status in NOT_CURRENT or extracted.event_type not in SLOT_EVENT_TYPES:
-        # A new value said plainly ("Maya lives in Munich") is a conflict, not a change
-        # (`services.contradictions`).
-        return []
-    new = stated_facts(extracted.summary, speaker_of(extracted.participants))
     if not new:
         return []
     return [
         pk
-        for pk, summary, people, _status in _earlier_current(event)
+        for pk, summary, people, _status in earlier
         if may_state(new, summary, speaker_of(people))
-        and replaces(new, stated_facts(summary, speaker_of(people)), extracted.summary)
+        and replaces(new, stated_facts(summary, speaker_of(people)), said)
     ]
