@@ -297,10 +297,11 @@ def chinese_relations(sentence: str) -> list[Relation]:
     previous = ""
     for clause in _ZH_CLAUSE.split(sentence):
         clause = clause.strip()
-        if not clause or clause.startswith(("如果", "要是", "是否", "假如")) or "不" in clause:
+        conditional = clause.startswith(("如果", "要是", "是否", "假如"))
+        if not clause or conditional or "不" in clause:
             # "我不喜欢Java，更喜欢Go", "老李不在运维组了，调到了安全组": what the next clause
             # says is still of the one who opened this one.
-            opener = _ZH_NEGATED_BY.match(clause)
+            opener = None if conditional else _ZH_NEGATED_BY.match(clause)
             named = opener.group(1) if opener else ""
             previous = named if named and _zh_subject(named, "person") else ""
             continue

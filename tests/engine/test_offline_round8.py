@@ -120,6 +120,7 @@ def test_the_speaker_s_clause_carries_to_the_next_in_chinese() -> None:
     (found,) = relations("我不喜欢Java，更喜欢Go。")
     assert (found.subject.name, found.relation, found.object.name) == (ME, "prefers", "Go")
     assert relations("我们不用Java，更喜欢Go。") == []
+    assert relations("如果不行，负责测试平台。") == []  # a condition opens nothing
     assert person_relations("我不在北京住了，搬到上海了。", "Alex") == [
         ("Alex", "lives_in", "上海")
     ]
