@@ -40,11 +40,11 @@ from memory.engine.offline_relations import (
     AMBIGUOUS,
     ME,
     known_tool,
-    one_subject_each,
     relations,
     service_named,
 )
 from memory.engine.offline_relations_zh import zh_employer_named
+from memory.engine.plain_clauses import one_subject_each
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,

@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memory.engine.negation import third_person
 from memory.engine.offline_entities import (
     AMBIGUOUS,
     FUNCTION_NOUNS,
@@ -43,6 +42,7 @@ from memory.engine.offline_entities import (
     known_tool,
 )
 from memory.engine.offline_relations_zh import ZH_SERVICE, chinese_relations, zh_project_name
+from memory.engine.plain_clauses import plain_clauses
 from memory.engine.slots import slot_of
 
 _SERVICE_NOUNS: Final = (
@@ -327,21 +327,6 @@ def _clause_before(text: str) -> tuple[str, bool]:
     return clause, coordinated
 
 
-# "Sam is the one who maintains the billing service", "It's Priya who owns checkout": the cleft
-# read as the plain clause it stresses ("Sam maintains the billing service").
-_CLEFT: Final = (
-    re.compile(
-        r"\b([A-Z][\w'’-]+)\s+is\s+(?:the\s+(?:one|person|guy|woman|man|engineer|developer)"
-        r"\s+)?who\s+(?=[a-z])"
-    ),
-    re.compile(r"^[Ii]t(?:['’]s|\s+is)\s+([A-Z][\w'’-]+)\s+who\s+(?=[a-z])"),
-)
-
-
-_TIME_FIRST: Final = re.compile(
-    r"^(?:these\s+days|nowadays|lately|currently|at\s+the\s+moment|recently),?\s+(?=I\b|[A-Z])",
-    re.IGNORECASE,
-)
 _LEAD_SUBJECT: Final = re.compile(
     r"^\s*(I|[A-Z][\w'’-]+)\s+(?:just\s+|recently\s+|then\s+|finally\s+)?(?:[a-z]+ed|left|quit"
     r"|sold|took|went|got|made|built|wrote|began|gave)\b"
@@ -361,24 +346,6 @@ _THING_FIRST: Final = re.compile(
     r"|no\s+longer|now|still|used\s+to)\b",
     re.I,
 )
-# "Sam doesn't maintain the billing service anymore; Dana does": what the second name does.
-_DOES_INSTEAD: Final = re.compile(
-    r"^.+?\s+(?:(?P<not>doesn't|does\s+not)\s+(?P<base>[a-z]+)|no\s+longer\s+(?P<verb>[a-z]+))"
-    r"\s+(?P<what>.+?)(?:\s+(?:anymore|any\s+more))?\s*[,;]\s*(?:now\s+)?(?:it's\s+)?"
-    r"(?P<who>[A-Z][\w'’-]+)\s+does(?:\s+now)?\s*[.!]?$"
-)
-
-# "Maya stepped down as QA lead; Ben took over": the one who took over holds the role.
-_TOOK_OVER: Final = re.compile(
-    r"^[A-Z][\w'’-]+\s+(?:stepped\s+down|resigned)\s+as\s+(?:the\s+)?(?P<what>.+?)\s+"
-    r"(?P<role>lead|owner|manager|head|maintainer)\s*[;,]\s*(?:and\s+)?(?P<who>[A-Z][\w'’-]+)\s+"
-    r"(?:took\s+over|has\s+taken\s+over|is\s+taking\s+over)\b",
-    re.IGNORECASE,
-)
-_HANDED_ROLE: Final = {
-    "lead": "leads", "manager": "leads", "head": "leads", "owner": "owns",
-    "maintainer": "maintains",
-}  # fmt: skip
 
 
 def _referent(sentence: str, who: str, subject_kind: str) -> Entity | None:
@@ -391,17 +358,7 @@ def _referent(sentence: str, who: str, subject_kind: str) -> Entity | None:
 
 
 def _english(sentence: str) -> list[Relation]:
-    # "I'm on the growth team": the contraction read as the verb it stands for.
-    sentence = re.sub(r"\bI['’]m\b", "I am", sentence)
-    sentence = _TIME_FIRST.sub("", sentence)  # "These days I mostly use VS Code"
-    for cleft in _CLEFT:
-        sentence = cleft.sub(r"\1 ", sentence)
-    if handed := _TOOK_OVER.match(sentence):
-        relation = _HANDED_ROLE[handed.group("role").lower()]
-        sentence = f"{handed.group('who')} {relation} {handed.group('what')}."
-    if instead := _DOES_INSTEAD.match(sentence):
-        verb = instead.group("verb") or third_person(instead.group("base"))
-        sentence = f"{instead.group('who')} {verb} {instead.group('what')}."
+    """The relations of one plain clause (`plain_clauses.plain_clauses`)."""
     found: list[tuple[int, int, str, str, str, bool]] = []
     for verb, relation, subject_kind, object_kind, passive in _VERBS_EN:
         for match in verb.finditer(sentence):
@@ -602,55 +559,9 @@ def relations(sentence: str) -> list[Relation]:
     if re.search(r"[\u4e00-\u9fff]", text):
         return chinese_relations(text)
     out: list[Relation] = []
-    for part in one_subject_each(text):
-        out += [r for r in _with_asides(part) if r not in out]
+    for clause in plain_clauses(text):
+        out += [r for r in _english(clause) if r not in out]
     return out
-
-
-# "Emma and Liam both work at Spotify": two people, one predicate.
-_PAIR: Final = re.compile(
-    r"^([A-Z][\w'’-]+)\s+and\s+([A-Z][\w'’-]+)\s+(?:both\s+|also\s+|each\s+)?([a-z]+)\b(.*)$"
-)
-_PLURAL_VERB: Final = {"are": "is", "were": "was", "have": "has"}
-
-
-def one_subject_each(sentence: str) -> list[str]:
-    """The sentence once per person when two named people share its predicate ("Emma and Liam
-    both work at Spotify" → "Emma works at Spotify", "Liam works at Spotify"), else itself."""
-    pair = _PAIR.match(sentence.strip())
-    if pair is None or known_tool(pair.group(1)) or known_tool(pair.group(2)):
-        return [sentence]
-    verb = pair.group(3)
-    if verb.endswith("ed") or verb in ("left", "joined"):
-        single = verb
-    else:
-        single = _PLURAL_VERB.get(verb) or third_person(verb)
-    return [f"{who} {single}{pair.group(4)}" for who in (pair.group(1), pair.group(2))]
-
-
-# Asides about the subject: "My colleague Sam maintains …", "Ravi from the QA team owns …",
-# "Maria, who runs the data team, is moving to Berlin".
-_COLLEAGUE: Final = re.compile(
-    r"^(?:my|our)\s+(?:new\s+)?(?:colleague|coworker|co-worker|teammate|manager|boss|friend)"
-    r"\s+(?=[A-Z])",
-    re.IGNORECASE,
-)
-_WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")
-_FROM_TEAM: Final = re.compile(
-    r"^([A-Z][\w'’-]+)\s+(?:from|on)\s+(the\s+(?:[\w-]+\s+){1,2}team)\s+(?=[a-z])"
-)
-
-
-def _with_asides(sentence: str) -> list[Relation]:
-    sentence = _COLLEAGUE.sub("", sentence)
-    if aside := _WHO_ASIDE.match(sentence):
-        name = aside.group(1)
-        return [*_english(f"{name} {aside.group(2)}."), *_english(f"{name} {aside.group(3)}")]
-    if team := _FROM_TEAM.match(sentence):
-        name = team.group(1)
-        rest = sentence[team.end() :]
-        return [*_english(f"{name} is on {team.group(2)}."), *_english(f"{name} {rest}")]
-    return _english(sentence)
 
 
 _POSSESSIVE_EN: Final = re.compile(r"^(.+?)(?:'s|’s)\s+\S.*$")
