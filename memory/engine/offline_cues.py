@@ -54,16 +54,24 @@ MIGRATION: Final = _cue(
     r"|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b",
     r"(?<!没有)(?<!没)(?<!不)(?<!不会)迁移",  # "我们没有迁移到Kubernetes" is no migration
 )
+# Something said to hold no more: "Priya no longer leads the mobile team", "Tom doesn't work at
+# Google anymore", "不再用Jenkins", "我已经不在腾讯工作了" (a change, and what it ends:
+# `stated_facts.ended_facts`).
+_STOPPED_EN: Final = r"\bno\s+longer\b|(?:\bnot\b|n't\b).{1,40}?\b(?:anymore|any\s+more)\b"
+_STOPPED_ZH: Final = r"不再|已经不.{1,10}了"
+STOPPED: Final = _cue(_STOPPED_EN, _STOPPED_ZH)
 CHANGE: Final = _cue(
     r"\b(?:switched|changed|moved|converted|transitioned|swapped)\b.*\b(?:from|to|off|onto)\b",
-    r"\bswitched\b|\bno\s+longer\b|(?:\bnot\b|n't\b).{1,40}\b(?:anymore|any\s+more)\b|\bstopped\s+(?:using|doing|going)\b",
+    _STOPPED_EN,
+    _STOPPED_ZH,
+    r"\bswitched\b|\bstopped\s+(?:using|doing|going)\b",
     r"\breplaced\b.*\bwith\b",
     r"\b(?:changed|updated|reset|renamed|rotated)\s+(?:the|our|my|its|their|his|her)\b"
     r"|\b(?:gave|given)\s+up\s+(?!on\b|hope\b)[a-z]"
     r"|\b(?:use|uses|using|switched|moved|went|go|going|drink|drinks|eat|eats)\b.{1,40}\binstead\s+of\b"
     r"|\bleft\s+(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){0,2}(?:team|company|job|firm|group"
     r"|band|department|project|role|position|board|club|startup|agency)\b",
-    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|不再|搬到|搬家到|跳槽",
+    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|搬到|搬家到|跳槽",
     # "We relocated to Manchester", "Raj handed the data pipeline to Mei", "Ben took over",
     # "We rewrote the API in Go".
     r"\brelocat(?:ed|ing)\b|\btook\s+over\b"
@@ -71,7 +79,7 @@ CHANGE: Final = _cue(
     r"|pipeline|module|repo|codebase|app|api|system|platform|process|account|on-call|rotation)"
     r"\s+(?:over\s+)?to\b"
     r"|\bstepped\s+down\b|\brewr(?:ote|itten)\b[\w\s-]{1,40}?\bin\s+(?-i:[A-Z])",
-    r"改(?:到|喝|吃|去|成|为|学|练|打|玩)|已经不.{1,8}了|推迟|延期|改期|提前到|挪到",
+    r"改(?:到|喝|吃|去|成|为|学|练|打|玩)|推迟|延期|改期|提前到|挪到",
     # Rescheduling: "the offsite got pushed to May".
     r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped)\s+(?:back\s+|out\s+)?(?:to|until|till"
     r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",

@@ -36,6 +36,7 @@ from typing import Final
 from memory.engine.change_terms import value_key
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed
+from memory.engine.offline_cues import STOPPED
 from memory.engine.offline_entities import function_noun
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import ME, relations
@@ -107,12 +108,6 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
     return frozenset(f for f in facts if f.value)
 
 
-# A relation said to hold no more: "Priya no longer leads the mobile team", "Tom doesn't work
-# at Google anymore", "我已经不在腾讯工作了".
-_STOPPED: Final = re.compile(
-    r"\bno\s+longer\b|(?:\bnot\b|n't\b).{1,40}?\b(?:anymore|any\s+more)\b|不再|已经不.{1,10}了",
-    re.IGNORECASE,
-)
 _STOP_WORDS: Final = re.compile(r"\s*\b(?:anymore|any\s+more)\b|已经|了(?=\s*[。！!.]?\s*$)", re.I)
 
 
@@ -121,7 +116,7 @@ def ended_facts(text: str, speaker: str) -> frozenset[Fact]:
     none when it says no such stop. A plain negation ("We don't use Kafka for billing") is no
     stop: it may contradict, it does not end."""
     sentence = _without_label(text).strip()
-    if not _STOPPED.search(sentence):
+    if not STOPPED.search(sentence):
         return frozenset()
     return stated_facts(_STOP_WORDS.sub("", affirmed(sentence)), speaker)
 
