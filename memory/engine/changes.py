@@ -341,7 +341,7 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:in|on|to|into|with)\s+{_V}", _I),
 )  # fmt: skip
 _NOT_USED_EN: Final = re.compile(
-    r"(?:n't\b|\b(?:not|never|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
+    r"(?:n't\b|\b(?:not|never|nobody|no\s+one|none|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
     r"|replace|replaced|replacing|without|if|whether|should|stop|could|might|maybe|considering"
     r"|consider|how|why|you)\b|\?)",
     _I,
@@ -562,8 +562,8 @@ def _along(clause: str, value: str) -> list[str]:
 
 
 # Clauses: "…, and …", "…; …", and a comma before a new subject ("We aren't on GCP, we're on
-# AWS").
+# AWS"; "We don't use Swarm, everything is on Kubernetes").
 _CLAUSES: Final = re.compile(
-    r",\s*(?:and|but|while)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're)\s)",
+    r",\s*(?:and|but|while)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're|everything|everything's)\s)",
     _I,
 )

@@ -205,6 +205,9 @@ NEGATIVE_FACT: Final = _cue(
     r"^(?:there's|there\s+is|there\s+are)\s+no\s+(?!way\b|need\b|rush\b|hurry\b|doubt\b"
     rf"|worries\b|reason\b|point\b|question\b|excuse\b|shame\b|harm\b|{_NO_THING_EN}\b)[a-z]",
     r"\b(?:we|i)(?:'re|\s+are|'m|\s+am)\s+not\s+(?:on|using)\s+(?-i:[A-Z])",
+    # "Nobody on the team uses a Mac", "None of us drink coffee".
+    r"^(?:nobody|no\s+one|none\s+of\s+us)(?:\s+(?:on|in)\s+(?:the|our|my)\s+[\w-]+|\s+here)?"
+    r"\s+(?:uses?|runs?|deploys?|touch(?:es)?|drinks?|eats?|smokes?|owns?)\s+(?!it\b|that\b)\S",
     r"\b(?:we|i)\s+(?:haven't|have\s+not|never)\s+(?:adopted|set\s+up|introduced|rolled\s+out"
     r"|migrated\s+to|moved\s+to)\s+(?!it\b|that\b|this\b|them\b|anything\b|any\b)\S",
     # "我们没有专职的测试人员", "我们家没有养宠物", "我们不做安卓原生应用": a team or household

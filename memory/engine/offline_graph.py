@@ -44,7 +44,7 @@ from memory.engine.offline_relations import (
     service_named,
 )
 from memory.engine.offline_relations_zh import zh_employer_named
-from memory.engine.plain_clauses import one_subject_each
+from memory.engine.plain_clauses import corrected, one_subject_each
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -482,7 +482,8 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     """(whose, works_at | lives_in, where) a sentence states of the speaker or someone named:
     "I work at Globex" → (speaker, works_at, Globex), "Caroline lives in Boston" → Caroline's."""
     found: list[tuple[str, str, str]] = []
-    for part in one_subject_each(text):  # "Emma and Liam both work at Spotify"
+    # "Emma and Liam both work at Spotify"; "I don't work at Stripe, I'm at Shopify now".
+    for part in one_subject_each(corrected(text) or text):
         employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, part, speaker)
         if employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
             found.append((employed[0], "works_at", employed[1]))

@@ -292,10 +292,35 @@ def _person_subject(clause: str) -> str | None:
     return None
 
 
+# A denial put right: "订单服务不是用Java写的，是用Go写的" → "订单服务是用Go写的".
+_ZH_NOT_BUT: Final = re.compile(
+    r"^(?P<s>[^，,。；;不]{1,12}?)(?:并|其实|根本)?不是[^，,。；;]{1,20}?[，,]\s*(?:而|其实|实际上)?"
+    r"是(?P<b>[^，,。；;]{1,24})(?P<end>[。！!]?)$"
+)
+# Whose a thing is said as a cleft: "支付服务是李娜负责的" → "支付服务由李娜负责".
+_ZH_WHOSE: Final = re.compile(
+    r"^(?P<thing>[^，,。；;]{2,12}?)是(?P<who>[\u4e00-\u9fff]{2,3}|[A-Z][\w'’-]+)"
+    r"(?P<verb>负责|维护|管理)的(?P<end>[。！!]?)$"
+)
+
+
+def zh_corrected(sentence: str) -> str:
+    """The sentence with a denial put right said as what holds ("订单服务不是用Java写的，是用Go
+    写的" → "订单服务是用Go写的"), and a cleft of whose a thing is as a plain clause."""
+    text = sentence.strip()
+    if put_right := _ZH_NOT_BUT.match(text):
+        text = f"{put_right.group('s')}是{put_right.group('b')}{put_right.group('end')}"
+    if (whose := _ZH_WHOSE.match(text)) and not known_tool(whose.group("who")):
+        text = (
+            f"{whose.group('thing')}由{whose.group('who')}{whose.group('verb')}{whose.group('end')}"
+        )
+    return text
+
+
 def chinese_relations(sentence: str) -> list[Relation]:
     out: list[Relation] = []
     previous = ""
-    for clause in _ZH_CLAUSE.split(sentence):
+    for clause in _ZH_CLAUSE.split(zh_corrected(sentence)):
         clause = clause.strip()
         conditional = clause.startswith(("如果", "要是", "是否", "假如"))
         if not clause or conditional or "不" in clause:

@@ -9,7 +9,11 @@ read (`memory.engine.offline_relations`). Pure string rules, no relations of the
   Sam …" → "Sam …";
 - a clause said with emphasis or a correction, as the plain clause: "Sam is the one who
   maintains X" → "Sam maintains X"; "These days I use …"; "Maya stepped down as QA lead; Ben
-  took over" → "Ben leads QA"; "Sam doesn't maintain X anymore; Dana does" → "Dana maintains X".
+  took over" → "Ben leads QA"; "Sam doesn't maintain X anymore; Dana does" → "Dana maintains X";
+- a denial put right, as the clause it puts right: "The analytics service isn't written in Java,
+  it's Scala" → "The analytics service is written in Scala"; "Tom isn't on the payments team,
+  he's on identity" → "Tom is on the identity team"; "I don't work at Stripe anymore, I'm at
+  Shopify now" → "I work at Shopify" (`corrected`, also read by `offline_graph` for jobs).
 """
 
 from __future__ import annotations
@@ -23,9 +27,77 @@ from memory.engine.offline_entities import known_tool
 
 def plain_clauses(sentence: str) -> list[str]:
     """The plain clauses an English sentence states, in order (see the module docstring)."""
+    put_right = corrected(sentence)
+    if put_right is not None:
+        sentence = put_right
     return [
         _plain(clause) for part in one_subject_each(sentence) for clause in _without_asides(part)
     ]
+
+
+# "S isn't / doesn't V … A, (it's | he's | only …) B": a denial, then what holds instead.
+_DENIED: Final = re.compile(
+    r"^(?P<subject>(?:[A-Z][\w'’-]*|[Tt]he|[Oo]ur|[Mm]y)(?:\s+[\w'’-]+){0,3}?)\s+"
+    r"(?P<neg>isn't|is\s+not|aren't|are\s+not|doesn't|does\s+not|don't|do\s+not)\s+"
+    r"(?P<predicate>[a-z][\w\s.'’-]{1,60}?)(?:\s+(?:anymore|any\s+more))?\s*[,;]\s*(?:but\s+)?"
+    r"(?:(?:it|he|she|they|we|I)(?:['’]s|['’]re|['’]m|\s+is|\s+are|\s+am)\s+(?:now\s+|actually\s+)?"
+    r"|(?:only|just)\s+)?"
+    r"(?P<instead>(?:(?:on|in|at|to|for|with|by|from)\s+)?(?:the\s+|an?\s+|our\s+)?"
+    r"[\w.+#'’-]+(?:\s+[\w.+#'’-]+){0,2}?)(?:\s+(?:now|instead|these\s+days))?\s*[.!]?$"
+)
+_SPEAKER_LABEL: Final = re.compile(r"^[A-Z][\w .'’-]{0,40}:\s+")
+_PREPOSITION: Final = re.compile(r"\b(?:on|in|at|to|for|with|by|from)\s+")
+_AFFIRMED: Final = {"isn't": "is", "is not": "is", "aren't": "are", "are not": "are"}
+# A last word that puts nothing right: "…, it's so", "…, Tom is", "…, she does".
+_NOT_A_THING: Final = frozenset(
+    {"it", "that", "this", "there", "so", "sure", "really", "very", "is", "are", "does", "do"}
+    | {"did", "was", "were"}
+)
+_PRONOUNS: Final = frozenset({"it", "this", "that", "there", "he", "she", "they", "you"})
+
+
+def corrected(sentence: str) -> str | None:
+    """What a denial put right states, as a plain clause, or None for any other sentence:
+    "The mobile app doesn't talk to the legacy API, only to the gateway" → "The mobile app
+    talks to the gateway." The denied thing's last word "team" carries over ("…, he's on
+    identity" → "on the identity team"); what it put right must be a short noun phrase, so "…,
+    it runs on Render" (a clause of its own) is left to the relation rules."""
+    text = " ".join(sentence.split())
+    label = _SPEAKER_LABEL.match(text)  # "Alex: I don't work at …", as a summary says it
+    denied = _DENIED.match(text[label.end() if label else 0 :])
+    if denied is None:
+        return None
+    predicate, instead = denied.group("predicate"), denied.group("instead").rstrip(".")
+    last = instead.split()[-1].lower()
+    if (
+        denied.group("subject").split()[0].lower() in _PRONOUNS
+        or last in _NOT_A_THING
+        or len(predicate.split()) > 8
+    ):
+        return None
+    neg = " ".join(denied.group("neg").split())
+    if neg in _AFFIRMED:
+        verb, rest = _AFFIRMED[neg], predicate
+    else:
+        first, _, rest = predicate.partition(" ")
+        verb = third_person(first) if neg.startswith("does") else first
+    places = list(_PREPOSITION.finditer(rest))
+    if _PREPOSITION.match(instead):  # "…, he's on identity": the new place replaces the old
+        head = rest[: places[-1].start()] if places else ""
+    elif places:  # "…, it's Scala": the thing after the last preposition is replaced
+        head = rest[: places[-1].end()]
+    elif re.match(r"(?:the|an?|our)\s|[A-Z0-9]", instead):  # "…, it's Linear": the object
+        head = ""
+    else:  # "I don't like it, it's too slow": no thing put right
+        return None
+    old = rest[len(head) :]
+    if old.lower().endswith(" team") and not instead.lower().endswith("team"):
+        prep = _PREPOSITION.match(instead)
+        noun = instead[prep.end() :] if prep else instead
+        noun = re.sub(r"^(?:the|our)\s+", "", noun, flags=re.IGNORECASE)
+        instead = f"{prep.group() if prep else ''}the {noun} team"
+    said = " ".join(part for part in (denied.group("subject"), verb, head.strip(), instead) if part)
+    return (label.group() if label else "") + said + "."
 
 
 def _plain(sentence: str) -> str:

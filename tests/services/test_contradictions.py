@@ -234,6 +234,19 @@ def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_histor
         ("I live in Leeds.", "We relocated to Manchester.", "lives_in", "Manchester"),
         ("Raj owns the data pipeline.", "Raj handed the data pipeline to Mei.", "owns", "Mei"),
         ("The API is written in Python.", "We rewrote the API in Go.", "uses", "Go"),
+        # A denial put right names the new value (engine.plain_clauses.corrected).
+        (
+            "I work at Stripe.",
+            "I don't work at Stripe anymore, I'm at Shopify now.",
+            "works_at",
+            "Shopify",
+        ),
+        (
+            "Tom is on the payments team.",
+            "Tom isn't on the payments team anymore, he's on identity.",
+            "member_of",
+            "identity team",
+        ),
     ],
 )
 def test_a_change_in_everyday_words_supersedes_and_the_graph_moves_on(
