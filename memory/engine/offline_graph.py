@@ -44,7 +44,7 @@ from memory.engine.offline_relations import (
     service_named,
 )
 from memory.engine.offline_relations_zh import zh_employer_named
-from memory.engine.plain_clauses import corrected, one_subject_each
+from memory.engine.plain_clauses import corrected, one_subject_each, without_apposition
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -162,6 +162,8 @@ _LIVES_IN: Final = (
 )  # fmt: skip
 _LIVES_IN_OTHER: Final = (
     re.compile(rf"\b(?i:lives)\s+(?i:in)\s+{_NAME}"),
+    # "Julia is based in Lisbon", "Chloe works remotely from Montreal".
+    re.compile(rf"\b(?i:is\s+based\s+(?:in|out\s+of)|works\s+(?:remotely\s+)?from)\s+{_NAME}"),
     re.compile(rf"\b(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+(?i:to)\s+{_NAME}"),
 )
 # A name of one to three capitalised words opening the clause right before such a verb.
@@ -483,7 +485,7 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     "I work at Globex" → (speaker, works_at, Globex), "Caroline lives in Boston" → Caroline's."""
     found: list[tuple[str, str, str]] = []
     # "Emma and Liam both work at Spotify"; "I don't work at Stripe, I'm at Shopify now".
-    for part in one_subject_each(corrected(text) or text):
+    for part in one_subject_each(without_apposition(corrected(text) or text)):
         employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, part, speaker)
         if employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
             found.append((employed[0], "works_at", employed[1]))

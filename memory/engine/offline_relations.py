@@ -113,8 +113,8 @@ _RELATIONS_EN: Final = (
     # (verb pattern, relation, subject kind, object kind, passive)
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:owned|handled|looked\s+after|taken\s+care\s+of)"
      r"\s+by", "owns", "owner", "project", True),
-    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:led|headed|run|managed)\s+by", "leads", "owner",
-     "project", True),
+    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:led|headed|run|managed)\s+by"
+     r"|(?<=team\s)reports?\s+(?:directly\s+)?to", "leads", "owner", "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
      True),
     (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
@@ -436,7 +436,8 @@ _MY_CHOICE: Final = (
     ),
     re.compile(
         r"^([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:go-to|favou?rite"
-        r"|preferred|default|usual)\s+[\w-]+|[\w-]+\s+of\s+choice)\b",
+        r"|preferred|default|usual)\s+(?!person\b|guy\b|contact\b|expert\b)[\w-]+"
+        r"|[\w-]+\s+of\s+choice)\b",
         re.IGNORECASE,
     ),
 )

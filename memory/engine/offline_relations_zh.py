@@ -103,7 +103,8 @@ _ZH_RELATIONS: Final = (
      "lives_in", "person", "place"),
     # "我最喜欢的编辑器是VS Code", "比起Jira我更喜欢Linear".
     (r"^(?P<a>.+?)最喜欢的[\u4e00-\u9fff]{1,6}是(?P<b>.+)$", "prefers", "person", "tool"),
-    (r"^(?P<a>.+?)(?:更|比较|最)?(?:喜欢用|偏好|偏爱|喜欢)(?P<b>.+)$", "prefers", "person", "tool"),
+    (r"^(?P<a>.+?)(?:更|比较|最|特别|非常|很|挺|超|一直|还是)*(?:喜欢用|偏好|偏爱|喜欢)(?P<b>.+)$",
+     "prefers", "person", "tool"),
 )  # fmt: skip
 _VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
 _ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?、]")

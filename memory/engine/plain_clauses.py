@@ -116,7 +116,7 @@ def _plain(sentence: str) -> str:
 
 
 def _without_asides(sentence: str) -> list[str]:
-    sentence = _COLLEAGUE.sub("", sentence)
+    sentence = _COLLEAGUE.sub("", without_apposition(sentence))
     if aside := _WHO_ASIDE.match(sentence):
         name = aside.group(1)
         return [f"{name} {aside.group(2)}.", f"{name} {aside.group(3)}"]
@@ -190,6 +190,20 @@ _COLLEAGUE: Final = re.compile(
     r"\s+(?=[A-Z])",
     re.IGNORECASE,
 )
+# "Our designer, Julia, is based in Lisbon": the name the role stands beside (after a speaker's
+# label, as a summary says it).
+_APPOSITION: Final = re.compile(
+    r"^((?:[A-Z][\w .'’-]{0,40}:\s+)?)(?i:my|our)\s+(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*,\s+"
+    r"([A-Z][\w'’-]+),\s+(?=[a-z])"
+)
+
+
+def without_apposition(sentence: str) -> str:
+    """ "Our designer, Julia, is based in Lisbon" → "Julia is based in Lisbon"; any other
+    sentence as it is."""
+    return _APPOSITION.sub(r"\1\2 ", sentence)
+
+
 _WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")
 _FROM_TEAM: Final = re.compile(
     r"^([A-Z][\w'’-]+)\s+(?:from|on)\s+(the\s+(?:[\w-]+\s+){1,2}team)\s+(?=[a-z])"

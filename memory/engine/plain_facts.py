@@ -27,6 +27,7 @@ import re
 from typing import Final
 
 from memory.engine.offline_entities import FAMILY_EN, FAMILY_ZH, known_tool
+from memory.engine.plain_clauses import without_apposition
 from memory.engine.redact import redact
 
 _I: Final = re.IGNORECASE
@@ -66,6 +67,16 @@ _SUBJECT_EN: Final = re.compile(
     r"|paid|sent|ran|shut|sat)\b",
     _I,
 )
+# Who is responsible for what is itself specific: "Leo owns the release checklist", "Lisa is
+# responsible for the mobile release", "Nina handles customer escalations".
+_DUTY_EN: Final = re.compile(
+    r"(?:(?:also|still|now|usually|always|currently|mostly|only)\s+)?(?:owns|handles|manages"
+    r"|maintains|runs|leads|coordinates|organi[sz]es|looks\s+after|takes\s+care\s+of"
+    r"|is\s+(?:responsible|in\s+charge)\s+(?:for|of)|is\s+the\s+only\s+one\s+who\s+knows)\s+"
+    r"(?!it\b|that\b|this\b|them\b|everything\b|things\b|stuff\b)(?:the\s+|our\s+|all\s+)?[a-z]",
+    _I,
+)
+_DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|his|her|their)\s", _I)
 _NUMBER_WORDS: Final = (
     r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty"
     r"|fifty|hundred|thousand|million|dozen|twice"
@@ -160,7 +171,7 @@ def states_plain_fact(sentence: str) -> bool:
 
 
 def _english(text: str) -> bool:
-    body = _VOCATIVE_EN.sub(r"\1", _DISCOURSE_EN.sub("", text).strip())
+    body = _VOCATIVE_EN.sub(r"\1", without_apposition(_DISCOURSE_EN.sub("", text).strip()))
     if not body or _NOT_FACT_EN.search(body) or _PRONOUN_START_EN.match(body):
         return False
     if _WE_ARE_A_EN.match(body):  # "We're a team of twelve"
@@ -177,6 +188,8 @@ def _english(text: str) -> bool:
         return False
     if _SPECIFIC_EN.search(said) or _INNER_CAPITAL.search(" " + said):
         return True
+    if subject.group()[:1].isupper() and _DUTY_EN.match(body[subject.start("verb") :]):
+        return not _DETERMINER_EN.match(body) and known_tool(subject.group().split()[0]) is None
     return any(_tool_named(word) for word in _WORD.findall(said))
 
 
