@@ -340,6 +340,7 @@ _FUNCTION_USE_EN: Final = (
                rf"|tracked|done)|live|lives)\s+"
                rf"(?:in|on|to|into|with)\s+{_V}", _I),
 )  # fmt: skip
+_ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+)?in\s+", _I)
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|nobody|no\s+one|none|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
     r"|replace|replaced|replacing|without|if|whether|should|stop|could|might|maybe|considering"
@@ -483,6 +484,10 @@ def plain_use(text: str) -> Use | None:
             ):
                 continue
             value = value_of(match.group(3))
+            if _ONLY_IN.fullmatch(sentence[match.end(2) : match.start(3)]) and not known_tool(
+                value or ""
+            ):
+                continue  # "The warehouse is in Rotterdam": a place, not a tool in use
             if value and names_thing(value) and function_noun(match.group(2)):
                 return Use(subject_of(match.group(2)), value, USING)
     patterns = _USE_ZH if HAN.search(sentence) else ()

@@ -76,6 +76,37 @@ _DUTY_EN: Final = re.compile(
     r"(?!it\b|that\b|this\b|them\b|everything\b|things\b|stuff\b)(?:the\s+|our\s+|all\s+)?[a-z]",
     _I,
 )
+# What is said of the product, the code or the business is specific by itself ("The public API is
+# rate limited", "Our users are mostly teachers", "Staging mirrors production", "The beta is
+# invite-only"); how a day or a meeting went is not (`_TODAY_EN`, and no meeting nouns here).
+_WORK_NOUNS: Final = (
+    r"(?:apis?|apps?|services?|backend|frontend|codebase|repos?|monorepo|databases?|db|staging"
+    r"|production|prod|beta|alpha|builds?|pipelines?|tests|test\s+suite|deploys|deployments"
+    r"|customers|users|clients|traffic|pricing|prices|plans|subscriptions?|passwords|tokens"
+    r"|office|offices|headquarters|hq|warehouse|dashboards?|docs|documentation|wiki|clusters?"
+    r"|servers?|logs|backups|contracts?|invoices|refunds|orders|website|site|product|products"
+    r"|company|startup|budget|roadmap|sprints|releases|library|sdk|cli|schema|queue|cache|cdn"
+    r"|endpoints?|integrations?|platform|infrastructure|infra|code|data|storage)"
+)
+_WORK_THING_EN: Final = re.compile(
+    r"^(?:(?:the|our|my|all\s+(?:of\s+)?our|most\s+of\s+our|half\s+of\s+our)\s+)?"
+    rf"(?:[\w-]+\s+){{0,2}}?{_WORK_NOUNS}\s+"
+    r"(?:(?:also|still|now|usually|always|currently|mostly|mainly|only|all|never)\s+)?"
+    r"(?!(?:is|are|was|were|be)\s+(?:it|that|this|so|too|very|really|just|down|up|back|ok|okay|fine"
+    r"|good|bad|done|broken|slow|fast|freezing|cold|hot|warm|quiet|empty|packed|noisy|happy"
+    r"|unhappy|upset|annoyed|dead|excited|mad)\b)[a-z][\w-]*\s+\S",
+    _I,
+)
+_TODAY_EN: Final = re.compile(
+    r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week)|yesterday|right\s+now|again)\b",
+    _I,
+)
+# What the business does: "We sell to hospitals", "We mostly serve small clinics".
+_WE_SELL_EN: Final = re.compile(
+    r"^we\s+(?:mostly\s+|mainly\s+|only\s+|also\s+)?(?:sell|serve|target|supply|build\s+software"
+    r"|make\s+software)\s+(?:to\s+|for\s+)?(?!it\b|that\b|this\b|them\b|you\b)[a-z]",
+    _I,
+)
 _DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|his|her|their)\s", _I)
 _NUMBER_WORDS: Final = (
     r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty"
@@ -151,6 +182,16 @@ _ZH_COMMUTE: Final = re.compile(
     r"^我(?:们)?(?:每天|平时|一般)?(?:都)?(?:开车|骑车|骑自行车|骑电动车|坐地铁|坐公交|坐高铁|走路|步行|打车)"
     r"(?:上班|上学|通勤|去公司)(?=$|[，,。；;]|要|需要|单程|来回)"
 )
+# Where the company or its machines are, who its customers are: "我们公司在望京", "我们的服务器在
+# 新加坡", "我们的客户主要是学校".
+_ZH_WORK_THING: Final = re.compile(
+    r"^(?:我们|咱们)(?:的)?(?:公司|办公室|总部|服务器|机房|数据中心|仓库|客户|用户|产品)(?:都|主要|大多|基本上?)?"
+    r"(?:在|是|位于)[\u4e00-\u9fffA-Za-z]{2,12}[。！!]?$"
+)
+# What the speaker eats or cannot: "我吃素", "我对花生过敏".
+_ZH_DIET: Final = re.compile(
+    r"^我(?!们)(?:吃素|是素食者|不吃[\u4e00-\u9fff]{1,4}|对[\u4e00-\u9fff]{1,6}过敏)"
+)
 _ZH_RELATIVE: Final = re.compile(
     rf"^(?:我的?|我们的?)?(?:{FAMILY_ZH}"
     r"|领导|老板|经理|产品经理|组长|主管|室友|房东|导师|教练|医生|律师|师兄|师姐|班主任|同事|合伙人"
@@ -179,6 +220,10 @@ def _english(text: str) -> bool:
     if body.endswith("!") and not re.search(r"\d", body):  # an exclamation is chatter
         return False
     if _RELATIVE_EN.match(body):
+        return True
+    if _WE_SELL_EN.match(body) or (
+        _WORK_THING_EN.match(body) and not _TODAY_EN.search(body) and not _FEELING_EN.search(body)
+    ):
         return True
     subject = _SUBJECT_EN.match(body)
     if subject is None:
@@ -218,5 +263,7 @@ def _chinese(text: str) -> bool:
     if _ZH_NOT_FACT.search(text):
         return False
     if _ZH_RELATIVE.match(text) or _ZH_COMMUTE.match(text) or _ZH_LANGUAGES.match(text):
+        return True
+    if _ZH_WORK_THING.match(text) or _ZH_DIET.match(text):
         return True
     return _ZH_SUBJECT_VERB.match(text) is not None and bool(_ZH_SPECIFIC.search(text))
