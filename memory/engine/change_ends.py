@@ -60,6 +60,9 @@ _SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务|通道|渠道)$"
 def _mentions_subject(text: str, x: str) -> bool:
     if HAN.search(x):
         return folded(x).replace("的", "") in folded(text).replace("的", "")
+    if HAN.search(text):  # "我们用Jenkins做CI": a Latin word between Han characters
+        latin = rf"(?<![A-Za-z0-9]){re.escape(folded(x))}(?![A-Za-z0-9])"
+        return re.search(latin, folded(text)) is not None
     wanted = _stems(x) - _GENERIC or _stems(x)
     return bool(wanted) and wanted <= _stems(text)
 
@@ -77,6 +80,7 @@ def _named_first(short: str, long: str) -> bool:
 
 
 def _ends(change: Change, use: Use, text: str) -> bool:
+    same_slot = False
     if change.old is not None:
         if not (same_value(use.value, change.old) or _named_first(change.old, use.value)):
             return False
@@ -89,16 +93,19 @@ def _ends(change: Change, use: Use, text: str) -> bool:
         same_slot = slot is not None and slot == _slot(use.value)
         # Where a thing runs has one value; so has the tool of a team function ("our CI",
         # "监控系统"): any other tool a thing uses may sit beside the new one.
-        same_role = (
-            change.subject is not None
-            and change.role == use.role
-            and (change.role == HOSTING or _function(change.subject))
+        # A function's tool is one whatever the verb said it with ("We use Travis for CI", then
+        # "We've moved CI over to GitHub Actions").
+        same_role = change.subject is not None and (
+            (change.role == use.role == HOSTING) or _function(change.subject)
         )
         if not (same_slot or same_role):
             return False
     if change.subject is None:
         return True
     if use.subject is not None and _same_subject(change.subject, use.subject):
+        return True
+    if use.subject is None and change.old is None and _function(change.subject) and same_slot:
+        # "我们用MySQL", then "数据库已经换成PostgreSQL了": the project's database, changed.
         return True
     if change.old is not None:
         # The old value named ("instead of PagerDuty, on-call now goes through Opsgenie"): a use

@@ -197,6 +197,9 @@ _CHANGES_EN: Final = (
     ("now", "pb", _NOW_SAID_LAST),
     # move/migrate X to B (no from)
     ("switch", "xb", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:to|onto)\s+{_V}", _I)),
+    # back to an earlier choice: "I've gone back to Vim", "we went back to Jenkins"
+    ("now", "pb", re.compile(rf"^(.*?)\b(?:gone|went|going|switched|moved|reverted|come|came)\s+"
+                             rf"back\s+to\s+(?=(?-i:[A-Z])){_V}", _I)),
     # "We rewrote the API in Go": what it is written in now.
     ("switch", "xb", re.compile(rf"\brewr(?:ote|itten|ite|iting)\s+{_X}in\s+{_V}", _I)),
 )  # fmt: skip
@@ -324,7 +327,8 @@ _USE_ZH: Final = (
 # "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
 # a team function (`offline_entities.FUNCTION_NOUNS`) said with the tool that serves it.
 _FUNCTION_USE_EN: Final = (
-    re.compile(rf"^(.*?)\b(?:our|the)\s+((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
+    # "Our docs are in Notion"; "Files are in Google Drive now" (a function opening the sentence)
+    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
                rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+|(?:is|are)\s+"
                rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){_V}", _I),
     re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+"
@@ -410,7 +414,12 @@ def _parse_en(sentence: str) -> Change | None:
 # A plain use said as what holds from now on ("payments now go through Adyen", "going forward
 # we deploy the frontend to Netlify"), and what it no longer is (", not S3", "instead of …").
 _NOW_EN: Final = re.compile(
-    r"(?:,\s*)?\b(?:from\s+now\s+on|going\s+forward|these\s+days|nowadays|now)\b,?", _I
+    r"(?:,\s*)?\b(?:from\s+now\s+on|going\s+forward|these\s+days|nowadays|now"
+    # "Everything is on Hetzner since March": what holds since a past time, said now.
+    r"|since\s+(?:(?:early|mid|late|the\s+(?:start|end)\s+of)\s+)?(?:january|february|march|april"
+    r"|may|june|july|august|september|october|november|december|last\s+(?:week|month|year"
+    r"|quarter|spring|summer|fall|autumn|winter)|(?:19|20)\d\d|q[1-4]))\b,?",
+    _I,
 )
 _NOT_OLD_EN: Final = re.compile(
     rf"(?:,\s*|\s+)(?:not|instead\s+of|rather\s+than)\s+{_V}\s*[.!]?\s*$", _I

@@ -71,7 +71,8 @@ CHANGE: Final = _cue(
     r"|\b(?:use|uses|using|switched|moved|went|go|going|drink|drinks|eat|eats)\b.{1,40}\binstead\s+of\b"
     r"|\bleft\s+(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){0,2}(?:team|company|job|firm|group"
     r"|band|department|project|role|position|board|club|startup|agency)\b",
-    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|搬到|搬家到|跳槽",
+    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|搬到|搬家到|跳槽"
+    r"|(?:交给|移交给|转交给|交接给)了?(?![我你他她它])[\u4e00-\u9fffA-Z][^吧吗？?]*$",
     # "We relocated to Manchester", "Raj handed the data pipeline to Mei", "Ben took over",
     # "We rewrote the API in Go".
     r"\brelocat(?:ed|ing)\b|\btook\s+over\b"
@@ -83,6 +84,12 @@ CHANGE: Final = _cue(
     # Rescheduling: "the offsite got pushed to May".
     r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped)\s+(?:back\s+|out\s+)?(?:to|until|till"
     r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",
+    # Back to an earlier choice, and a team said as where someone works now: "I've gone back to
+    # Vim", "Marta now works on the growth team", "Ken is now on the data team".
+    r"\b(?:gone|went|going|switched|moved|came|come)\s+back\s+to\s+(?-i:[A-Z])"
+    r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for)\s+the\s+"
+    r"[\w\s-]{1,30}?team\b"
+    r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\s+(?:living|based)\s+in\b",
     # Roles and memberships: "Maria moved to the data team", "Sam got promoted".
     r"\b(?:joined|rejoined|resigned|transferred\s+to|became\s+(?:a|an|the|our))\b"
     # Someone leaving and a hand-over: "Yusuf left last month", "is now handled by Mei".

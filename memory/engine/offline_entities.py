@@ -47,7 +47,7 @@ FUNCTION_NOUNS: Final = frozenset(
     tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
-    uploads backups secrets assets attachments artifacts flags warehouse runbooks playbooks
+    uploads backups secrets assets attachments artifacts files flags warehouse runbooks playbooks
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
     passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
     工单 全栈 技术栈 云 云服务 邮件服务 短信服务

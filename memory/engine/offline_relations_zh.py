@@ -66,6 +66,9 @@ _ZH_RELATIONS: Final = (
      "team"),
     (r"^(?P<a>.+?)是(?P<b>[^是]+?(?:组|团队|部门|小组))的(?:人|成员)?$", "member_of", "person",
      "team"),
+    # "数据组由吴刚带领", "数据组是吴刚带的": who leads a team.
+    (r"^(?P<b>[^由]{1,10}?(?:组|团队|部门|小组))由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头|带|负责|管理?)$",
+     "leads", "owner", "team"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:负责|管理|接手|接管)(?:了)?$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头|带)$", "leads", "owner", "project"),
@@ -131,7 +134,10 @@ def zh_project_name(service: re.Match[str], text: str) -> str:
 
 
 def _zh_subject(raw: str, kind: str) -> Entity | None:
-    text = _ZH_TRAILING.sub("", _ZH_LEADING.sub("", raw.strip())).strip()
+    led = _ZH_LEADING.sub("", raw.strip()).strip()
+    text = _ZH_TRAILING.sub("", led).strip()
+    if len(led) == 2 and led.endswith("刚") and led[0] not in "我你他她它这那谁":
+        text = led  # "吴刚负责支付服务": the 刚 of a name, not "just"
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的后端": ours, named by its noun
     text = re.sub(r"^比起.{1,12}?(?=我)", "", text)  # "比起Jira我更喜欢Linear"
     titled = _ZH_TITLE.sub("", text)
@@ -301,7 +307,7 @@ _ZH_NOT_BUT: Final = re.compile(
 # Whose a thing is said as a cleft: "支付服务是李娜负责的" → "支付服务由李娜负责".
 _ZH_WHOSE: Final = re.compile(
     r"^(?P<thing>[^，,。；;]{2,12}?)是(?P<who>[\u4e00-\u9fff]{2,3}|[A-Z][\w'’-]+)"
-    r"(?P<verb>负责|维护|管理)的(?P<end>[。！!]?)$"
+    r"(?P<verb>负责|维护|管理|带)的(?P<end>[。！!]?)$"
 )
 
 

@@ -54,6 +54,8 @@ search_engine: Elasticsearch ; OpenSearch ; Algolia ; Meilisearch ; Typesense ; 
 message_queue: Kafka ; RabbitMQ ; SQS = sqs | amazon sqs ; NATS ; Pulsar
 object_storage: S3 = s3 | amazon s3 ; Cloudflare R2 = cloudflare r2 | r2 ; MinIO ;
     Google Cloud Storage = google cloud storage | gcs ; Backblaze B2
+file_sharing: Google Drive = google drive | gdrive ; Dropbox ; OneDrive ; SharePoint ;
+    iCloud Drive = icloud | icloud drive
 """
 # Spellings that are also everyday English words count only when written capitalised.
 _CAPITALISED_ONLY: Final = frozenset(
@@ -97,7 +99,9 @@ _OLD_VALUE_BEFORE: Final = re.compile(
     re.IGNORECASE,
 )
 _NEW_VALUE_BEFORE: Final = re.compile(
-    r"(?:\bto|\bwith|\buse|\busing|\badopt|\bin\s+favou?r\s+of|迁到了?|迁移到了?|改用|换成|改成|改为|切换到|迁移到|就用|用)\s*$",
+    # "Trello got replaced by Linear", "Jira was swapped out for Linear": the passive's agent.
+    r"(?:\breplaced\s+by|\bswapped\s+(?:out\s+)?for|\bsuperseded\s+by|\bgave\s+way\s+to"
+    r"|\bto|\bwith|\buse|\busing|\badopt|\bin\s+favou?r\s+of|迁到了?|迁移到了?|改用|换成|改成|改为|切换到|迁移到|就用|用)\s*$",
     re.IGNORECASE,
 )
 

@@ -177,6 +177,8 @@ _RESPONSIBLE: Final = frozenset({"owns", "maintains"})
 # A move to another team ends the membership it leaves: "Lucas switched to the web team".
 _TEAM_MOVE: Final = re.compile(
     r"\b(?:switched|moved|transferred|changed)\s+(?:over\s+)?to\s+(?:the\s+)?[\w\s-]{1,30}?team\b"
+    r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for)\s+the\s+"
+    r"[\w\s-]{1,30}?team\b"
     r"|调到|调去|转到|转去",
     re.IGNORECASE,
 )

@@ -247,6 +247,26 @@ def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_histor
             "member_of",
             "identity team",
         ),
+        # Round 14: a function's tool whatever the verb, back to a tool, "since", passives.
+        (
+            "We use Travis for CI.",
+            "We've moved CI over to GitHub Actions.",
+            "uses",
+            "GitHub Actions",
+        ),
+        ("I use VS Code.", "I've gone back to Vim.", "uses", "Vim"),
+        ("I live in Madrid.", "I'm now living in Valencia.", "lives_in", "Valencia"),
+        ("We host on DigitalOcean.", "Everything is on Hetzner since March.", "uses", "Hetzner"),
+        (
+            "Marta is on the billing team.",
+            "Marta now works on the growth team.",
+            "member_of",
+            "growth team",
+        ),
+        ("We use Trello for tasks.", "Trello got replaced by Linear.", "uses", "Linear"),
+        ("We store files in Dropbox.", "Files are in Google Drive now.", "uses", "Google Drive"),
+        ("小王负责支付服务。", "支付服务交给小李了。", "owns", "小李"),
+        ("我们用MySQL。", "数据库已经换成PostgreSQL了。", "uses", "PostgreSQL"),
     ],
 )
 def test_a_change_in_everyday_words_supersedes_and_the_graph_moves_on(
