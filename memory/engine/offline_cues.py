@@ -177,12 +177,29 @@ PREFERENCE: Final = _cue(
     r"\bi\s+(?:\w+ly\s+|much\s+|just\s+|also\s+|kinda\s+)?(?:prefer|like|love|enjoy|hate|dislike"
     r"|adore|can't\s+stand|don't\s+like|do\s+not\s+like)\b",
     r"\bi\s+(?:always|never|usually)\b|\bmy\s+favou?rite\b",
-    r"\bi(?:'m|\s+am)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\b",
-    r"我(?:更|最|很|非常|特别|比较|真的|也)?(?:喜欢|讨厌|偏好|热爱|爱|不喜欢|受不了)",
+    r"\bi(?:'m|\s+am)\s+(?:not\s+)?(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\b",
+    r"\bi(?:'ve|\s+have)\s+always\s+preferred\b|\bi(?:'m|\s+am)\s+more\s+comfortable\s+(?:in|with)\b",
+    r"我(?:更|最|很|非常|特别|比较|真的|也)?(?:喜欢|讨厌|偏好|热爱|爱|不喜欢|不太喜欢|不怎么喜欢|受不了)",
     r"我(?:总是|从不|从来不|一直都?)",
     r"我(?:一般|通常|平时|平常|经常|习惯)",
     r"\bi'd\s+(?:much\s+)?rather\b|\bi(?:'m|\s+am)\s+(?:\w+ly\s+|so\s+|totally\s+)?into\b",
     r"\bfavou?rite\b",
+)
+# A standing instruction about how the assistant answers: "Please keep your answers short",
+# "Always answer in English", "From now on, no emojis in replies", "以后回答尽量简短".
+INSTRUCTION: Final = _cue(
+    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|replies|responses|explanations"
+    r"|summaries|messages)\s+(?:short|shorter|brief|concise|simple|detailed|in\s+\w+)\b",
+    r"^(?:please\s+)?(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future)"
+    r"\s*,?\s*(?:please\s+)?(?:answer|reply|respond|write|explain|use|include|format|show|give|add"
+    r"|call\s+me|don't)\b",
+    r"\b(?:don't|do\s+not|never)\s+use\s+(?:emojis?|emoji|jargon|bullet\s+points|markdown"
+    r"|tables|exclamation\s+marks)\b",
+    r"^(?:please\s+)?(?:answer|reply|respond|talk|write)\s+(?:to\s+me\s+)?in\s+(?-i:[A-Z])\w+"
+    r"(?:\s+from\s+now\s+on|\s+please)?\s*[.!]?$",
+    r"(?:以后|今后|之后)?(?:请)?(?:回答|回复|解释)(?:我)?(?:的时候)?(?:尽量|请|都|要|最好)?"
+    r"(?:简短|简洁|详细|用中文|用英文|短一点|长一点|别太长)",
+    r"^(?:以后|今后)(?:请|都)?(?:用|不要|别)",
 )
 # What "don't have" / "there's no" leaves out as chatter, not a missing thing.
 _NO_THING_EN: Final = (

@@ -162,6 +162,9 @@ def _classify(
         return _Kind("other", "computed")
     if cues.CANCELLATION.search(sentence):
         return _Kind("cancellation", "cancellation", default_status="cancelled")
+    if person and not _is_question(sentence) and cues.INSTRUCTION.search(sentence):
+        # How the assistant is to answer, for good: a preference to keep.
+        return _Kind("other", "preference", "preference", "ongoing")
     if cues.DECISION.search(sentence):
         return _Kind("decision", "decision", default_status="occurred")
     if cues.MIGRATION.search(sentence):
@@ -229,6 +232,7 @@ def _without_label(sentence: str, speaker: str | None) -> str:
 _THIRD_PERSON: Final = (
     (re.compile(r"^i\s+(?:really\s+|strongly\s+|much\s+|totally\s+)?", re.I), ""),
     (re.compile(r"^(?:i'm|i\s+am)\s+", re.I), "is "),
+    (re.compile(r"^(?:i've|i\s+have)\s+", re.I), "has "),
     (re.compile(r"^i'd\s+(?=(?:much\s+)?rather\b)", re.I), "would "),
     (re.compile(r"^my\s+name\s+is\b", re.I), "is called"),
     (re.compile(r"^my\s+", re.I), "'s "),  # "my sister lives …" → "Maya's sister lives …"

@@ -93,17 +93,25 @@ _EN_VERBS: Final = {
     "love": "loves", "enjoy": "enjoys", "hate": "dislikes", "dislike": "dislikes",
     "adore": "loves", "can't stand": "dislikes", "cannot stand": "dislikes",
     "don't like": "dislikes", "do not like": "dislikes", "always": "always", "never": "never",
-    "usually": "usually",
+    "usually": "usually", "'ve always preferred": "prefers", "have always preferred": "prefers",
+    "'m more comfortable in": "prefers", "'m more comfortable with": "prefers",
+    "am more comfortable in": "prefers", "am more comfortable with": "prefers",
 }  # fmt: skip
 _PREFERENCE: Final = re.compile(
-    r"\bI(?:\s+(?:\w+ly\s+|much\s+|just\s+|also\s+|kinda\s+)?|(?='d))"
-    r"('d\s+(?:much\s+)?rather|prefer|like|love|enjoy|hate|dislike|adore|can't\s+stand"
+    r"\bI(?:\s+(?:\w+ly\s+|much\s+|just\s+|also\s+|kinda\s+)?|(?='d|'ve|'m))"
+    r"('d\s+(?:much\s+)?rather|(?:'ve|have)\s+always\s+preferred"
+    r"|(?:'m|am)\s+more\s+comfortable\s+(?:in|with)|prefer|like|love|enjoy|hate|dislike|adore"
+    r"|can't\s+stand"
     r"|cannot\s+stand|don't\s+like"
     r"|do\s+not\s+like|always|never|usually)\b\s*([^.!?;\n]{0,100})",
     re.IGNORECASE,
 )
 _FAN_OF: Final = re.compile(
     r"\bI(?:'m|\s+am)\s+(?:a\s+|such\s+a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of\s+([^.!?;\n]{1,100})",
+    re.IGNORECASE,
+)
+_NOT_A_FAN: Final = re.compile(
+    r"\bI(?:'m|\s+am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|really\s+a\s+)?fan\s+of\s+([^.!?;\n]{1,100})",
     re.IGNORECASE,
 )
 _INTO: Final = re.compile(
@@ -121,13 +129,15 @@ _IS_FAVOURITE: Final = re.compile(
 )
 _ZH_VERBS: Final = {
     "喜欢": "喜欢", "偏好": "偏好", "热爱": "喜欢", "爱": "喜欢", "讨厌": "不喜欢",
-    "不喜欢": "不喜欢", "受不了": "不喜欢", "总是": "总是", "从不": "从不", "从来不": "从不",
+    "不喜欢": "不喜欢", "不太喜欢": "不喜欢", "不怎么喜欢": "不喜欢", "不大喜欢": "不喜欢",
+    "受不了": "不喜欢", "总是": "总是", "从不": "从不", "从来不": "从不",
     "一般": "通常", "通常": "通常", "平时": "通常", "平常": "通常", "经常": "经常",
     "习惯": "习惯",
 }  # fmt: skip
 _PREFERENCE_ZH: Final = re.compile(
     r"我(?:更|最|很|非常|特别|比较|真的|也|还|一直|超)?"
-    r"(不喜欢|喜欢|讨厌|偏好|热爱|受不了|爱(?!人|好)|总是|从来不|从不|一般|通常|平时|平常|经常|习惯)"
+    r"(不喜欢|不太喜欢|不怎么喜欢|不大喜欢|喜欢|讨厌|偏好|热爱|受不了|爱(?!人|好)|总是|从来不|从不|一般"
+    r"|通常|平时|平常|经常|习惯)"
     r"([^，。,.!！？?；;]{1,30})"
 )
 _ZH_FAVOURITE: Final = re.compile(
@@ -260,6 +270,10 @@ def preferences(text: str) -> list[Preference]:
             found.append(pref)
     for match in [*_FAN_OF.finditer(text), *_INTO.finditer(text)]:
         pref = _english("likes", match.group(1))
+        if pref:
+            found.append(pref)
+    for match in _NOT_A_FAN.finditer(text):  # "I'm not a fan of Kubernetes"
+        pref = _english("dislikes", match.group(1))
         if pref:
             found.append(pref)
     for match in _FAVOURITE.finditer(text):

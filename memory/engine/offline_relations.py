@@ -149,8 +149,11 @@ _RELATIONS_EN: Final = (
      r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),
-    (r"prefers?(?:\s+(?:working\s+(?:in|with)|using|to\s+use|writing\s+in|coding\s+in))?"
-     r"|rather\s+use|swears?\s+by|can't\s+live\s+without"
+    (r"(?:prefers?|preferred)(?:\s+(?:working\s+(?:in|with)|using|to\s+use|writing\s+in"
+     r"|coding\s+in))?"
+     r"|(?:would\s+(?:much\s+)?)?rather\s+(?:use|write|code\s+in|work\s+(?:in|with)|go\s+with)"
+     r"|swears?\s+by"
+     r"|can't\s+live\s+without|(?:'m|am|is)\s+more\s+comfortable\s+(?:in|with)"
      r"|(?:'m|am|is)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of"
      r"|(?:like|likes|love|loves)(?=\s+\S+(?:\s+\S+)?\s+(?:better|more)\s+than\b)"
      r"|pick(?=\s+\S+(?:\s+\S+)?\s+over\b)",
@@ -259,6 +262,9 @@ def _team_led(clause: str, relation: str) -> Entity | None:
     return Entity(team.group(1), "organization") if team and relation == "leads" else None
 
 
+_LIKED: Final = re.compile(r"(?:my|our)\s+(?:favou?rite|preferred|go-to|dream)\b", re.I)
+
+
 def _subject(clause: str, kind: str) -> Entity | None:
     """The entity a whole clause names, if it may be the subject of a relation of `kind`."""
     text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
@@ -267,8 +273,8 @@ def _subject(clause: str, kind: str) -> Entity | None:
         return None
     if text in ("I", "i"):
         return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
-    if text.lower() in _NOT_SUBJECT:
-        return None
+    if text.lower() in _NOT_SUBJECT or _LIKED.match(text):
+        return None  # "My favourite database is SQLite": a liking (`_MY_CHOICE`), no service
     team = _TEAM.fullmatch(text)
     if team:
         return Entity(team.group(1), "organization") if kind == "owner" else None
