@@ -307,6 +307,10 @@ _USE_ZH: Final = (
     re.compile(
         rf"^(.*?)(?:存在|存放在|存到|保存在|打到|推到|写到|写入|导到|同步到){_ZV}(?=里|中|上)"
     ),
+    # "数据都在PostgreSQL里", "设计稿都在Figma里": a function's things kept in a named tool.
+    re.compile(
+        rf"^(?!我|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){_ZV}(?=(?:里|中|上)(?:[，。,.；;！!]|$))"
+    ),
     # What is installed: "实验室的服务器都装的Ubuntu".
     re.compile(rf"^(.*?)装(?:的是|的|了)(?=[A-Za-z]){_ZV}"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.

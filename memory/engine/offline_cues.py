@@ -220,6 +220,8 @@ NEGATIVE_FACT: Final = _cue(
     # "不用" alone is mostly "no need to" (我们不用担心): a use needs a Latin name after it.
     r"(?:我们|咱们|我)(?:公司|团队|组)?(?:绝对|从来|根本|完全|一直|也)?(?:不|从不)(?:让|许|准)?"
     r"(?:(?:用|使用)(?=[A-Za-z])|(?:吃|喝|玩|抽|碰|搞)(?![了过吗呢]))\S",
+    # "我们没用MongoDB", "我们没有用过Kafka".
+    rf"^{_WE_ZH}(?:目前|现在|从来|根本|一直|也)?没(?:有)?(?:用|使用)过?(?=[A-Za-z])",
     r"(?:禁止|严禁|不许|不准|不让|不允许)(?:用|使用)\S",
     # What is not there: "We don't have a staging fleet", "I don't own a car", "There's no
     # staging environment", "We haven't adopted GraphQL"; never "I don't have time", "There's

@@ -47,20 +47,27 @@ FUNCTION_NOUNS: Final = frozenset(
     tickets builds build deploys deployments hosting cloud infra infrastructure stack storage
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
-    uploads backups secrets assets attachments artifacts files flags warehouse runbooks playbooks
+    uploads backups secrets assets attachments artifacts files data flags warehouse runbooks
+    playbooks
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
     passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
     工单 全栈 技术栈 云 云服务 邮件服务 短信服务
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
-    邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录
+    邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录 设计稿 文件
     """.split()  # noqa: SIM905
 )
+
+
+# Functions only when said alone: "数据" is the team's data, "订单数据" a thing named.
+_BARE_FUNCTIONS_ZH: Final = frozenset({"数据", "资料", "代码库"})
 
 
 def function_noun(phrase: str) -> bool:
     """True when `phrase` names a function ("CI", "on-call alerts", "构建"), not a thing."""
     text = phrase.strip()
     if re.search(r"[\u4e00-\u9fff]", text):
+        if re.sub(r"^(?:我们的?|公司的?|所有的?)", "", text) in _BARE_FUNCTIONS_ZH:
+            return True  # "数据都在PostgreSQL里"; but 订单数据 is a thing of its own
         return any(text.endswith(noun) for noun in FUNCTION_NOUNS if not noun.isascii())
     words = re.sub(r"^(?:the|our|my)\s+", "", text, flags=re.IGNORECASE).split()
     return bool(words) and len(words) <= 3 and words[-1].casefold() in FUNCTION_NOUNS

@@ -343,7 +343,8 @@ _REFERRING: Final = re.compile(
 )
 # A sentence that opens on a person, whom a later "she" / "he" refers to.
 _NAMED_FIRST: Final = re.compile(
-    r"^\s*([A-Z][\w'’-]+)\s+(?:is|was|has|had|just|recently|started|joined)\b"
+    r"^\s*([A-Z][\w'’-]+)\s+(?:is|was|has|had|just|recently|started|joined|isn't|doesn't|didn't"
+    r"|wasn't|no\s+longer|never)\b"
 )
 # A sentence that opens on a thing, which a later "it" refers to: "The billing service doesn't
 # run on Heroku, it runs on Render".

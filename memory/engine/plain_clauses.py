@@ -82,8 +82,11 @@ def corrected(sentence: str) -> str | None:
         first, _, rest = predicate.partition(" ")
         verb = third_person(first) if neg.startswith("does") else first
     places = list(_PREPOSITION.finditer(rest))
-    if _PREPOSITION.match(instead):  # "…, he's on identity": the new place replaces the old
-        head = rest[: places[-1].start()] if places else ""
+    said_at = _PREPOSITION.match(instead)
+    if said_at:  # "…, he's on identity": the new place replaces the old, said the same way
+        if not places or places[-1].group() != said_at.group():
+            return None  # "I don't use Windows at all, I'm on a Mac": no place put right
+        head = rest[: places[-1].start()]
     elif places:  # "…, it's Scala": the thing after the last preposition is replaced
         head = rest[: places[-1].end()]
     elif re.match(r"(?:the|an?|our)\s|[A-Z0-9]", instead):  # "…, it's Linear": the object
