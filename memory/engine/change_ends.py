@@ -50,8 +50,18 @@ def _related_subject(x: str, s: str) -> bool:
 
 
 def _function(subject: str) -> bool:
-    """A team function ("CI", "payments", "监控系统"): served by one tool at a time."""
-    return function_noun(subject) or function_noun(_SYSTEM_ZH.sub("", subject))
+    """A team function ("CI", "payments", "监控系统"), or a person's ("记笔记", "记账"): served
+    by one tool at a time."""
+    return (
+        function_noun(subject)
+        or function_noun(_SYSTEM_ZH.sub("", subject))
+        or subject.endswith(_OWN_FUNCTIONS_ZH)
+    )
+
+
+# What a person keeps with one tool at a time; their uses are the person's, not the team's, so
+# they are no team function for the graph (`offline_entities.function_noun`).
+_OWN_FUNCTIONS_ZH: Final = ("笔记", "记账", "记东西")
 
 
 _SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务|通道|渠道)$")
@@ -76,6 +86,8 @@ def _named_first(short: str, long: str) -> bool:
     """ "the Honda" of "We sold the Honda …" is the "Honda Fit" driven before: a value said by
     the first word(s) of the longer one."""
     a, b = value_key(short).split(), value_key(long).split()
+    if HAN.search(short) and len(a) == len(b) == 1:  # "印象笔记" of "印象笔记记东西"
+        return len(a[0]) >= 2 and b[0].startswith(a[0]) and a[0] != b[0]
     return 0 < len(a) < len(b) and b[: len(a)] == a
 
 

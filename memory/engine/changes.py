@@ -325,6 +325,11 @@ _USE_ZH: Final = (
         r"^(.*?)(?:是|由)([A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,2}"
         r"|[\u4e00-\u9fff]{1,6}云)(?:来)?(?:提供|托管)的"
     ),
+    # Who provides a line or a plan: "家里的宽带是电信的", "我的手机号是移动的".
+    re.compile(
+        r"^(.*?(?:宽带|网络|手机号|手机卡|电话卡|邮箱|保险))(?:用的)?是([\u4e00-\u9fff]{2,4}|[A-Za-z][\w.-]*)的"
+        r"(?=[。！!]?$)"
+    ),
     # What a service is wired to: "短信验证接的是腾讯云短信".
     re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了){_ZV}"),
 )
@@ -449,6 +454,11 @@ def _now_use_en(sentence: str) -> Change | None:
 _ZH_NOT_DONE: Final = re.compile(r"(?:没有|没|不会|不|别)$")
 
 
+_ZH_DROPPED: Final = re.compile(
+    r"[，,]\s*(?:也)?(?:不再|不)(?:用|使用)([^，。,.！!；;]{2,20}?)了?(?=[，。,.！!；;]|$)"
+)
+
+
 def _parse_zh(sentence: str) -> Change | None:
     for kind, shape, pattern in _CHANGES_ZH:
         match = pattern.search(sentence)
@@ -471,6 +481,9 @@ def _parse_zh(sentence: str) -> Change | None:
         if kind == "stop" and new is None:  # "不再用A了，改用B": what replaces A
             then = _ZH_THEN_USE.search(sentence, match.end())
             new = value_of(then.group(1)) if then else None
+        if kind != "stop" and old is None:  # "改用Notion了，不用印象笔记了": what B replaces
+            dropped = _ZH_DROPPED.search(sentence, match.end())
+            old = value_of(dropped.group(1)) if dropped else None
         return Change(kind, subject, old, new, _role(match.group(0)))
     return None
 

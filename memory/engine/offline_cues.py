@@ -87,6 +87,9 @@ CHANGE: Final = _cue(
     # Back to an earlier choice, and a team said as where someone works now: "I've gone back to
     # Vim", "Marta now works on the growth team", "Ken is now on the data team".
     r"\b(?:gone|went|going|switched|moved|came|come)\s+back\s+to\s+(?-i:[A-Z])"
+    # "I left Globex, I'm at Initech now".
+    r"|\b(?:left|quit)\s+(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)?\s*[,;]\s*(?:and\s+)?"
+    r"(?:i'm|i\s+am|he's|she's|he\s+is|she\s+is)\s+(?:now\s+)?(?:at|with)\b"
     r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for)\s+the\s+"
     r"[\w\s-]{1,30}?team\b"
     r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\s+(?:living|based)\s+in\b",

@@ -134,10 +134,16 @@ _WORKS_AT: Final = (
                r"{0,50}?\b(?i:team|lead|engineer|developer|manager|designer|analyst|scientist"
                rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{_NAME}"),
     re.compile(rf"\b(?i:i)\s+(?i:teach|coach)\s+(?:[a-z]+\s+){{0,2}}(?i:at)\s+{_NAME}"),
+    # "I left Globex, I'm at Initech now": where the speaker is after a job change.
+    re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"
+               rf"(?i:i'm|i\s+am)\s+(?i:now\s+)?(?i:at|with)\s+{_NAME}"),
 )  # fmt: skip
 # The same said of someone else: the person is the name right before the verb.
 _WORKS_AT_OTHER: Final = (
     re.compile(rf"\b(?i:works|is\s+working|studies|is\s+studying)\s+(?i:at|for)\s+{_NAME}"),
+    # "Leo switched jobs, he's at Accenture now".
+    re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"
+               rf"(?i:he's|she's|he\s+is|she\s+is)\s+(?i:now\s+)?(?i:at|with)\s+{_NAME}"),
     re.compile(r"\b(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?(?i:at)\s+"
                rf"{_NAME}"),
     # "Priya is a nurse at Rush", "Tom is the CFO at Globex": a role at a named organisation

@@ -188,6 +188,10 @@ _ZH_WORK_THING: Final = re.compile(
     r"^(?:我们|咱们)(?:的)?(?:公司|办公室|总部|服务器|机房|数据中心|仓库|客户|用户|产品)(?:都|主要|大多|基本上?)?"
     r"(?:在|是|位于)[\u4e00-\u9fffA-Za-z]{2,12}[。！!]?$"
 )
+# Whose a household's or a team's thing is: "家里的宽带是电信的", "我们的域名是阿里云的".
+_ZH_OWNED: Final = re.compile(
+    r"^(?:家里|我家|我们|公司|我)的(?!心情|感觉|想法|意思)[\u4e00-\u9fff]{1,6}是[\u4e00-\u9fffA-Za-z]{2,8}的[。！!]?$"
+)
 # What the speaker eats or cannot: "我吃素", "我对花生过敏".
 _ZH_DIET: Final = re.compile(
     r"^我(?!们)(?:吃素|是素食者|不吃[\u4e00-\u9fff]{1,4}|对[\u4e00-\u9fff]{1,6}过敏)"
@@ -264,6 +268,6 @@ def _chinese(text: str) -> bool:
         return False
     if _ZH_RELATIVE.match(text) or _ZH_COMMUTE.match(text) or _ZH_LANGUAGES.match(text):
         return True
-    if _ZH_WORK_THING.match(text) or _ZH_DIET.match(text):
+    if _ZH_WORK_THING.match(text) or _ZH_DIET.match(text) or _ZH_OWNED.match(text):
         return True
     return _ZH_SUBJECT_VERB.match(text) is not None and bool(_ZH_SPECIFIC.search(text))

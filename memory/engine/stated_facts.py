@@ -65,6 +65,17 @@ _INNER_NAME: Final = re.compile(r"(?<![.!?:;,]\s)(?<!^)(?<![.!?:;,])\b([A-Z][\w.
 _SPEAKER_LABEL: Final = re.compile(r"^\s*[^\s:：]{1,40}(?:\s+[^\s:：]{1,40}){0,2}\s*[:：]\s*")
 
 
+# A job change of the speaker's that names no new employer (`stated_facts`).
+_NEW_JOB: Final = re.compile(
+    r"我(?!们)[^，。,.]{0,6}(?:跳槽|换了?(?:一份)?(?:新)?工作|辞职了|离职了)"
+    r"|\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:changed|switched)\s+jobs\b"
+    r"|\bI(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:quit|left)\s+my\s+job\b"
+    r"|\bI(?:'ve|\s+have)?\s+(?:just\s+)?got\s+a\s+new\s+job\b",
+    re.IGNORECASE,
+)
+UNNAMED_EMPLOYER: Final = "\x00unnamed employer"
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     subject: str  # "" for a collective or unnamed subject
@@ -98,6 +109,13 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
         facts.add(Fact(_key(subject), role, value_key(found.object.name)))
     for whose, relation, where in person_relations(sentence, speaker):
         facts.add(Fact(_key(whose), relation, value_key(where)))
+    me = _key(speaker)
+    if _NEW_JOB.search(sentence) and not any(
+        f.subject == me and f.role == "works_at" for f in facts
+    ):
+        # "我跳槽到了一家互联网公司", "I quit my job": the employer before holds no more, though
+        # the new one goes unnamed.
+        facts.add(Fact(me, "works_at", UNNAMED_EMPLOYER))
     said_of = {f.subject for f in facts}
     for use in stated_uses(sentence):
         # "缓存是Redis", "Our CI is CircleCI": a function is the team's, as "we use …" says.
