@@ -194,8 +194,8 @@ INSTRUCTION: Final = _cue(
     r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|replies|responses|explanations"
     r"|summaries|messages)\s+(?:short|shorter|brief|concise|simple|detailed|in\s+\w+)\b",
     r"^(?:please\s+)?(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future)"
-    r"\s*,?\s*(?:please\s+)?(?:answer|reply|respond|write|explain|use|include|format|show|give|add"
-    r"|call\s+me|don't)\b",
+    r"\s*,?\s*(?:please\s+)?(?:answer|reply|respond|write\s+(?:to\s+me\s+)?in|explain|format"
+    r"|call\s+me)\b",
     r"\b(?:don't|do\s+not|never)\s+use\s+(?:emojis?|emoji|jargon|bullet\s+points|markdown"
     r"|tables|exclamation\s+marks)\b",
     r"^(?:please\s+)?(?:answer|reply|respond|talk|write)\s+(?:to\s+me\s+)?in\s+(?-i:[A-Z])\w+"

@@ -85,7 +85,8 @@ _TRAILING: Final = re.compile(
 _NOT_SUBJECT: Final = frozenset(
     """
     i we you he she they it this that there here who what which someone everyone nobody
-    everybody somebody anyone one people team everything something mine yours
+    everybody somebody anyone one people team everything something mine yours always never
+    usually often sometimes please just also only then now still
     """.split()  # noqa: SIM905
 )
 _NOT_NAME: Final = frozenset(

@@ -74,3 +74,14 @@ def test_a_one_off_request_is_no_preference(content: str) -> None:
 
 def test_a_decision_said_from_now_on_stays_a_decision() -> None:
     assert stored_events("From now on we deploy on Fridays.") == [("decision", "occurred")]
+
+
+def test_a_motto_is_no_instruction_about_answers() -> None:
+    # LoCoMo's chat is full of these; read as an instruction they cost a multi-hop question.
+    assert stored_events("Never give up on your dreams.") == []
+
+
+def test_an_adverb_opening_a_rule_names_no_project() -> None:
+    assert _edges("Always use TypeScript for new services.") == {
+        ("project:project", "uses", "tool:typescript")
+    }
