@@ -98,6 +98,12 @@ def same_value(a: str, b: str) -> bool:
     return bool(a) and value_key(a) == value_key(b)
 
 
+# "我们组用飞书沟通": the speakers' own group is "we".
+_COLLECTIVE_ZH: Final = frozenset(
+    {"组", "小组", "团队", "公司", "部门", "我们组", "我们团队", "我们公司"}
+)
+
+
 def subject_of(prefix: str | None) -> str | None:
     """The subject a clause names before its verb, or None for none or a collective one."""
     if prefix is None:
@@ -105,7 +111,7 @@ def subject_of(prefix: str | None) -> str | None:
     if HAN.search(prefix):
         clause = re.split(r"[，,；;]", prefix.strip())[-1]  # "提醒一下，监控那套…": the last clause
         text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", clause.strip()))
-        return text or None
+        return None if text in _COLLECTIVE_ZH else text or None
     text = prefix.strip(" ,;:")
     if "," in text:  # "For billing, we …": the clause after the last comma
         text = text.rsplit(",", 1)[1].strip()

@@ -578,7 +578,9 @@ def said_of_others(text: str) -> bool:
 
 
 _ALONG: Final = re.compile(
-    r"\s+(?:with|and|plus)\s+([A-Z][\w+#-]*(?:\.[\w+#-]+)*(?:\s+[A-Z][\w+#-]*)?)"
+    # "… Zoom for standups and Slack for everything else": a purpose may stand between.
+    r"(?:\s+for\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)?\s*,?\s+(?:with|and|plus)\s+"
+    r"([A-Z][\w+#-]*(?:\.[\w+#-]+)*(?:\s+[A-Z][\w+#-]*)?)"
 )
 
 

@@ -155,14 +155,16 @@ _RELATIONS_EN: Final = (
      r"|(?:would\s+(?:much\s+)?)?rather\s+(?:use|write|code\s+in|work\s+(?:in|with)|go\s+with)"
      r"|swears?\s+by"
      r"|can't\s+live\s+without|(?:'m|am|is)\s+more\s+comfortable\s+(?:in|with)"
-     r"|(?:'m|am|is)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of"
      r"|(?:like|likes|love|loves)(?=\s+\S+(?:\s+\S+)?\s+(?:better|more)\s+than\b)"
      r"|pick(?=\s+\S+(?:\s+\S+)?\s+over\b)",
      "prefers", "person", "tool", False),
     # "Tom loves Rust", "I love using Notion", "Tom is really into Elixir": a liking is a
     # preference for a known technology only ("I love Paris" names none).
+    # "Ben is a big fan of the Lakers" names no technology either.
     (r"(?:like|likes|love|loves|enjoy|enjoys)(?:\s+using|\s+working\s+(?:in|with))?"
-     r"|(?:'m|am|is|are|'re)\s+(?:really\s+)?into", "prefers", "person", "known_tool", False),
+     r"|(?:'m|am|is|are|'re)\s+(?:really\s+)?into"
+     r"|(?:'m|am|is)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of", "prefers", "person", "known_tool",
+     False),
     (r"(?:tend|tends)\s+to\s+use", "uses", "uses", "tool", False),
     # "I mostly code in TypeScript", "Ana writes everything in Go": the language one works in.
     (r"(?:code|codes|program|programs|write|writes|develop|develops)\s+(?:everything\s+|mostly\s+)?"
