@@ -259,7 +259,7 @@ PLAN: Final = _cue(
     r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:going\s+to|gonna|planning\s+(?:to|on)|about\s+to"
     r"|hoping\s+to)\b",
     r"\bplan(?:ning)?\s+(?:to|on)\b|\bintend\s+to\b|\bmy\s+(?:plan|goal)\s+is\b",
-    r"\b(?:is|are)\s+due\s+(?:on|by|in|next|this|tomorrow|today)\b",
+    r"\b(?:is|are)\s+due\s+(?:on|by|in|at\s+the\s+end|before|next|this|tomorrow|today)\b",
     # An obligation with its end: "The audit must be finished this week", 合同六月底到期.
     r"\b(?:must|has\s+to|have\s+to|needs?\s+to|got\s+to)\s+be\s+(?:done|finished|completed|ready"
     r"|shipped|submitted|live|out|signed|approved)\b",

@@ -88,13 +88,14 @@ _FUTURE_MARKERS: Final = re.compile(
     r"\b(?:will|shall|gonna|going\s+to|plan(?:ning)?\s+to|intend\s+to|about\s+to|hope\s+to|"
     r"want\s+to|would\s+like\s+to|upcoming|let'?s|let\s+us"
     r"|(?:planned|scheduled|booked|slated|set)\s+for"
-    r"|must|has\s+to|have\s+to|needs?\s+to|got\s+to)\b|'ll\b|将|会(?!议)|打算|计划|准备|要",
+    r"|must|has\s+to|have\s+to|needs?\s+to|got\s+to|(?:'ve|have)\s+got\s+an?)\b|'ll\b|将|会(?!议)|打算|计划|准备|要|必须|务必",
     _I,
 )
 # Arranging something ("planned", "scheduled for") says when it will happen, not that it did;
 # a participle after "is"/"are" ("the office is closed on Friday") is a state, not the past.
 _PAST_MARKERS: Final = re.compile(
-    r"\b(?:was|were|did|had|went|came|got|made|took|saw|met|ate|began|bought|left|won|lost|"
+    # "I've got a dentist appointment Tuesday": having, not the past.
+    r"\b(?:was|were|did|had|went|came|(?<!'ve\s)(?<!\bhave\s)got|made|took|saw|met|ate|began|bought|left|won|lost|"
     r"gave|told|found|felt|ran|spent|wrote|built|brought|caught|taught|sold|held|kept|heard|paid|"
     r"sent|drove|spoke|broke|chose|forgot|flew|grew|knew|threw|drew|fell|wore|stood|"
     r"wasn't|weren't|didn't|hadn't|ago|(?<!\bbe\s)(?<!\bis\s)(?<!\bare\s)(?!(?:planned|scheduled|booked|slated)\b)[a-z]{3,}ed)\b"

@@ -211,6 +211,27 @@ def infer_year_for_month(today: date, month: int, mode: str, tense: str | None) 
     return today.year
 
 
+def quarter_span(year: int, quarter: int, basis: str) -> Span:
+    """Calendar quarter `quarter` (1–4) of `year`, as a range of its three months."""
+    first_month = 3 * (quarter - 1) + 1
+    return Span(
+        date(year, first_month, 1), month_span(year, first_month + 2, basis).last, "range", basis
+    )
+
+
+def relative_quarter(today: date, offset: int) -> Span:
+    """This / last / next quarter relative to `today`."""
+    index = today.year * 4 + (today.month - 1) // 3 + offset
+    return quarter_span(index // 4, index % 4 + 1, "relative")
+
+
+def part_of_quarter(span: Span, part: str) -> Span:
+    """The first, middle or last month of a quarter."""
+    month = {"begin": 0, "middle": 1, "end": 2}[part]
+    one = month_span(span.first.year, span.first.month + month, span.basis)
+    return Span(one.first, one.last, "range", span.basis)
+
+
 def relative_unit(today: date, unit: str, offset: int) -> Span:
     """This / last / next week, weekend, month or year relative to `today`."""
     if unit == "weekend":

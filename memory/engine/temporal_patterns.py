@@ -27,6 +27,9 @@ from memory.engine.temporal_calendar import (
     month_span,
     number,
     part_of,
+    part_of_quarter,
+    quarter_span,
+    relative_quarter,
     relative_unit,
     safe_date,
     shift,
@@ -264,6 +267,41 @@ def _part_of_unit(m: re.Match[str], ctx: Context) -> Span | None:
     return part_of(span, _PARTS[m.group(1).lower()])
 
 
+def _quarter(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "the end of the quarter", "next quarter", 本季度末, 季末: a calendar quarter or a part."""
+    offset = _OFFSETS.get(
+        (m.group("which") or "this").lower(), _CN_OFFSETS.get(m.group("which") or "", 0)
+    )
+    span = relative_quarter(ctx.today, offset)
+    part = m.group("part")
+    return (
+        part_of_quarter(span, _PARTS.get(part.lower(), _ZH_PARTS.get(part, "end")))
+        if part
+        else span
+    )
+
+
+def _numbered_quarter(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "Q3", "Q1 2027": that quarter of the year said, else the next one of that number."""
+    quarter = int(m.group(1))
+    if m.group(2):
+        return quarter_span(int(m.group(2)), quarter, "explicit")
+    year = ctx.today.year
+    if ctx.tense == "past" and quarter_span(year, quarter, "inferred").first > ctx.today:
+        year -= 1  # "Our Q3 numbers were great", said in June: last year's
+    elif ctx.tense != "past" and quarter_span(year, quarter, "inferred").last < ctx.today:
+        year += 1
+    return quarter_span(year, quarter, "inferred")
+
+
+def _zh_within(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "两周内", "三天之内": from today to that far ahead."""
+    count = _cn_number(m, 1)
+    if count is None:
+        return None
+    return Span(ctx.today, shift(ctx.today, unit_of(m.group(2)), count), "range", "relative")
+
+
 # ---------------------------------------------------------------------------------------------
 # Chinese handlers
 
@@ -484,6 +522,20 @@ RULES: Final[tuple[Rule, ...]] = (
         _part_of_unit,
         _I,
     ),
+    _rule(
+        "quarter",
+        r"\b(?:(?:the\s+)?(?P<part>end|close|beginning|start|middle)\s+of\s+)?(?:the\s+)?"
+        r"(?:(?P<which>this|next|last|current)\s+)?quarter\b",
+        _quarter,
+        _I,
+    ),
+    # "before Q3", "in Q1 2027"; "Our Q3 numbers" names a quarter's figures, not a time.
+    _rule(
+        "numbered_quarter",
+        r"(?:(?<=\bin\s)|(?<=\bby\s)|(?<=\bbefore\s)|(?<=\buntil\s)|(?<=\bduring\s)"
+        r"|(?<=\bafter\s)|(?<=\bfor\s)|(?<=\bsince\s)|(?<=\bof\s))Q([1-4])(?:\s+(20\d\d))?\b",
+        _numbered_quarter,
+    ),
     _vague(
         "vague_past",
         r"\b(?:recently|lately|the\s+other\s+day|a\s+while\s+(?:ago|back)|some\s+time\s+ago"
@@ -536,6 +588,10 @@ RULES: Final[tuple[Rule, ...]] = (
     _rule("zh_year_part", r"(大前年|前年|去年|今年|明年|后年)?年([底初中末])", _zh_year_part),
     _rule("zh_ago", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:以前|之前|前)", _zh_ago),
     _rule("zh_later", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:以后|之后|后)", _zh_later),
+    _rule("zh_within", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:之内|以内|内)", _zh_within),
+    _rule(
+        "zh_quarter", r"(?P<which>上|下|这|本)?(?:个|個)?季(?:度)?(?P<part>末|底|初|中)", _quarter
+    ),
     _vague(
         "zh_vague_past",
         r"最近|近来|前段时间|前阵子|前些日子|不久前|从前|过去|当时|那时候?|小时候",
