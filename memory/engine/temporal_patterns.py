@@ -269,11 +269,11 @@ def _part_of_unit(m: re.Match[str], ctx: Context) -> Span | None:
 
 def _quarter(m: re.Match[str], ctx: Context) -> Span | None:
     """ "the end of the quarter", "next quarter", 本季度末, 季末: a calendar quarter or a part."""
-    offset = _OFFSETS.get(
-        (m.group("which") or "this").lower(), _CN_OFFSETS.get(m.group("which") or "", 0)
-    )
+    said = m.groupdict()
+    which = said.get("which") or said.get("which2") or ""
+    offset = _OFFSETS.get(which.lower() or "this", _CN_OFFSETS.get(which, 0))
     span = relative_quarter(ctx.today, offset)
-    part = m.group("part")
+    part = said.get("part") or said.get("part2")
     return (
         part_of_quarter(span, _PARTS.get(part.lower(), _ZH_PARTS.get(part, "end")))
         if part
@@ -524,8 +524,9 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     _rule(
         "quarter",
-        r"\b(?:(?:the\s+)?(?P<part>end|close|beginning|start|middle)\s+of\s+)?(?:the\s+)?"
-        r"(?:(?P<which>this|next|last|current)\s+)?quarter\b",
+        # "the end of the quarter", "next quarter"; never "a quarter of our users".
+        r"\b(?:(?:the\s+)?(?P<part>end|close|beginning|start|middle)\s+of\s+(?:the\s+)?"
+        r"(?:(?P<which>this|next|last|current)\s+)?|(?P<which2>this|next|last|current)\s+)quarter\b",
         _quarter,
         _I,
     ),
@@ -590,7 +591,10 @@ RULES: Final[tuple[Rule, ...]] = (
     _rule("zh_later", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:以后|之后|后)", _zh_later),
     _rule("zh_within", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:之内|以内|内)", _zh_within),
     _rule(
-        "zh_quarter", r"(?P<which>上|下|这|本)?(?:个|個)?季(?:度)?(?P<part>末|底|初|中)", _quarter
+        # "本季度末", "季末"; never the 季中 of 一年四季中.
+        "zh_quarter",
+        r"(?P<which>上|下|这|本)?(?:个|個)?(?:季度(?P<part>末|底|初|中)|季(?P<part2>末|底))",
+        _quarter,
     ),
     _vague(
         "zh_vague_past",

@@ -37,6 +37,11 @@ def test_a_quarter_and_a_stretch_ahead_are_times(text: str, first: date, last: d
     assert _days(text)[:2] == (first, last)
 
 
+@pytest.mark.parametrize("text", ["a quarter of our users", "quarter past three", "一年四季中"])
+def test_a_quarter_that_is_no_time(text: str) -> None:
+    assert _days(text) == (None, None, "unknown")
+
+
 def test_a_past_quarter_is_the_last_one_of_that_number() -> None:
     assert _days("Revenue doubled in Q3.")[:2] == (date(2025, 7, 1), date(2025, 9, 30))
 
