@@ -162,6 +162,11 @@ _CHANGES_EN: Final = (
     ("replace", "ab", re.compile(rf"\b(?:{_ENDED})\s+{_V}\s+in\s+favou?r\s+of\s+{_V}", _I)),
     ("replace", "ab", re.compile(rf"^(?:the\s+|our\s+)?(.+?)\s+(?:was|were|has\s+been|have\s+been"
                                  rf"|is|are|got)\s+(?:{_ENDED})\s+in\s+favou?r\s+of\s+{_V}", _I)),
+    # went from A to B, both named: "Our CI went from CircleCI to Buildkite in May"
+    ("switch", "xab", re.compile(rf"\bwent\s+{_X}from\s+(?=(?-i:[A-Z])){_V}\s+to\s+"
+                                 rf"(?=(?-i:[A-Z])){_V}", _I)),
+    # swapped A for B: "We swapped Datadog for Grafana Cloud"
+    ("replace", "ab", re.compile(rf"\bswap(?:s|ped|ping)?\s+{_V}\s+(?:out\s+)?for\s+{_V}", _I)),
     # sold A and bought B: "We sold the Honda and bought a Toyota Aqua"
     ("replace", "ab", re.compile(rf"\bsold\s+{_V}\s+and\s+(?:then\s+)?bought\s+{_V}", _I)),
     # instead of A, use B
@@ -173,6 +178,10 @@ _CHANGES_EN: Final = (
     ("instead", "pba", re.compile(rf"^(.*?)\b(?:use|uses|using|used|go\s+with|went\s+with|run\s+on"
                                   rf"|runs\s+on|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on"
                                   rf"|hosts\s+on)\s+{_V}\s+instead\s+of\s+{_V}", _I)),
+    # X is handled by B (now) instead of A: "Auth is handled by Clerk now instead of Auth0"
+    ("instead", "pba", re.compile(rf"^(.*?)\b(?:is|are)\s+(?:now\s+)?(?:handled|done|run|served"
+                                  rf"|managed)\s+(?:by|with|in|through|on)\s+{_V}\s+(?:now\s+)?"
+                                  rf"instead\s+of\s+{_V}", _I)),
     # instead of A, X (now) goes through B: "Instead of Opsgenie, on-call alerts now go through
     # PagerDuty"
     ("instead", "axb", re.compile(rf"\binstead\s+of\s+{_V}\s*,\s*(?:the\s+|our\s+)?(.+?)\s+"

@@ -115,7 +115,7 @@ _RELATIONS_EN: Final = (
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:owned|handled|looked\s+after|taken\s+care\s+of)"
      r"\s+by", "owns", "owner", "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:led|headed|run|managed)\s+by"
-     r"|(?<=team\s)reports?\s+(?:directly\s+)?to", "leads", "owner", "project", True),
+     r"|(?<=team\s)(?:now\s+)?reports?\s+(?:directly\s+)?to", "leads", "owner", "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
      True),
     (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
