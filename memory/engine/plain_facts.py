@@ -89,7 +89,12 @@ _WORK_NOUNS: Final = (
     r"|endpoints?|integrations?|platform|infrastructure|infra|code|data|storage)"
 )
 _WORK_THING_EN: Final = re.compile(
-    r"^(?:(?:the|our|my|all\s+(?:of\s+)?our|most\s+of\s+our|half\s+of\s+our)\s+)?"
+    # "Ask the users …", "Check the logs …": an imperative, not a statement about them.
+    r"^(?!(?:ask|check|update|fix|tell|send|make|let|get|put|add|remove|delete|move|run|use|try"
+    r"|call|email|ping|remind|review|read|write|open|close|restart|deploy|clean|test|see|look"
+    r"|keep|give|take|find|show|help|please|don't|do|go|set|turn|stop|start|merge|ship|push"
+    r"|pull|rename|clear|reset|rerun)\b)"
+    r"(?:(?:the|our|my|all\s+(?:of\s+)?our|most\s+of\s+our|half\s+of\s+our)\s+)?"
     rf"(?:[\w-]+\s+){{0,2}}?{_WORK_NOUNS}\s+"
     r"(?:(?:also|still|now|usually|always|currently|mostly|mainly|only|all|never)\s+)?"
     r"(?!(?:is|are|was|were|be)\s+(?:it|that|this|so|too|very|really|just|down|up|back|ok|okay|fine"

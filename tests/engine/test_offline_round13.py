@@ -47,6 +47,8 @@ def test_what_is_said_of_the_product_or_the_business_is_a_fact(content: str) -> 
         "The app is down.",
         "The API is so slow.",
         "We sell it.",
+        "Ask the users what they think.",  # an imperative
+        "Check the logs when you can.",
         "我们公司在开会吗？",
     ],
 )
