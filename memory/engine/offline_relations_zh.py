@@ -56,8 +56,11 @@ _ZH_RELATIONS: Final = (
     # (pattern over one clause with groups a and b, relation, which group is the subject,
     #  subject kind, object kind)
     # "规则平台是孙悦在负责", "特征库归郭涛", "特征库现在交给马丽", "老周管日志系统那块".
-    (r"^(?P<b>.+?)是(?P<a>.+?)在维护(?:的)?$", "maintains", "owner", "project"),
-    (r"^(?P<b>.+?)是(?P<a>.+?)在(?:负责|管|跟进?)(?:的)?$", "owns", "owner", "project"),
+    # "支付服务是李娜负责的", "数据组是吴刚带的": whose a thing is, said as a cleft.
+    (r"^(?P<b>.+?)是(?P<a>.+?)在?维护(?:的)?$", "maintains", "owner", "project"),
+    (r"^(?P<b>[^是]{1,10}?(?:组|团队|部门|小组))是(?P<a>.+?)在?(?:带|领导|带领)(?:的)?$", "leads",
+     "owner", "team"),
+    (r"^(?P<b>.+?)是(?P<a>.+?)在?(?:负责|管理?|跟进?)(?:的)?$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
      "owns", "owner", "project"),
     (r"^(?P<a>.+?)管(?!理|道|控|用)(?P<b>.+)$", "owns", "owner", "project"),
@@ -304,23 +307,14 @@ _ZH_NOT_BUT: Final = re.compile(
     r"^(?P<s>[^，,。；;不]{1,12}?)(?:并|其实|根本)?不是[^，,。；;]{1,20}?[，,]\s*(?:而|其实|实际上)?"
     r"是(?P<b>[^，,。；;]{1,24})(?P<end>[。！!]?)$"
 )
-# Whose a thing is said as a cleft: "支付服务是李娜负责的" → "支付服务由李娜负责".
-_ZH_WHOSE: Final = re.compile(
-    r"^(?P<thing>[^，,。；;]{2,12}?)是(?P<who>[\u4e00-\u9fff]{2,3}|[A-Z][\w'’-]+)"
-    r"(?P<verb>负责|维护|管理|带)的(?P<end>[。！!]?)$"
-)
 
 
 def zh_corrected(sentence: str) -> str:
-    """The sentence with a denial put right said as what holds ("订单服务不是用Java写的，是用Go
-    写的" → "订单服务是用Go写的"), and a cleft of whose a thing is as a plain clause."""
+    """The sentence with a denial put right said as what holds: "订单服务不是用Java写的，是用Go
+    写的" → "订单服务是用Go写的"."""
     text = sentence.strip()
     if put_right := _ZH_NOT_BUT.match(text):
         text = f"{put_right.group('s')}是{put_right.group('b')}{put_right.group('end')}"
-    if (whose := _ZH_WHOSE.match(text)) and not known_tool(whose.group("who")):
-        text = (
-            f"{whose.group('thing')}由{whose.group('who')}{whose.group('verb')}{whose.group('end')}"
-        )
     return text
 
 
