@@ -59,7 +59,7 @@ from memory.engine.change_terms import (
     subject_of,
     value_of,
 )
-from memory.engine.offline_entities import function_noun, known_tool
+from memory.engine.offline_entities import LIKED, function_noun, known_tool
 
 __all__ = [
     "HOSTING",
@@ -362,7 +362,6 @@ _FUNCTION_USE_EN: Final = (
                rf"|tracked|done)|live|lives)\s+"
                rf"(?:in|on|to|into|with)\s+{_V}", _I),
 )  # fmt: skip
-_LIKED: Final = re.compile(r"(?:favou?rite|preferred|go-to|dream)\b", _I)
 _ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+)?in\s+", _I)
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|nobody|no\s+one|none|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
@@ -520,7 +519,7 @@ def plain_use(text: str) -> Use | None:
             ):
                 continue
             value = value_of(match.group(3))
-            if _LIKED.match(match.group(2)):
+            if LIKED.match(match.group(2)):
                 continue  # "My favourite database is SQLite": a liking, not the team's database
             if _ONLY_IN.fullmatch(sentence[match.end(2) : match.start(3)]) and not known_tool(
                 value or ""

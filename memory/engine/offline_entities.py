@@ -73,6 +73,9 @@ def function_noun(phrase: str) -> bool:
     return bool(words) and len(words) <= 3 and words[-1].casefold() in FUNCTION_NOUNS
 
 
+# A liking, not a thing: "My favourite database is SQLite", "our go-to editor" (no service or
+# function of the team's is named by it).
+LIKED: Final = re.compile(r"(?:(?:my|our)\s+)?(?:favou?rite|preferred|go-to|dream)\b", re.I)
 TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"
 # The speaker's family, as "my …" / "我…" names them (plain facts, employers, homes).
 FAMILY_EN: Final = (

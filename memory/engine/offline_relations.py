@@ -32,6 +32,7 @@ from typing import Final
 from memory.engine.offline_entities import (
     AMBIGUOUS,
     FUNCTION_NOUNS,
+    LIKED,
     ME,
     PLATFORMS,
     TEAM_NOUNS,
@@ -265,9 +266,6 @@ def _team_led(clause: str, relation: str) -> Entity | None:
     return Entity(team.group(1), "organization") if team and relation == "leads" else None
 
 
-_LIKED: Final = re.compile(r"(?:my|our)\s+(?:favou?rite|preferred|go-to|dream)\b", re.I)
-
-
 def _subject(clause: str, kind: str) -> Entity | None:
     """The entity a whole clause names, if it may be the subject of a relation of `kind`."""
     text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
@@ -276,7 +274,7 @@ def _subject(clause: str, kind: str) -> Entity | None:
         return None
     if text in ("I", "i"):
         return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
-    if text.lower() in _NOT_SUBJECT or _LIKED.match(text):
+    if text.lower() in _NOT_SUBJECT or LIKED.match(text):
         return None  # "My favourite database is SQLite": a liking (`_MY_CHOICE`), no service
     team = _TEAM.fullmatch(text)
     if team:

@@ -46,6 +46,14 @@ _DENIED: Final = re.compile(
     r"[\w.+#'’-]+(?:\s+[\w.+#'’-]+){0,2}?)(?:\s+(?:now|instead|these\s+days))?\s*[.!]?$"
 )
 _SPEAKER_LABEL: Final = re.compile(r"^[A-Z][\w .'’-]{0,40}:\s+")
+
+
+def _labelled(text: str) -> tuple[str, str]:
+    """ "Alex: I don't work at …", as an event's summary says it → ("Alex: ", "I don't …")."""
+    label = _SPEAKER_LABEL.match(text)
+    return (label.group(), text[label.end() :]) if label else ("", text)
+
+
 _PREPOSITION: Final = re.compile(r"\b(?:on|in|at|to|for|with|by|from)\s+")
 _AFFIRMED: Final = {"isn't": "is", "is not": "is", "aren't": "are", "are not": "are"}
 # A last word that puts nothing right: "…, it's so", "…, Tom is", "…, she does".
@@ -62,9 +70,8 @@ def corrected(sentence: str) -> str | None:
     talks to the gateway." The denied thing's last word "team" carries over ("…, he's on
     identity" → "on the identity team"); what it put right must be a short noun phrase, so "…,
     it runs on Render" (a clause of its own) is left to the relation rules."""
-    text = " ".join(sentence.split())
-    label = _SPEAKER_LABEL.match(text)  # "Alex: I don't work at …", as a summary says it
-    denied = _DENIED.match(text[label.end() if label else 0 :])
+    label, text = _labelled(" ".join(sentence.split()))
+    denied = _DENIED.match(text)
     if denied is None:
         return None
     predicate, instead = denied.group("predicate"), denied.group("instead").rstrip(".")
@@ -100,7 +107,7 @@ def corrected(sentence: str) -> str | None:
         noun = re.sub(r"^(?:the|our)\s+", "", noun, flags=re.IGNORECASE)
         instead = f"{prep.group() if prep else ''}the {noun} team"
     said = " ".join(part for part in (denied.group("subject"), verb, head.strip(), instead) if part)
-    return (label.group() if label else "") + said + "."
+    return label + said + "."
 
 
 def _plain(sentence: str) -> str:
@@ -193,18 +200,17 @@ _COLLEAGUE: Final = re.compile(
     r"\s+(?=[A-Z])",
     re.IGNORECASE,
 )
-# "Our designer, Julia, is based in Lisbon": the name the role stands beside (after a speaker's
-# label, as a summary says it).
+# "Our designer, Julia, is based in Lisbon": the name the role stands beside.
 _APPOSITION: Final = re.compile(
-    r"^((?:[A-Z][\w .'’-]{0,40}:\s+)?)(?i:my|our)\s+(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*,\s+"
-    r"([A-Z][\w'’-]+),\s+(?=[a-z])"
+    r"^(?i:my|our)\s+(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*,\s+([A-Z][\w'’-]+),\s+(?=[a-z])"
 )
 
 
 def without_apposition(sentence: str) -> str:
-    """ "Our designer, Julia, is based in Lisbon" → "Julia is based in Lisbon"; any other
-    sentence as it is."""
-    return _APPOSITION.sub(r"\1\2 ", sentence)
+    """ "Our designer, Julia, is based in Lisbon" → "Julia is based in Lisbon" (after a
+    speaker's label too); any other sentence as it is."""
+    label, text = _labelled(sentence)
+    return label + _APPOSITION.sub(r"\1 ", text)
 
 
 _WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")
