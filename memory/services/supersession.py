@@ -13,7 +13,7 @@ Runs inside the caller's transaction.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 from memory.engine.change_ends import change_supersedes
 from memory.engine.changes import Change, parse_change
@@ -29,8 +29,9 @@ from memory.services.events import event_supersede
 # big the namespace is; a use stated more than this many active events ago stays active.
 CANDIDATES: Final = 200
 
-_COLUMNS = columns_of(Event, ["id", "title", "summary", "quotes"], "e")
-_FACT_COLUMNS = columns_of(Event, ["id", "summary", "participants", "temporal_status"], "e")
+_COLUMNS = columns_of(
+    Event, ["id", "title", "summary", "quotes", "participants", "temporal_status"], "e"
+)
 _GENERIC_SPEAKERS: Final = frozenset({"user", "assistant", "system", "tool", "用户", "助手"})
 
 
@@ -68,31 +69,25 @@ def change_of(extracted: ExtractedEvent) -> Change | None:
 
 
 def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]:
-    """Supersede the earlier active events whose use `event`'s change ends, or whose
-    single-valued relation it gives a new value (`_facts_replaced`); returns them."""
-    ended: list[int] = []
+    """Supersede the earlier active events whose use `event`'s change ends, or whose relation
+    facts it gives a new value or says hold no more (`_ends`); returns them. The earlier events
+    are read once, and each is parsed at most once."""
+    stated = _Stated(frozenset(), frozenset(), extracted.summary, change_of(extracted))
     if extracted.temporal_status not in NOT_CURRENT and extracted.event_type in SLOT_EVENT_TYPES:
         # A new value said plainly ("Maya lives in Munich") is a conflict, not a change
         # (`services.contradictions`): only a change or a decision ends a fact.
         speaker = speaker_of(extracted.participants)
         new = stated_facts(extracted.summary, speaker)
-        stopped = ended_facts(extracted.summary, speaker)
-        earlier = _earlier_current(event) if new or stopped else []
-        ended = _facts_replaced(new, extracted.summary, earlier)
-        ended += [pk for pk in _facts_stopped(stopped, earlier) if pk not in ended]
-    change = change_of(extracted)
-    if change is not None:
-        rows = read_values(
-            _COLUMNS,
-            f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
-            "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
-            [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
-        )
-        ended += [
-            pk
-            for pk, title, summary, quotes in rows
-            if change_supersedes(change, [summary, title, *(quotes or ())]) and pk not in ended
-        ]
+        stated = stated._replace(new=new, stopped=ended_facts(extracted.summary, speaker))
+    if not (stated.new or stated.stopped or stated.change):
+        return []
+    rows = read_values(
+        _COLUMNS,
+        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
+        "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
+        [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
+    )
+    ended = [row[0] for row in rows if _ends(stated, *row[1:])]
     if not ended:
         return []
     old_events = list(Event.objects.select_for_update().filter(pk__in=ended).order_by("id"))
@@ -101,48 +96,38 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
     return old_events
 
 
-_Earlier = list[tuple[int, str, list[str], str]]  # id, summary, participants, temporal status
+class _Stated(NamedTuple):
+    """What a new event says that may end earlier ones."""
+
+    new: frozenset[Fact]  # the relation facts a change or a decision states
+    stopped: frozenset[Fact]  # the relation facts it says hold no more
+    said: str  # its summary
+    change: Change | None  # the use it changes
 
 
-def _earlier_current(event: Event) -> _Earlier:
-    """The namespace's most recent active events before `event` that are still current."""
-    rows = read_values(
-        _FACT_COLUMNS,
-        f"FROM {Event._meta.db_table} e WHERE e.namespace_id = %s AND e.status = %s "
-        "AND e.id < %s ORDER BY e.id DESC LIMIT %s",
-        [event.namespace_id, EventStatus.ACTIVE, event.pk, CANDIDATES],
-    )
-    return [row for row in rows if row[3] not in NOT_CURRENT]
-
-
-def _facts_stopped(stopped: frozenset[Fact], earlier: _Earlier) -> list[int]:
-    """Earlier active events all of whose relation facts are `stopped`, the facts a statement
-    says hold no more: "Priya no longer leads the mobile team" ends "Priya leads the mobile
-    team", "Tom doesn't work at Google anymore" ends "Tom works at Google"
-    (`stated_facts.ended_facts`)."""
-    if not stopped:
-        return []
-    out = []
-    for pk, summary, people, _status in earlier:
-        if not may_state(stopped, summary, speaker_of(people)):
-            continue
-        old = stated_facts(summary, speaker_of(people))
-        if old and old <= stopped:
-            out.append(pk)
-    return out
-
-
-def _facts_replaced(new: frozenset[Fact], said: str, earlier: _Earlier) -> list[int]:
-    """Earlier active current events all of whose relation facts `new`, what a change or a
-    decision (`said`) states, restates or gives a new value: "Dana maintains the invoice
-    worker from now on" ends "Marco maintains the invoice worker", "we moved to Seattle" ends
-    "I live in Portland", "张伟离开了数据组，数据平台现在由赵敏负责" ends "张伟是数据平台的负责人"
-    (`memory.engine.stated_facts.replaces`)."""
-    if not new:
-        return []
-    return [
-        pk
-        for pk, summary, people, _status in earlier
-        if may_state(new, summary, speaker_of(people))
-        and replaces(new, stated_facts(summary, speaker_of(people)), said)
-    ]
+def _ends(
+    stated: _Stated,
+    title: str,
+    summary: str,
+    quotes: list[str] | None,
+    participants: list[str],
+    temporal_status: str,
+) -> bool:
+    """Whether an earlier active event ends: its use is one `stated.change` ends
+    (`change_supersedes`); or, still current, all its relation facts are restated or given a
+    new value ("Dana maintains the invoice worker from now on" ends "Marco maintains the
+    invoice worker", "we moved to Seattle" ends "I live in Portland": `stated_facts.replaces`)
+    or said to hold no more ("Priya no longer leads the mobile team" ends "Priya leads the
+    mobile team": `stated_facts.ended_facts`)."""
+    if stated.change is not None and change_supersedes(
+        stated.change, [summary, title, *(quotes or ())]
+    ):
+        return True
+    facts = stated.new | stated.stopped
+    speaker = speaker_of(participants)
+    if temporal_status in NOT_CURRENT or not may_state(facts, summary, speaker):
+        return False
+    old = stated_facts(summary, speaker)
+    if stated.new and replaces(stated.new, old, stated.said):
+        return True
+    return bool(old) and old <= stated.stopped
