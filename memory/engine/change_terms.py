@@ -98,10 +98,8 @@ def same_value(a: str, b: str) -> bool:
     return bool(a) and value_key(a) == value_key(b)
 
 
-# "我们组用飞书沟通": the speakers' own group is "we".
-_COLLECTIVE_ZH: Final = frozenset(
-    {"组", "小组", "团队", "公司", "部门", "我们组", "我们团队", "我们公司"}
-)
+# "我们组用飞书沟通": the speakers' own group is "we" (_LEAD_ZH takes 我们, 团队 and 公司 off).
+_COLLECTIVE_ZH: Final = frozenset({"组", "小组", "部门"})
 
 
 def subject_of(prefix: str | None) -> str | None:
