@@ -22,6 +22,10 @@ class Span:
     at: time | None = None
 
 
+# What a handler returns for temporal wording that names no real date ("30 February 2023").
+UNRESOLVED: Final = Span(date.min, date.min, "unknown", "unknown")
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """What a handler may know: the mention day and the sentence's tense ("past"/"future"/None)."""

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, time, timedelta
+from datetime import time, timedelta
 from typing import Final
 
 from memory.engine.temporal_calendar import (
+    UNRESOLVED,
     Context,
     Span,
     day_span,
@@ -36,15 +37,37 @@ from memory.engine.temporal_calendar import (
     shift_month,
     unit_of,
     unit_span,
-    week_of,
     weekday_near,
     year_span,
+)
+from memory.engine.temporal_zh import (
+    CN_OFFSETS,
+    ZH_DAYS,
+    ZH_PARTS,
+    ZH_YEARS,
+    cn_number,
+    zh_ago,
+    zh_bare_weekday,
+    zh_day,
+    zh_later,
+    zh_md,
+    zh_month,
+    zh_month_part,
+    zh_month_rel,
+    zh_named_month_part,
+    zh_week,
+    zh_weekend,
+    zh_within,
+    zh_year,
+    zh_year_part,
+    zh_year_rel,
+    zh_ym,
+    zh_ymd,
 )
 
 Handler = Callable[[re.Match[str], Context], Span | None]
 # A handler returns None when the match is not temporal wording after all ("may" the verb), and
 # UNRESOLVED when it is, but names no real date ("30 February 2023"): the wording is then kept.
-UNRESOLVED: Final = Span(date.min, date.min, "unknown", "unknown")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +90,6 @@ _MONTHS = (
 )
 _MONTH = rf"({_MONTHS})"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_CN_WEEKDAYS: Final = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _ORD = r"(?:st|nd|rd|th)?"
 _PARTS: Final = {
     "end": "end", "close": "end", "late": "end", "beginning": "begin", "start": "begin",
@@ -77,7 +99,6 @@ _OFFSETS: Final = {
     "last": -1, "past": -1, "previous": -1, "this past": -1, "next": 1, "following": 1,
     "coming": 1, "this coming": 1, "this": 0, "current": 0, "the": 0,
 }  # fmt: skip
-_CN_OFFSETS: Final = {"上上": -2, "上": -1, "下下": 2, "下": 1, "这": 0, "本": 0, "今": 0}
 # A preposition must introduce a bare year or month name ("in 2022", "by May").
 _PREPOSITION_BEFORE = re.compile(
     r"\b(?:in|during|since|throughout|around|from|by|before|until|till|of|early|late|mid)[\s-]+$",
@@ -172,7 +193,7 @@ def _month_name(m: re.Match[str], ctx: Context) -> Span | None:
 def _ordinal_day(m: re.Match[str], ctx: Context) -> Span | None:
     """ "due on the 14th", "by the 3rd", "十号之前": a day of this month, or of the next (the
     last) one when the sentence looks ahead (back) past it."""
-    today, wanted = ctx.today, _cn_number(m, 1)
+    today, wanted = ctx.today, cn_number(m, 1)
     if not wanted or not 1 <= wanted <= 31:
         return None
     day = safe_date(today.year, today.month, wanted)
@@ -271,13 +292,11 @@ def _quarter(m: re.Match[str], ctx: Context) -> Span | None:
     """ "the end of the quarter", "next quarter", 本季度末, 季末: a calendar quarter or a part."""
     said = m.groupdict()
     which = said.get("which") or said.get("which2") or ""
-    offset = _OFFSETS.get(which.lower() or "this", _CN_OFFSETS.get(which, 0))
+    offset = _OFFSETS.get(which.lower() or "this", CN_OFFSETS.get(which, 0))
     span = relative_quarter(ctx.today, offset)
     part = said.get("part") or said.get("part2")
     return (
-        part_of_quarter(span, _PARTS.get(part.lower(), _ZH_PARTS.get(part, "end")))
-        if part
-        else span
+        part_of_quarter(span, _PARTS.get(part.lower(), ZH_PARTS.get(part, "end"))) if part else span
     )
 
 
@@ -292,138 +311,6 @@ def _numbered_quarter(m: re.Match[str], ctx: Context) -> Span | None:
     elif ctx.tense != "past" and quarter_span(year, quarter, "inferred").last < ctx.today:
         year += 1
     return quarter_span(year, quarter, "inferred")
-
-
-def _zh_within(m: re.Match[str], ctx: Context) -> Span | None:
-    """ "两周内", "三天之内": from today to that far ahead."""
-    count = _cn_number(m, 1)
-    if count is None:
-        return None
-    return Span(ctx.today, shift(ctx.today, unit_of(m.group(2)), count), "range", "relative")
-
-
-# ---------------------------------------------------------------------------------------------
-# Chinese handlers
-
-
-def _cn_number(m: re.Match[str], group: int) -> int | None:
-    return number(m.group(group))
-
-
-def _zh_ymd(m: re.Match[str], ctx: Context) -> Span | None:
-    month, day = _cn_number(m, 2), _cn_number(m, 3)
-    found = safe_date(_int(m, 1), month, day) if month and day else None
-    return day_span(found, "explicit") if found else UNRESOLVED
-
-
-def _zh_ym(m: re.Match[str], ctx: Context) -> Span | None:
-    month = _cn_number(m, 2)
-    return month_span(_int(m, 1), month, "explicit") if month and 1 <= month <= 12 else None
-
-
-def _zh_year(m: re.Match[str], ctx: Context) -> Span | None:
-    year = _int(m, 1)
-    return year_span(year, "explicit") if 1900 <= year <= 2200 else None
-
-
-def _zh_md(m: re.Match[str], ctx: Context) -> Span | None:
-    month, day = _cn_number(m, 1), _cn_number(m, 2)
-    found = infer_year_for_day(ctx.today, month, day, ctx.tense) if month and day else None
-    return day_span(found, "inferred") if found else UNRESOLVED
-
-
-def _zh_named_month_part(m: re.Match[str], ctx: Context) -> Span | None:
-    """ "六月底", "3月初": part of a named month."""
-    month = _cn_number(m, 1)
-    if not month or not 1 <= month <= 12:
-        return None
-    year = infer_year_for_month(ctx.today, month, "", ctx.tense)
-    return part_of(month_span(year, month, "inferred"), _ZH_PARTS[m.group(2)])
-
-
-def _zh_month(m: re.Match[str], ctx: Context) -> Span | None:
-    month = _cn_number(m, 1)
-    if not month or not 1 <= month <= 12:
-        return None
-    return month_span(infer_year_for_month(ctx.today, month, "", ctx.tense), month, "inferred")
-
-
-_ZH_DAYS: Final = {
-    "大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "今天": 0, "今日": 0,
-    "今晚": 0, "今早": 0, "今儿": 0, "明天": 1, "明日": 1, "明晚": 1, "明早": 1, "后天": 2,
-    "大后天": 3,
-}  # fmt: skip
-
-
-def _zh_day(m: re.Match[str], ctx: Context) -> Span | None:
-    return day_span(ctx.today + timedelta(days=_ZH_DAYS[m.group(0)]))
-
-
-def _zh_week(m: re.Match[str], ctx: Context) -> Span | None:
-    offset = _CN_OFFSETS[m.group(1)]
-    if m.group(2):
-        monday = week_of(ctx.today)[0] + timedelta(weeks=offset)
-        return day_span(monday + timedelta(days=_zh_weekday(m.group(2))))
-    return relative_unit(ctx.today, "week", offset)
-
-
-def _zh_weekday(token: str) -> int:
-    return _CN_WEEKDAYS[token] if token in _CN_WEEKDAYS else int(token) - 1
-
-
-def _zh_bare_weekday(m: re.Match[str], ctx: Context) -> Span | None:
-    weekday = _zh_weekday(m.group(1))
-    return day_span(weekday_near(ctx.today, weekday, mode_from_tense(ctx.tense)))
-
-
-def _zh_weekend(m: re.Match[str], ctx: Context) -> Span | None:
-    return relative_unit(ctx.today, "weekend", _CN_OFFSETS.get(m.group(1) or "这", 0))
-
-
-def _zh_month_rel(m: re.Match[str], ctx: Context) -> Span | None:
-    return relative_unit(ctx.today, "month", _CN_OFFSETS[m.group(1)])
-
-
-_ZH_YEARS: Final = {
-    "大前年": -3,
-    "前年": -2,
-    "去年": -1,
-    "今年": 0,
-    "明年": 1,
-    "后年": 2,
-    "大后年": 3,
-}
-_ZH_PARTS: Final = {"底": "end", "末": "end", "初": "begin", "中": "middle"}
-
-
-def _zh_year_rel(m: re.Match[str], ctx: Context) -> Span | None:
-    return relative_unit(ctx.today, "year", _ZH_YEARS[m.group(0)])
-
-
-def _zh_month_part(m: re.Match[str], ctx: Context) -> Span | None:
-    span = relative_unit(ctx.today, "month", _CN_OFFSETS.get(m.group(1) or "这", 0))
-    return part_of(span, _ZH_PARTS[m.group(2)])
-
-
-def _zh_year_part(m: re.Match[str], ctx: Context) -> Span | None:
-    span = relative_unit(ctx.today, "year", _ZH_YEARS.get(m.group(1) or "今年", 0))
-    return part_of(span, _ZH_PARTS[m.group(2)])
-
-
-def _zh_ago(m: re.Match[str], ctx: Context) -> Span | None:
-    count = _cn_number(m, 1)
-    if count is None:
-        return None
-    unit = unit_of(m.group(2))
-    return unit_span(unit, shift(ctx.today, unit, -count))
-
-
-def _zh_later(m: re.Match[str], ctx: Context) -> Span | None:
-    count = _cn_number(m, 1)
-    if count is None:
-        return None
-    unit = unit_of(m.group(2))
-    return unit_span(unit, shift(ctx.today, unit, count))
 
 
 def _rule(name: str, pattern: str, handler: Handler | None, flags: int = 0) -> Rule:
@@ -555,12 +442,12 @@ RULES: Final[tuple[Rule, ...]] = (
         _I,
     ),
     # Chinese, explicit
-    _rule("zh_ymd", rf"(?<!\d)(\d{{4}})\s*年\s*{_CN_NUM}\s*月\s*{_CN_NUM}\s*[日号號]?", _zh_ymd),
-    _rule("zh_ym", rf"(?<!\d)(\d{{4}})\s*年\s*{_CN_NUM}\s*月份?", _zh_ym),
-    _rule("zh_year", r"(?<!\d)(\d{4})\s*年(?!代)", _zh_year),
-    _rule("zh_md", rf"(?<![\d年]){_CN_NUM}\s*月\s*{_CN_NUM}\s*[日号號]", _zh_md),
+    _rule("zh_ymd", rf"(?<!\d)(\d{{4}})\s*年\s*{_CN_NUM}\s*月\s*{_CN_NUM}\s*[日号號]?", zh_ymd),
+    _rule("zh_ym", rf"(?<!\d)(\d{{4}})\s*年\s*{_CN_NUM}\s*月份?", zh_ym),
+    _rule("zh_year", r"(?<!\d)(\d{4})\s*年(?!代)", zh_year),
+    _rule("zh_md", rf"(?<![\d年]){_CN_NUM}\s*月\s*{_CN_NUM}\s*[日号號]", zh_md),
     _rule(
-        "zh_named_month_part", rf"(?<![\d年个個]){_CN_NUM}\s*月([底初中末])", _zh_named_month_part
+        "zh_named_month_part", rf"(?<![\d年个個]){_CN_NUM}\s*月([底初中末])", zh_named_month_part
     ),
     # "十号之前": a day of the month said alone, before a deadline word or the clause's end.
     _rule(
@@ -572,24 +459,24 @@ RULES: Final[tuple[Rule, ...]] = (
     _rule(
         "zh_month",
         rf"(?<![\d年个個]){_CN_NUM}\s*月份?(?![\d零〇一二两三四五六七八九十日号])",
-        _zh_month,
+        zh_month,
     ),
     # Chinese, relative
-    _rule("zh_day", "|".join(sorted(_ZH_DAYS, key=len, reverse=True)), _zh_day),
+    _rule("zh_day", "|".join(sorted(ZH_DAYS, key=len, reverse=True)), zh_day),
     _rule(
         "zh_week",
         r"(上上|下下|上|下|这|本)(?:个|個)?(?:周|星期|礼拜|禮拜)(?!末)([一二三四五六日天1-7])?",
-        _zh_week,
+        zh_week,
     ),
-    _rule("zh_bare_weekday", r"(?:周|星期|礼拜|禮拜)([一二三四五六日天])", _zh_bare_weekday),
-    _rule("zh_weekend", r"(上|下|这|本)?(?:个|個)?周末", _zh_weekend),
-    _rule("zh_month_rel", r"(上上|下下|上|下|这|本)(?:个|個)?月(?![底初中末份])", _zh_month_rel),
-    _rule("zh_month_part", r"(上|下|这|本)?(?:个|個)?月([底初中末])", _zh_month_part),
-    _rule("zh_year_rel", "|".join(sorted(_ZH_YEARS, key=len, reverse=True)), _zh_year_rel),
-    _rule("zh_year_part", r"(大前年|前年|去年|今年|明年|后年)?年([底初中末])", _zh_year_part),
-    _rule("zh_ago", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:以前|之前|前)", _zh_ago),
-    _rule("zh_later", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:以后|之后|后)", _zh_later),
-    _rule("zh_within", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:之内|以内|内)", _zh_within),
+    _rule("zh_bare_weekday", r"(?:周|星期|礼拜|禮拜)([一二三四五六日天])", zh_bare_weekday),
+    _rule("zh_weekend", r"(上|下|这|本)?(?:个|個)?周末", zh_weekend),
+    _rule("zh_month_rel", r"(上上|下下|上|下|这|本)(?:个|個)?月(?![底初中末份])", zh_month_rel),
+    _rule("zh_month_part", r"(上|下|这|本)?(?:个|個)?月([底初中末])", zh_month_part),
+    _rule("zh_year_rel", "|".join(sorted(ZH_YEARS, key=len, reverse=True)), zh_year_rel),
+    _rule("zh_year_part", r"(大前年|前年|去年|今年|明年|后年)?年([底初中末])", zh_year_part),
+    _rule("zh_ago", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:以前|之前|前)", zh_ago),
+    _rule("zh_later", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:以后|之后|后)", zh_later),
+    _rule("zh_within", rf"{_CN_NUM}\s*{_CN_UNIT}\s*(?:之内|以内|内)", zh_within),
     _rule(
         # "本季度末", "季末"; never the 季中 of 一年四季中.
         "zh_quarter",
