@@ -94,6 +94,19 @@ _MACHINE: Final = re.compile(
 )
 
 
+# "Priya: …" or "陈静： …" before a statement names who said it, not what it says.
+_SPEAKER_LABEL: Final = re.compile(r"^[^\s:：]{1,40}(?:\s[^\s:：]{1,40}){0,2}(?::\s+|：\s*)")
+
+
+def split_label(text: str) -> tuple[str, str]:
+    """ "Alex: I don't work at …", as an event's summary says it → ("Alex: ", "I don't …");
+    ("", text) when there is no label, or nothing after it."""
+    label = _SPEAKER_LABEL.match(text)
+    if label is None or not text[label.end() :].strip():
+        return "", text
+    return label.group(), text[label.end() :]
+
+
 def same_value(a: str, b: str) -> bool:
     return bool(a) and value_key(a) == value_key(b)
 

@@ -56,6 +56,7 @@ from memory.engine.change_terms import (
     HAN,
     names_thing,
     same_value,
+    split_label,
     subject_of,
     value_of,
 )
@@ -379,18 +380,9 @@ def _role(text: str) -> str:
 # -- parsing ----------------------------------------------------------------------------------
 
 
-# "Priya: …" or "陈静： …" before a statement names who said it, not the subject of a change.
-_SPEAKER_LABEL: Final = re.compile(r"^[^\s:：]{1,40}(?:\s[^\s:：]{1,40}){0,2}(?::\s+|：\s*)")
-
-
-def _without_label(text: str) -> str:
-    stripped = _SPEAKER_LABEL.sub("", text, count=1)
-    return stripped if stripped.strip() else text
-
-
 def parse_change(text: str) -> Change | None:
     """The change `text` states, or None (see the module docstring for the forms)."""
-    sentence = _without_label(unicodedata.normalize("NFKC", text).strip())
+    sentence = split_label(unicodedata.normalize("NFKC", text).strip())[1]
     if HAN.search(sentence):
         found = _parse_zh(sentence)
         if found is not None:
@@ -508,7 +500,7 @@ def plain_use(text: str) -> Use | None:
     runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
     "I love how you use color" states no use; neither does a negated or hedged clause or a
     statement about the listener."""
-    sentence = _without_label(unicodedata.normalize("NFKC", text).strip())
+    sentence = split_label(unicodedata.normalize("NFKC", text).strip())[1]
     if not HAN.search(sentence):
         for pattern in _FUNCTION_USE_EN:
             match = pattern.search(sentence)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from memory.engine.change_terms import split_label
 from memory.engine.negation import third_person
 from memory.engine.offline_entities import known_tool
 
@@ -45,13 +46,6 @@ _DENIED: Final = re.compile(
     r"(?P<instead>(?:(?:on|in|at|to|for|with|by|from)\s+)?(?:the\s+|an?\s+|our\s+)?"
     r"[\w.+#'’-]+(?:\s+[\w.+#'’-]+){0,2}?)(?:\s+(?:now|instead|these\s+days))?\s*[.!]?$"
 )
-_SPEAKER_LABEL: Final = re.compile(r"^[A-Z][\w .'’-]{0,40}:\s+")
-
-
-def _labelled(text: str) -> tuple[str, str]:
-    """ "Alex: I don't work at …", as an event's summary says it → ("Alex: ", "I don't …")."""
-    label = _SPEAKER_LABEL.match(text)
-    return (label.group(), text[label.end() :]) if label else ("", text)
 
 
 _PREPOSITION: Final = re.compile(r"\b(?:on|in|at|to|for|with|by|from)\s+")
@@ -70,7 +64,7 @@ def corrected(sentence: str) -> str | None:
     talks to the gateway." The denied thing's last word "team" carries over ("…, he's on
     identity" → "on the identity team"); what it put right must be a short noun phrase, so "…,
     it runs on Render" (a clause of its own) is left to the relation rules."""
-    label, text = _labelled(" ".join(sentence.split()))
+    label, text = split_label(" ".join(sentence.split()))
     denied = _DENIED.match(text)
     if denied is None:
         return None
@@ -209,7 +203,7 @@ _APPOSITION: Final = re.compile(
 def without_apposition(sentence: str) -> str:
     """ "Our designer, Julia, is based in Lisbon" → "Julia is based in Lisbon" (after a
     speaker's label too); any other sentence as it is."""
-    label, text = _labelled(sentence)
+    label, text = split_label(sentence)
     return label + _APPOSITION.sub(r"\1 ", text)
 
 
