@@ -189,6 +189,10 @@ _CHANGES_EN: Final = (
                                   rf"(?:now\s+)?(?:go(?:es)?\s+(?:now\s+)?(?:through|via)"
                                   rf"|(?:is|are)\s+(?:now\s+)?(?:routed|sent|handled|done)\s+"
                                   rf"(?:through|via|in|with|by))\s+{_V}", _I)),
+    # "Instead of Mailchimp we now send newsletters with Buttondown"
+    ("instead", "axb", re.compile(rf"\binstead\s+of\s+{_V}\s*,?\s*(?:we|i)\s+(?:now\s+)?"
+                                  rf"(?:send|route)\s+(?:the\s+|our\s+)?(.+?)\s+"
+                                  rf"(?:through|via|with|using)\s+{_V}", _I)),
     # we no longer use A; X no longer runs on A; stopped using A; don't use A anymore
     ("stop", "pa", re.compile(rf"^(.*?)\bno\s+longer\s+(?:use|uses|need|needs|run\s+on|runs\s+on"
                               rf"|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on|is\s+on"
@@ -299,12 +303,13 @@ _USE_EN: Final = (
     # "I drive a Honda Fit"
     re.compile(rf"^(.*?)\b(?:drive|drives|ride|rides)\s+{_V}", _I),
     # "we send email through Mailgun"
-    re.compile(rf"^(.*?)\b(?:send|sends|sent|route|routes|routed)\s+{_X}(?:through|via)"
+    re.compile(rf"^(.*?)\b(?:send|sends|sent|route|routes|routed)\s+{_X}(?:through|via|with|using)"
                rf"\s+{_V}", _I),
     re.compile(rf"^(.*?)\b(?:is|are|was|were|gets|get)\s+(?:deployed|hosted|running)\s+(?:on|to|at"
                rf"|in|with)\s+{_V}", _I),
-    re.compile(rf"^(.*?)\b(?:use|uses|used|using|rely\s+on|relies\s+on|go\s+with|going\s+with"
-               rf"|went\s+with|adopt|adopted|pick|picked|choose|chose|chosen|standardi[sz]e\s+on"
+    re.compile(rf"^(.*?)\b(?:use|uses|used|using|rel(?:y|ies|ied)\s+(?:\w+ly\s+)?on|go\s+with"
+               rf"|going\s+with|went\s+with|adopt|adopted|pick|picked|choose|chose|chosen"
+               rf"|standardi[sz]e[ds]?\s+on"
                rf"|prefer|prefers"
                rf"|switch\s+to|switched\s+to|stick\s+with|sticking\s+with|built\s+on"
                rf"|build\s+on|builds\s+on|runs?\s+on|running\s+on|powered\s+by|depends?\s+on"
@@ -549,11 +554,10 @@ def stated_uses(text: str) -> list[Use]:
     if said_of_others(text):
         return []
     change = parse_change(text)
-    if change is not None:
-        if change.new is None:
-            return []
+    if change is not None and change.new is not None:
         return [Use(change.subject, change.new, change.role)]
-    # "We use PagerDuty for paging, and the runbooks live in Confluence": each clause's use.
+    # "We use PagerDuty for paging, and the runbooks live in Confluence": each clause's use;
+    # "Nobody uses the old wiki anymore, docs live in Notion": what is used beside what ended.
     uses: list[Use] = []
     clauses = _CLAUSES.split(text)
     for clause in [text, *clauses] if len(clauses) > 1 else [text]:
@@ -563,7 +567,8 @@ def stated_uses(text: str) -> list[Use]:
         # "Our frontend uses React with TypeScript": a known tool said alongside is used too.
         along = [Use(use.subject, t, use.role) for t in _along(clause, use.value)]
         for found in (use, *along):
-            if not any(same_value(u.value, found.value) for u in uses):
+            ended = change is not None and same_value(change.old or "", found.value)
+            if not ended and not any(same_value(u.value, found.value) for u in uses):
                 uses.append(found)
     return uses
 
@@ -600,6 +605,8 @@ def _along(clause: str, value: str) -> list[str]:
 # Clauses: "…, and …", "…; …", and a comma before a new subject ("We aren't on GCP, we're on
 # AWS"; "We don't use Swarm, everything is on Kubernetes").
 _CLAUSES: Final = re.compile(
-    r",\s*(?:and|but|while)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're|everything|everything's)\s)",
+    r",\s*(?:and|but|while)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're|everything|everything's)\s)"
+    # "…, docs live in Notion": a clause with its own subject and verb of place.
+    r"|,\s*(?=(?:the\s+|our\s+|all\s+)?[a-z][\w-]*\s+(?:now\s+)?(?:live|lives|sit|sits|go|goes)\s+(?:in|on|through)\s)",
     _I,
 )

@@ -39,7 +39,8 @@ DECISION: Final = _cue(
     r"|vetoed)\s+(?-i:[A-Z])",
     r"\b(?:agreed|settled|landed)\s+(?:to|on|that)\b|\bfinal\s+(?:call|decision|answer)\b"
     r"|\b(?:we're|we\s+are|i'm|i\s+am)\s+(?:sticking|staying)\s+with\b|\bopted\s+(?:for|to)\b"
-    r"|\b(?:i|we)(?:'ve|\s+have)\s+(?:now\s+|finally\s+)?(?:chosen|picked|gone\s+with)\b"
+    r"|\b(?:i|we)(?:'ve|\s+have)\s+(?:now\s+|finally\s+)?(?:chosen|picked|gone\s+with"
+    r"|standardi[sz]ed\s+on)\b"
     r"|\bmade\s+up\s+(?:my|our|his|her|their)\s+minds?\b"
     r"|\bfrom\s+now\s+on\b|\bgoing\s+forward\b",
     r"\bdecided\s+(?:to|on|that|against)\b|\bthe\s+decision\s+(?:is|was)\b|\bdecision\s*:",
@@ -57,7 +58,9 @@ MIGRATION: Final = _cue(
 # Something said to hold no more: "Priya no longer leads the mobile team", "Tom doesn't work at
 # Google anymore", "不再用Jenkins", "我已经不在腾讯工作了" (a change, and what it ends:
 # `stated_facts.ended_facts`).
-_STOPPED_EN: Final = r"\bno\s+longer\b|(?:\bnot\b|n't\b).{1,40}?\b(?:anymore|any\s+more)\b"
+_STOPPED_EN: Final = (
+    r"\bno\s+longer\b|(?:\bnot\b|n't\b|\bnobody\b|\bno\s+one\b).{1,40}?\b(?:anymore|any\s+more)\b"
+)
 _STOPPED_ZH: Final = r"不再|已经不.{1,10}了"
 STOPPED: Final = _cue(_STOPPED_EN, _STOPPED_ZH)
 CHANGE: Final = _cue(

@@ -112,7 +112,12 @@ _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _HAN_STOP: Final = re.compile(r"(?:做|当|负责|从事|担任|干).*$")
 _HAN_NAME: Final = r"([^\s，。,.!！？?、]{1,20}?)"
 # What may follow a place in "我搬到了上海工作。": the place ends before the verb, not after it.
-_HAN_AFTER_PLACE: Final = r"(?:工作|上班|生活|学习|读书|定居|居住|发展|了)?(?:[，。,.!！]|$)"
+# "我搬到杭州已经三年了": how long ago, after the place.
+_HAN_AFTER_PLACE: Final = (
+    r"(?:工作|上班|生活|学习|读书|定居|居住|发展|了)?"
+    r"(?:(?:已经|快|有|都)*[一二三四五六七八九十两半几\d]+个?(?:多个?)?(?:年|月|星期|礼拜|周|天)多?了?)?"
+    r"(?:[，。,.!！]|$)"
+)
 # "我们上周搬到了杭州": when, between the speaker and the move (not "我们公司搬到了…").
 _HAN_WHEN: Final = r"(?:上周|上个?月|去年|今年|前年|最近|刚刚?|已经|昨天|前几天|年初|年底|终于)*"
 _WORKS_AT: Final = (
@@ -375,6 +380,7 @@ def _project_slots(
 
 # "I use Vim" is the speaker's own tool, said as a preference if at all: not the project's.
 _FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们)", re.IGNORECASE)
+_TEAM_CLAUSE: Final = re.compile(r"[,;]\s*(?:(?:but|and|so)\s+)?(we\b.*)$", re.IGNORECASE)
 _TOOL_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}")
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(
@@ -404,7 +410,11 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         return frozenset()
     text = _without_speaker(event.summary)
     if _FIRST_PERSON_SINGULAR.match(text.strip()):
-        return frozenset()
+        # "I can't stand Jira, we use Linear": only what the team's own clause says.
+        ours = _TEAM_CLAUSE.search(text)
+        if ours is None:
+            return frozenset()
+        text = ours.group(1)
     placed: set[str] = set()
     named = _FOR_PROJECT.match(text.strip())
     if _POSSESSION.search(text):

@@ -124,6 +124,8 @@ _RELATIONS_EN: Final = (
      r"|(?:is|'s)\s+(?:the|our)\s+go-to\s+(?:person|guy|contact)\s+(?:for|on)", "owns", "owner",
      "project", False),
     (r"(?:leads?|heads?(?:\s+up)?|manages?|runs?(?!\s+on\b|\s+in\b|\s+off\b))"
+     r"|(?:is|'s|are)\s+(?:now\s+)?(?:heading|leading|managing|running)(?:\s+up)?"
+     r"(?!\s+on\b|\s+in\b|\s+off\b|\s+late\b)"
      r"|(?:is|'s|am|'m)\s+in\s+charge\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
      r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
@@ -396,6 +398,12 @@ def _english(sentence: str) -> list[Relation]:
                 whom = owner[0] if team else Entity(owner[0].name, "person")
                 out.append(Relation(whom, relation, owned))
                 taken_until = end
+                # "maintained by Rosa and Ian": each of them.
+                more = None if team else _OBJECT_LIST.match(rest[owner[1] :])
+                after = rest[owner[1] + more.end() :] if more else ""
+                other = _object(after, "person") if more and not _TEAM.match(after) else None
+                if other is not None:
+                    out.append(Relation(Entity(other[0].name, "person"), relation, owned))
             continue
         subject = previous if coordinated and previous else _subject(clause, subject_kind)
         if subject is None and coordinated:

@@ -18,7 +18,7 @@ from memory.engine.offline_entities import (
 
 _ZH_SERVICE_NOUNS: Final = (
     "服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
-    "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|服务器|SDK|sdk"
+    "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|服务器|SDK|sdk|端"
 )
 # Nouns that name a service alone ("我们的后端", "官网部署在Vercel上"): ours, named by its noun.
 _ZH_BARE_SERVICES: Final = "官网|后端|前端|后台|网关|中台|小程序|客户端"
@@ -63,10 +63,14 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<b>.+?)是(?P<a>.+?)在?(?:负责|管理?|跟进?)(?:的)?$", "owns", "owner", "project"),
     (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
      "owns", "owner", "project"),
+    # "王强现在带前端组": who leads a team.
+    (r"^(?P<a>.+?)(?:带领|领导|带|管理?)着?(?P<b>[^带管]{1,10}?(?:组|团队|部门|小组))$", "leads",
+     "person", "team"),
     (r"^(?P<a>.+?)管(?!理|道|控|用)(?P<b>.+)$", "owns", "owner", "project"),
-    # "我在风控组": membership of a team (a company is `works_at`, "在X工作").
-    (r"^(?P<a>.+?)在(?P<b>[^在]+?(?:组|团队|部门|小组))(?:工作|上班)?$", "member_of", "person",
-     "team"),
+    # "我在风控组": membership of a team (a company is `works_at`, "在X工作"); not the 在 of
+    # 现在 or 正在.
+    (r"^(?P<a>.+?)(?<![现正实存所自])在(?P<b>[^在]+?(?:组|团队|部门|小组))(?:工作|上班)?$",
+     "member_of", "person", "team"),
     (r"^(?P<a>.+?)是(?P<b>[^是]+?(?:组|团队|部门|小组))的(?:人|成员)?$", "member_of", "person",
      "team"),
     # "数据组由吴刚带领", "数据组是吴刚带的": who leads a team.
@@ -76,7 +80,8 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头|带)$", "leads", "owner", "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:负责人|owner|Owner)$", "owns", "owner", "project"),
-    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人)$", "leads", "owner",
+    # "陈静是移动端的技术负责人": a tech lead (a plain 负责人 owns, above).
+    (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人|负责人)$", "leads", "owner",
      "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的维护者$", "maintains", "owner", "project"),
     (r"^(?P<a>.+?)(?:负责|管理|接手了?|接管了?)(?P<b>.+)$", "owns", "owner", "project"),
@@ -96,6 +101,9 @@ _ZH_RELATIONS: Final = (
      "member_of", "person", "team"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
+    # "刘洋跳槽到了腾讯", "小周上个月入职字节跳动".
+    (r"^(?P<a>.+?)(?:跳槽到|跳槽去|入职|加盟)了?(?P<b>[^了]+?)了?$", "works_at", "person",
+     "organization"),
     # "我老婆在协和医院当医生": a role held somewhere.
     (r"^(?P<a>.+?)在(?P<b>[^在]{2,12}?)(?:当|做|担任)[\u4e00-\u9fff]{1,6}(?<!工作)(?<!上班)$",
      "works_at", "person", "organization"),
@@ -113,7 +121,9 @@ _ZH_RELATIONS: Final = (
      "prefers", "person", "tool"),
 )  # fmt: skip
 _VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
-_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?、]")
+_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?]")
+# The parts of a list said as one object: "Redis、Kafka和MySQL".
+_ZH_AND: Final = re.compile(r"、|以及|和|与|及")
 _ZH_NOT_SUBJECT: Final = frozenset(
     "我们 他 她 它 他们 她们 它们 大家 你 你们 这 那 这个 那个 谁 有人 团队 公司".split()  # noqa: SIM905
 )
@@ -226,6 +236,21 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     return None
 
 
+def _zh_objects(raw: str, kind: str) -> list[Entity]:
+    """The object a clause names, or each of a list of tools or services said as one
+    ("订单服务依赖Redis、Kafka和MySQL")."""
+    parts = _ZH_AND.split(raw)
+    if len(parts) > 1 and kind in ("tool", "project_or_tool"):
+        each = [_zh_object(part, kind) for part in parts]
+        if all(each):
+            return [e for e in each if e is not None]
+    return _some(_zh_object(raw, kind))
+
+
+def _some(entity: Entity | None) -> list[Entity]:
+    return [entity] if entity is not None else []
+
+
 def _zh_named_product(raw: str) -> Entity | None:
     """A Han product name said as what is used, ending the clause: "客服系统用的是智齿",
     "记账我一直用随手记"; not "用手机拍的" (what it did with it follows)."""
@@ -269,6 +294,16 @@ _ZH_PAIR: Final = re.compile(r"^([\u4e00-\u9fff]{2,3})和([\u4e00-\u9fff]{2,3})(
 _ZH_CALLED: Final = re.compile(
     r"^(?:我们)?(?:组里?|团队里?|公司)?(?:新来的|新来了一?[个位名])?[\u4e00-\u9fff]{1,6}?"
     r"(?:叫|名叫|叫做)([\u4e00-\u9fff]{2,3})$"
+)
+
+
+# Someone leaving, then where they went: "刘洋离开了我们公司，去了腾讯" (they work there now).
+_ZH_LEFT: Final = re.compile(
+    r"^(?P<a>我|[\u4e00-\u9fff]{2,3}?)(?:已经|上个?月|去年|最近|前段时间)*"
+    r"(?:离职|辞职|离开了?[^，,。]{0,8}?(?:公司|单位|集团|团队))"
+)
+_ZH_WENT_TO: Final = re.compile(
+    r"^(?:去了|去|到了|跳槽到了?|跳槽去了?|加入了?)(?P<b>[^，,。了]{2,12})了?$"
 )
 
 
@@ -320,7 +355,7 @@ def zh_corrected(sentence: str) -> str:
 
 def chinese_relations(sentence: str) -> list[Relation]:
     out: list[Relation] = []
-    previous = ""
+    previous = left_by = ""
     for clause in _ZH_CLAUSE.split(zh_corrected(sentence)):
         clause = clause.strip()
         conditional = clause.startswith(("如果", "要是", "是否", "假如"))
@@ -331,6 +366,9 @@ def chinese_relations(sentence: str) -> list[Relation]:
             named = opener.group(1) if opener else ""
             previous = named if named and _zh_subject(named, "person") else ""
             continue
+        if left_by and (went := _ZH_WENT_TO.match(clause)):
+            clause = f"{left_by}在{went.group('b')}工作"
+        left_by = ""
         if previous and _ZH_SUBJECTLESS.match(clause):
             clause = previous + clause
         elif previous and clause[:1] in ("他", "她"):  # "陈晨负责前端，她在前端组"
@@ -338,6 +376,9 @@ def chinese_relations(sentence: str) -> list[Relation]:
         previous = ""
         if called := _ZH_CALLED.match(clause):
             previous = called.group(1)
+            continue
+        if (left := _ZH_LEFT.match(clause)) and _zh_subject(left.group("a"), "person"):
+            left_by = left.group("a")  # the next clause may say where they went
             continue
         if pair := _ZH_PAIR.match(clause):  # "小张和小李都在测试组"
             for person in (pair.group(1), pair.group(2)):
@@ -348,13 +389,13 @@ def chinese_relations(sentence: str) -> list[Relation]:
             if not match:
                 continue
             subject = _zh_subject(match.group("a"), subject_kind)
-            target = _zh_object(match.group("b"), object_kind)
-            if target is None and subject is not None and relation in ("owns", "maintains"):
-                target = _zh_owned_thing(match.group("b"), subject)
-            if target is None and relation == "uses":
-                target = _zh_named_product(match.group("b"))
-            if subject and target:
-                out.append(employer_of(Relation(subject, relation, target)))
+            targets = _zh_objects(match.group("b"), object_kind)
+            if not targets and subject is not None and relation in ("owns", "maintains"):
+                targets = _some(_zh_owned_thing(match.group("b"), subject))
+            if not targets and relation == "uses":
+                targets = _some(_zh_named_product(match.group("b")))
+            if subject and targets:
+                out.extend(employer_of(Relation(subject, relation, t)) for t in targets)
                 previous = match.group("a") if subject.type == "person" else ""
                 break
     return out

@@ -196,7 +196,9 @@ _COLLEAGUE: Final = re.compile(
 )
 # "Our designer, Julia, is based in Lisbon": the name the role stands beside.
 _APPOSITION: Final = re.compile(
-    r"^(?i:my|our)\s+(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*,\s+([A-Z][\w'’-]+),\s+(?=[a-z])"
+    r"^(?i:my|our)\s+(?:[a-z][\w-]*\s+){0,2}[A-Za-z][\w-]*,\s+([A-Z][\w'’-]+),\s+(?=[a-z])"
+    # "Sam, our intern, lives in Utrecht": the role after the name.
+    r"|^([A-Z][\w'’-]+),\s+(?i:my|our|the)\s+(?:[a-z][\w-]*\s+){0,2}[A-Za-z][\w-]*,\s+(?=[a-z])"
 )
 
 
@@ -204,7 +206,7 @@ def without_apposition(sentence: str) -> str:
     """ "Our designer, Julia, is based in Lisbon" → "Julia is based in Lisbon" (after a
     speaker's label too); any other sentence as it is."""
     label, text = split_label(sentence)
-    return label + _APPOSITION.sub(r"\1 ", text)
+    return label + _APPOSITION.sub(lambda m: (m.group(1) or m.group(2)) + " ", text)
 
 
 _WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")

@@ -72,7 +72,8 @@ _SUBJECT_EN: Final = re.compile(
 _DUTY_EN: Final = re.compile(
     r"(?:(?:also|still|now|usually|always|currently|mostly|only)\s+)?(?:owns|handles|manages"
     r"|maintains|runs|leads|coordinates|organi[sz]es|looks\s+after|takes\s+care\s+of"
-    r"|is\s+(?:responsible|in\s+charge)\s+(?:for|of)|is\s+the\s+only\s+one\s+who\s+knows)\s+"
+    r"|is\s+(?:responsible|in\s+charge)\s+(?:for|of)|is\s+the\s+only\s+one\s+who\s+knows"
+    r"|works\s+on|is\s+working\s+on)\s+"
     r"(?!it\b|that\b|this\b|them\b|everything\b|things\b|stuff\b)(?:the\s+|our\s+|all\s+)?[a-z]",
     _I,
 )

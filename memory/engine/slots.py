@@ -92,13 +92,16 @@ _OLD_VALUE_BEFORE: Final = re.compile(
     # "not on AWS", "aren't using Terraform", "isn't hosted on Heroku"
     r"(?:\bnot|n't)(?:\s+(?:\w+ly|use|need|run|using|running|hosted|deployed|on|in|with)){0,2}|"
     r"\bditch|\breplace|\breplacing|\bswap(?:s|ped|ping)?(?:\s+out)?|\bstopped\s+(?:using|running)"
-    r"|\bagainst|\bruled\s+out"
+    r"|\bagainst|\bruled\s+out|\b(?:nobody|no\s+one)\s+(?:\w+\s+)?(?:uses|needs|runs|touches)"
     r"|\brejected|\bvetoed|\bpassed\s+on"
     r"|\bquit\s+using|\bgot\s+rid\s+of|\b(?:dropped|ditched|retired|abandoned)"
     r"|从|不再(?:使用|采用|用)|不用|没有?(?:使用|用)|而不是|替换"
     r"|不(?:再)?(?:跑在|部署在|运行在|托管在))\s*$",
     re.IGNORECASE,
 )
+# "把MongoDB换成了PostgreSQL": the value between 把 and the verb of replacing is left behind.
+_BA_BEFORE: Final = re.compile(r"把\s*$")
+_REPLACED_AFTER: Final = re.compile(r"\s*(?:换成|改成|替换成|换为|改为|迁移到|迁到|切换到|切到)")
 _NEW_VALUE_BEFORE: Final = re.compile(
     # "Trello got replaced by Linear", "Jira was swapped out for Linear": the passive's agent.
     r"(?:\breplaced\s+by|\bswapped\s+(?:out\s+)?for|\bsuperseded\s+by|\bgave\s+way\s+to"
@@ -166,7 +169,9 @@ def _mentions(text: str) -> list[_Mention]:
             continue
         before = text[max(0, match.start() - 24) : match.start()]
         role = "plain"
-        if _OLD_VALUE_BEFORE.search(before):
+        if _OLD_VALUE_BEFORE.search(before) or (
+            _BA_BEFORE.search(before) and _REPLACED_AFTER.match(text, match.end())
+        ):
             role = "old"
         elif _NEW_VALUE_BEFORE.search(before):
             role = "new"
