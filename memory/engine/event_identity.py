@@ -19,6 +19,9 @@ Two events state the same fact when all of these hold:
   mode", "orders database" / "payments database", 账单 / 订单) — words compared as five-letter
   stems without stop words, Han text as character pairs; a word only added or dropped ("… the
   billing service" / "… billing", "… please") is no substitution;
+- a liking said in other words is the same fact (`same_liking`: the same tool, or the same topic
+  less words of degree, liked by both or disliked by both), and a liking against a dislike of
+  the same speaker is never one;
 - normalised content (NFKC, case-folded, a leading "Speaker:" label dropped, punctuation
   removed, spaces collapsed; what marks a restatement — "still", "just so you remember", 还是 —
   and Han particles 的/是/了 left out of this and the substitution rule) at least
@@ -42,13 +45,17 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Final
 
 from rapidfuzz import fuzz
 
+from memory.engine.event_types import normalize_key
 from memory.engine.negation import affirmed, negated
-from memory.engine.offline_cues import STOP_WORDS
+from memory.engine.offline_cues import FILLER_PREFIX, STOP_WORDS
 from memory.engine.offline_events import echo_words
+from memory.engine.offline_phrases import preferences
+from memory.engine.offline_relations import relations
 
 SAME_FACT_THRESHOLD: Final = 80.0
 
@@ -178,15 +185,70 @@ def why_different(new: FactText, old: FactText) -> str | None:
         return None if same_deadline(new, old) else "dates"
     if negated(without_speaker(new.summary)) != negated(without_speaker(old.summary)):
         return "negation"
+    a, b = _likings(new, old)
+    if a is not None and b is not None and a[0] != b[0]:
+        return "negation"  # "I like dark mode" / "I dislike dark mode"
     if named_participants(new.participants) != named_participants(old.participants):
         return "participants"
     if _marked_words(new.summary, new.title) != _marked_words(old.summary, old.title):
         return "names_or_numbers"
+    if same_liking(new, old):
+        return None
     if substituted(new.summary, old.summary):
         return "substitution"
     if similarity(new.summary, old.summary) < SAME_FACT_THRESHOLD:
         return "content"
     return None
+
+
+# Feelings that say the same liking in other words ("prefer", "like", "favourite", 喜欢).
+_LIKING: Final = frozenset(
+    {"prefers", "likes", "loves", "enjoys", "favourite", "喜欢", "偏好", "最喜欢"}
+)
+_DISLIKING: Final = frozenset({"dislikes", "不喜欢"})
+
+
+def same_liking(new: FactText, old: FactText) -> bool:
+    """A preference restated in other words ("I prefer dark mode in every app" / "I like dark
+    mode everywhere", "I'm a big fan of Go" / "As I said, Go is my favourite for backends"):
+    both like (or both dislike) the same tool, by its name, or the same thing, by its topic's
+    words less words of degree ("everywhere", "better"). Events of type `other` only (a
+    preference's type); people, polarity, names and numbers are compared before."""
+    a, b = _likings(new, old)
+    return a is not None and a == b
+
+
+def _likings(
+    new: FactText, old: FactText
+) -> tuple[tuple[str, tuple[str, ...]] | None, tuple[str, tuple[str, ...]] | None]:
+    """What each of two events of type `other` says its speaker likes (`_liked`)."""
+    if new.event_type != "other" or old.event_type != "other":
+        return None, None
+    a, b = (_liked(FILLER_PREFIX.sub("", without_speaker(f.summary))) for f in (new, old))
+    return a, b
+
+
+# Words of degree or place that leave a liking's topic as it is.
+_DEGREE: Final = frozenset(
+    """
+    everywhere always generally better more most really lot overall too also still best much
+    far way
+    """.split()  # noqa: SIM905
+)
+
+
+@lru_cache(maxsize=4096)
+def _liked(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """("+" or "-", what): what a statement says its speaker likes or dislikes, as words (a
+    tool or a one-word topic as its key); None when it states no liking."""
+    feelings = [p for p in preferences(text) if p.feeling in _LIKING | _DISLIKING]
+    tools = [r.object.name for r in relations(text) if r.relation == "prefers"]
+    if not feelings and not tools:
+        return None
+    sign = "-" if feelings and feelings[0].feeling in _DISLIKING else "+"
+    topic = [normalize_key(tools[0])] if tools else feelings[0].topic.casefold().split()
+    words = [w for w in topic if w not in _DEGREE] or topic
+    return sign, tuple(normalize_key(words[0]) if len(words) == 1 else words)
 
 
 # A deadline restated in another session: the same plan and last day, said in other words.

@@ -428,7 +428,10 @@ PROJECT_WORDS: Final = _cue(
 # Leading discourse words dropped from titles.
 FILLER_PREFIX: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|alright|yes|yeah|sure|great|cool|hmm+|also|and|but|then|right"
-    r"|actually|anyway|btw|by\s+the\s+way)\b[,!.;:]?\s*|(?:好的?|嗯+|那就|那么|所以|另外|对了)[，,。！\s]*)+",
+    r"|actually|anyway|btw|by\s+the\s+way"
+    # A restatement's opener: "As I said, Go is my favourite".
+    r"|(?:as|like)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier))?)\b[,!.;:]?\s*"
+    r"|(?:好的?|嗯+|那就|那么|所以|另外|对了)[，,。！\s]*)+",
     _I,
 )
 # An acknowledgement opening an assistant's sentence ("Noted:", "Got it,", "好的，记下了："): not

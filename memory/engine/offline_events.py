@@ -280,10 +280,20 @@ def _who(message: SourceMessage, sentence: str) -> str:
     return "User" if message.role == "user" else "Assistant"
 
 
+_THING_IS: Final = re.compile(
+    r"(?!(?:i|it|this|that|he|she|they)\b)[\w.+#-]+(?:\s+[\w.+#-]+)?\s+is\s+", re.I
+)
+
+
 def _person_title(sentence: str, who: str) -> str:
+    sentence = cues.FILLER_PREFIX.sub("", sentence)  # "As I said, …": not who says it
     found = cues.IDENTITY.search(sentence) or cues.PREFERENCE.search(sentence)
     found = found or cues.SAFETY.search(sentence)
     start = found.start() if found else 0
+    thing = _THING_IS.fullmatch(sentence[:start])
+    if thing and sentence[start:].lower().startswith("my "):
+        # "Go is my favourite language" → "Go is Maya's favourite language".
+        return _shorten(_clean(f"{thing.group()}{who}'s {sentence[start + 3 :]}"))
     subjects = list(_SUBJECT.finditer(sentence[:start]))
     if subjects:  # the last first-person subject before the cue starts the statement
         start = subjects[-1].start()
