@@ -322,6 +322,12 @@ _USE_ZH: Final = (
     re.compile(
         rf"^(.*?)(?:存在|存放在|存到|保存在|打到|推到|写到|写入|导到|同步到){_ZV}(?=里|中|上)"
     ),
+    # Where things are sent: "告警发到飞书群里", "制品推到Nexus".
+    re.compile(
+        r"^(.*?)(?:推到|推送到|发到|发送到)"
+        r"(飞书|钉钉|企业微信|[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*)?)"
+        r"(?=群|里|中|上|[，。,.；;！!]|$)"
+    ),
     # "数据都在PostgreSQL里", "设计稿都在Figma里": a function's things kept in a named tool.
     re.compile(
         rf"^(?!我|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){_ZV}(?=(?:里|中|上)(?:[，。,.；;！!]|$))"

@@ -93,6 +93,10 @@ CHANGE: Final = _cue(
     # "I left Globex, I'm at Initech now".
     r"|\b(?:left|quit)\s+(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)?\s*[,;]\s*(?:and\s+)?"
     r"(?:i'm|i\s+am|he's|she's|he\s+is|she\s+is)\s+(?:now\s+)?(?:at|with)\b"
+    # "Felix left Spotify last year and now works at Klarna", "Felix now works at Klarna".
+    r"|\b(?:left|quit)\s+(?-i:[A-Z])[^.;!?]{0,40}?\band\s+(?:now\s+)?(?:(?:i|he|she)\s+)?"
+    r"(?:works?|is\s+working|am\s+working)"
+    r"\s+(?:at|for)\b|\bnow\s+works?\s+(?:at|for)\s+(?-i:[A-Z])"
     r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for)\s+the\s+"
     r"[\w\s-]{1,30}?team\b"
     r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\s+(?:living|based)\s+in\b",
@@ -117,7 +121,9 @@ CHANGE: Final = _cue(
     r"|\b(?:got|was|been|were|get|gets)\s+promoted\b|\bpromoted\s+to\b|\btook\s+over\s+as\b",
     # Leaving a team or company, as English "left the … team": "张伟离开了数据组".
     r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))"
-    r"|转到了?[^，。,.]{0,8}?(?:组|团队|部门)",
+    r"|转到了?[^，。,.]{0,8}?(?:组|团队|部门)"
+    # Someone arriving: "我们组新来了一个实习生叫刘畅".
+    r"|新来了一?[个位名](?=[^，。,.]{0,8}?(?:叫|名叫))",
     # A hand-over: "短信通道现在交给小付", "排序模型之后由许嘉接手".
     r"交给了|(?:现在|暂时|临时)交给|转给了?|移交给?|交接给|接手|接管|(?:现在|目前|今后|以后)(?:改)?(?:由|归).{1,8}?(?:负责|维护|管)",
 )
@@ -237,6 +243,10 @@ NEGATIVE_FACT: Final = _cue(
     r"^(?:there's|there\s+is|there\s+are)\s+no\s+(?!way\b|need\b|rush\b|hurry\b|doubt\b"
     rf"|worries\b|reason\b|point\b|question\b|excuse\b|shame\b|harm\b|{_NO_THING_EN}\b)[a-z]",
     r"\b(?:we|i)(?:'re|\s+are|'m|\s+am)\s+not\s+(?:on|using)\s+(?-i:[A-Z])",
+    # What the product lacks: "The app doesn't support Android yet".
+    r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?(?:app|apps|api|service|site|website|product|backend"
+    r"|frontend|platform|sdk|cli|dashboard|plugin|extension)\s+(?:doesn't|does\s+not|can't|cannot"
+    r"|won't)\s+(?:yet\s+)?(?:support|have|offer|handle|run\s+on|work\s+on|work\s+with)\s+\S",
     # "Nobody on the team uses a Mac", "None of us drink coffee".
     r"^(?:nobody|no\s+one|none\s+of\s+us)(?:\s+(?:on|in)\s+(?:the|our|my)\s+[\w-]+|\s+here)?"
     r"\s+(?:uses?|runs?|deploys?|touch(?:es)?|drinks?|eats?|smokes?|owns?)\s+(?!it\b|that\b)\S",

@@ -125,6 +125,9 @@ _WORKS_AT: Final = (
                r"(?i:work|working|study|studying)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?"
                r"(?i:at|for)\s+"
                rf"(?:(?i:an?)\s+[\w\s-]{{1,30}}?\s+(?i:called|named)\s+)?{_NAME}"),
+    # "I left Globex and now work at Initech".
+    re.compile(r"\b(?i:i)\s+(?i:left|quit)\s+[^.;!?]{1,40}?\s+(?i:and)\s+(?i:now\s+)?"
+               rf"(?i:work|am\s+working)\s+(?i:at|for)\s+{_NAME}"),
     # "I just started at Canva", "I started a new job at Figma".
     re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
                rf"(?i:at)\s+{_NAME}"),
@@ -136,7 +139,8 @@ _WORKS_AT: Final = (
     # "I lead the routing team here at Kargo", "I'm the Android lead at Medora": a role or a team
     # of the speaker's, at a named organisation.
     re.compile(r"\b(?i:i|i'm|i\s+am)\s+(?:(?!(?i:not|never|was|used|visited|met)\b)[^.;!?])"
-               r"{0,50}?\b(?i:team|lead|engineer|developer|manager|designer|analyst|scientist"
+               r"{0,50}?\b(?i:team|squad|group|department|lead|engineer|developer|manager|designer"
+               r"|analyst|scientist"
                rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{_NAME}"),
     re.compile(rf"\b(?i:i)\s+(?i:teach|coach)\s+(?:[a-z]+\s+){{0,2}}(?i:at)\s+{_NAME}"),
     # "I left Globex, I'm at Initech now": where the speaker is after a job change.
@@ -181,7 +185,13 @@ _LIVES_IN_OTHER: Final = (
 _NAMED_SUBJECT: Final = re.compile(
     r"(?:^|[,;:—–]\s*)(?:(?i:my|our)\s+(?:(?i:older|younger|little|big|best)\s+)?"
     rf"(?i:{FAMILY_EN}|friend|roommate|flatmate|boss|manager|colleague|coworker)\s+)?"
-    r"((?:[A-Z][\w'’-]*\s+){1,3})$"
+    r"((?:[A-Z][\w'’-]*\s+){1,3})(?:(?i:now|still|currently|also|already)\s+)?$"
+)
+# "Felix left Spotify last year and now works at Klarna": the one who left is who works.
+_LEFT_AND: Final = re.compile(
+    r"(?:^|[:：]\s*)([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+(?:has\s+)?(?:left|quit)\b[^.;!?:]*"
+    r"\band\s+"
+    r"(?:(?i:now|then)\s+)?$"
 )
 _NAME_IS: Final = (
     re.compile(rf"\b(?i:my\s+name\s+is|call\s+me)\s+{_NAME}"),
@@ -488,7 +498,9 @@ def _stated(
         return speaker, value
     for pattern in others:
         for match in pattern.finditer(text):
-            subject = _NAMED_SUBJECT.search(text[: match.start()])
+            subject = _NAMED_SUBJECT.search(text[: match.start()]) or _LEFT_AND.search(
+                text[: match.start()]
+            )
             who = _clean_name(subject.group(1)) if subject else ""
             value = _clean_name(match.group(1))
             if who and value and who.lower() not in _NOT_NAME_WORDS:

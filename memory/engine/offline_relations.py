@@ -417,10 +417,11 @@ def _english(sentence: str) -> list[Relation]:
             subject = _thing_on_platform(clause, rest)
         if subject is None:
             continue
+        subjects = [*_paired(sentence[:start], subject, subject_kind), subject]
         target = _object(rest, object_kind)
         while target is not None:
             entity, length = target
-            out.append(Relation(subject, relation, entity))
+            out += [Relation(one, relation, entity) for one in subjects]
             taken_until = end
             rest = rest[length:]
             more = _OBJECT_LIST.match(rest)
@@ -433,6 +434,20 @@ def _english(sentence: str) -> list[Relation]:
             target = nxt
         previous = subject
     return [employer_of(r) for r in [*out, *_placed(sentence), *_shaped(sentence)]]
+
+
+# "Both the web app and the admin panel run on Vercel": the service said before "and".
+_PAIRED: Final = re.compile(
+    r"(?:^|[,;:]\s*)(?:(?i:both)\s+)?((?i:the|our)\s+[\w\s-]{1,40}?)\s+(?i:and)\s+"
+    r"(?i:the|our)\s+[\w\s-]{1,40}?\s*$"
+)
+
+
+def _paired(before: str, subject: Entity, kind: str) -> list[Entity]:
+    """The other service of a pair that shares the verb, when `subject` is a service."""
+    pair = _PAIRED.search(before) if subject.type == "project" else None
+    first = _subject(pair.group(1), kind) if pair else None
+    return [first] if first is not None and first.type == "project" else []
 
 
 # "I'm a Neovim person", "Ana is a Postgres fan": a known tool someone prefers.

@@ -131,7 +131,7 @@ _ZH_NOT_SUBJECT: Final = frozenset(
 
 # Where someone works that names no employer: "我在公司上班", "在家工作".
 _ZH_NOT_EMPLOYER: Final = frozenset(
-    "公司 家里 家中 单位 办公室 外地 老家 本地 现场 线上 远程 总部 分公司 楼下".split()  # noqa: SIM905
+    "公司 家 家里 家中 单位 办公室 外地 老家 本地 现场 线上 远程 总部 分公司 楼下".split()  # noqa: SIM905
 )
 
 
@@ -284,7 +284,9 @@ _ZH_ACTIVITY: Final = re.compile(
 _ZH_SUBJECTLESS: Final = re.compile(
     r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带|加入|(?:更|比较|还是)喜欢"
     r"|(?:被)?(?:调到|调去|转到|转去)"
-    r"|在(?=[^，,。；;]{1,10}(?:组|团队|部门|部)$))"
+    r"|在(?=[^，,。；;]{1,10}(?:组|团队|部门|部)$)"
+    # "室友叫小王，在腾讯上班": where the one just named works.
+    r"|在(?=[^，,。；;在]{1,12}?(?:上班|工作|实习|当|做|担任)))"
 )
 # Who opens a negated clause: "我不喜欢Java", "老李不在运维组了".
 _ZH_NEGATED_BY: Final = re.compile(r"^(我(?!们)|[\u4e00-\u9fff]{2,3}?)(?:已经|现在|也)?(?:不|没)")
@@ -293,7 +295,7 @@ _ZH_PAIR: Final = re.compile(r"^([\u4e00-\u9fff]{2,3})和([\u4e00-\u9fff]{2,3})(
 # A person introduced by name: "新来的实习生叫陈晨", then "在前端组" is said of 陈晨.
 _ZH_CALLED: Final = re.compile(
     r"^(?:我们)?(?:组里?|团队里?|公司)?(?:新来的|新来了一?[个位名])?[\u4e00-\u9fff]{1,6}?"
-    r"(?:叫|名叫|叫做)([\u4e00-\u9fff]{2,3})$"
+    r"(?:叫|名叫|叫做)([\u4e00-\u9fff]{2,3}|[A-Z][a-z]+)$"
 )
 
 
