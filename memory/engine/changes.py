@@ -470,6 +470,9 @@ _ZH_DROPPED: Final = re.compile(
 )
 
 
+_WE_ZH_OPENING: Final = re.compile(r"^(?:我们|咱们)(?:公司|团队|组)?")
+
+
 def _parse_zh(sentence: str) -> Change | None:
     for kind, shape, pattern in _CHANGES_ZH:
         match = pattern.search(sentence)
@@ -486,8 +489,13 @@ def _parse_zh(sentence: str) -> Change | None:
         if _ZH_NOT_DONE.search(values.get("x") or ""):
             return None  # "我们没有迁移到Kubernetes": a move not made
         subject = subject_of(values["x"]) if "x" in values else subject_of(prefix)
-        if shape == "xb" and "把" not in match.group(0) and subject is None:
-            continue  # "我们已经迁到新办公室了": nothing named moved
+        if (
+            shape == "xb"
+            and "把" not in match.group(0)
+            and subject is None
+            and not (_WE_ZH_OPENING.match(sentence) and known_tool(values.get("b") or ""))
+        ):
+            continue  # "我们已经迁到新办公室了": nothing named moved; "…迁到PostgreSQL了" did
         old, new = value_of(values.get("a")), value_of(values.get("b"))
         if kind == "stop" and new is None:  # "不再用A了，改用B": what replaces A
             then = _ZH_THEN_USE.search(sentence, match.end())

@@ -53,7 +53,8 @@ DECISION: Final = _cue(
 MIGRATION: Final = _cue(
     r"(?<!n't\s)(?<!not\s)(?<!never\s)\bmigrat(?:e|ed|es|ing)\b|\bported\b"
     r"|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b",
-    r"(?<!没有)(?<!没)(?<!不)(?<!不会)迁移",  # "我们没有迁移到Kubernetes" is no migration
+    # "我们没有迁移到Kubernetes" is no migration; "我们已经迁到PostgreSQL了" is one.
+    r"(?<!没有)(?<!没)(?<!不)(?<!不会)迁(?:移|到|至)",
 )
 # Something said to hold no more: "Priya no longer leads the mobile team", "Tom doesn't work at
 # Google anymore", "不再用Jenkins", "我已经不在腾讯工作了" (a change, and what it ends:
@@ -75,6 +76,8 @@ CHANGE: Final = _cue(
     r"|\bleft\s+(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){0,2}(?:team|company|job|firm|group"
     r"|band|department|project|role|position|board|club|startup|agency)\b",
     r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|搬到|搬家到|跳槽"
+    # "CI已经全部切到GitHub Actions了": switched over to a named tool.
+    r"|(?<!没有)(?<!没)(?<!不)(?:切换?到|换到)了?(?=[A-Za-z]|飞书|钉钉|企业微信|阿里云|腾讯云)"
     r"|(?:交给|移交给|转交给|交接给)了?(?![我你他她它])[\u4e00-\u9fffA-Z][^吧吗？?]*$",
     # "We relocated to Manchester", "Raj handed the data pipeline to Mei", "Ben took over",
     # "We rewrote the API in Go".

@@ -12,6 +12,7 @@ from memory.engine.offline_entities import (
     Entity,
     Relation,
     employer_of,
+    function_noun,
     han_tool,
     known_tool,
 )
@@ -27,6 +28,7 @@ ZH_SERVICE: Final = re.compile(
     rf"^(?:([A-Za-z][\w.-]{{0,30}}|[\u4e00-\u9fff]{{1,8}}?)({_ZH_SERVICE_NOUNS})"
     rf"|(?:{_ZH_BARE_SERVICES}))$"
 )
+_ZH_LED_TEAM: Final = re.compile(r"(?:组|团队|部门)$")  # not 中心: "用户中心" is a service too
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
 _ZH_SURNAMES: Final = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -177,7 +179,11 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     relative = _ZH_RELATIVE.fullmatch(text)
     if relative and kind == "person":  # "我老婆在协和医院当医生": the speaker's relative
         return Entity(relative.group(1), "person")
-    if re.fullmatch(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}", text) and not known_tool(text):
+    if (
+        re.fullmatch(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}", text)
+        and not known_tool(text)
+        and not function_noun(text)  # "我们的CI用Jenkins": the team's function, not a service
+    ):
         return Entity(text, "person" if kind in ("owner", "person") else "project")
     return None
 
@@ -397,7 +403,10 @@ def chinese_relations(sentence: str) -> list[Relation]:
             if not targets and relation == "uses":
                 targets = _some(_zh_named_product(match.group("b")))
             if subject and targets:
-                out.extend(employer_of(Relation(subject, relation, t)) for t in targets)
+                for target in targets:
+                    # "数据组现在归王芳管": a team someone is in charge of is one they lead.
+                    led = relation == "owns" and _ZH_LED_TEAM.search(target.name) is not None
+                    out.append(employer_of(Relation(subject, "leads" if led else relation, target)))
                 previous = match.group("a") if subject.type == "person" else ""
                 break
     return out

@@ -70,6 +70,13 @@ _DEADLINE_BEFORE: Final = re.compile(
 _DEADLINE_AFTER: Final = re.compile(
     r"^\s*(?:之前|以前|前(?![端台面后天年景途辈提])|到期|截止|截稿)"
 )
+# A date something is moved to lies ahead, whatever the tense: "has been pushed to May 17",
+# "周会改到周三下午了".
+_MOVED_TO: Final = re.compile(
+    r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|shifted)\s+(?:back\s+|out\s+)?"
+    r"(?:to|until|till)\s+(?:the\s+)?$|(?:改到|推迟到|延期到|延到|挪到|调到|推到)了?$",
+    _I,
+)
 _SINCE_BEFORE: Final = re.compile(r"(?:\b(?:ever\s+)?since\s+|自从|自|从)$", _I)
 _SINCE_AFTER: Final = re.compile(r"^\s*(?:以来|开始|起)")
 _COSMETIC_BEFORE: Final = re.compile(r"\b(?:on|in|during|throughout|around|at)\s+$|在$", _I)
@@ -138,8 +145,11 @@ def _matches(text: str, ctx: Context) -> list[tuple[int, int, Rule, Span | None]
             span: Span | None = None
             if rule.handler is not None:
                 # A deadline lies ahead: "by Friday" is the next Friday, whatever the tense.
-                looks_ahead = _DEADLINE_BEFORE.search(text[: match.start()]) or (
-                    _DEADLINE_AFTER.match(text[match.end() :])
+                before = text[: match.start()]
+                looks_ahead = (
+                    _DEADLINE_BEFORE.search(before)
+                    or _MOVED_TO.search(before)
+                    or _DEADLINE_AFTER.match(text[match.end() :])
                 )
                 span = rule.handler(match, Context(ctx.today, "future") if looks_ahead else ctx)
                 if span is None:

@@ -302,3 +302,37 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
     old, new = event_quoting(first), event_quoting("moved to Porto")
     assert old.status == EventStatus.ACTIVE  # it still says where she works
     assert _conflicting(old, new)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The launch is planned for May 3.", "The launch has been pushed to May 17."),
+        ("Our standup is at 9:30.", "Standup moved to 10 starting next week."),
+        ("周会在周一上午。", "周会改到周三下午了。"),
+        ("我们用MySQL。", "我们已经迁到PostgreSQL了。"),
+        ("数据组由吴刚负责。", "数据组现在归王芳管。"),
+    ],
+)
+def test_a_move_to_another_time_or_tool_or_lead_supersedes(
+    owner: ApiClient, drain, first: str, second: str
+) -> None:
+    old, new = _said_in_two_sessions(owner, drain, first, second, days_apart=3)
+    assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
+    assert new.status == EventStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # No time of its own: a booking is not the launch's date.
+        ("The launch party is booked at the Hilton.", "The launch has been pushed to May 17."),
+        # Another meeting.
+        ("Sprint planning is scheduled for Monday at 10.", "The sprint review moved to Friday."),
+    ],
+)
+def test_a_move_to_another_time_leaves_other_plans(
+    owner: ApiClient, drain, first: str, second: str
+) -> None:
+    old, _ = _said_in_two_sessions(owner, drain, first, second, days_apart=3)
+    assert old.status == EventStatus.ACTIVE

@@ -1,0 +1,95 @@
+"""Issue 29's twenty-fourth round (2026-12-07): changes said across two sessions. "The launch has
+been pushed to May 17" superseded nothing and was dated May 17 of the year before; "周会改到周三
+下午了" was last Wednesday; "我们已经迁到PostgreSQL了" stored nothing; "数据组现在归王芳管" did not
+end "数据组由吴刚负责"; "我们的CI用Jenkins" made CI a service."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.engine.changes import Change, parse_change
+from memory.engine.offline_entities import Entity, Relation
+from memory.engine.offline_relations import relations
+from memory.engine.reschedule import moved_thing, names_moved, timed
+from memory.engine.temporal import resolve_temporal
+from tests.engine.test_offline_round5_events import stored_events
+from tests.engine.test_offline_round6 import _edges
+
+MARCH_13 = datetime(2026, 3, 13, 10, tzinfo=UTC)  # a Friday
+
+
+@pytest.mark.parametrize(
+    ("content", "moved"),
+    [
+        ("The launch has been pushed to May 17.", "launch"),
+        ("Standup moved to 10 starting next week.", "Standup"),
+        ("Our weekly sync was rescheduled to Thursday.", "weekly sync"),
+        ("The demo got bumped back to next Friday.", "demo"),
+        ("周会改到周三下午了。", "周会"),
+        ("发布会推迟到下个月。", "发布会"),
+        ("We moved to Berlin.", None),
+        ("I moved to the data team.", None),
+        ("It was moved to Friday.", None),
+    ],
+)
+def test_what_a_statement_moves_to_another_time(content: str, moved: str | None) -> None:
+    assert moved_thing(content) == moved
+
+
+def test_an_earlier_plan_is_about_what_moved_when_it_names_all_of_it() -> None:
+    assert names_moved("launch", "The launch is planned for May 3.")
+    assert names_moved("weekly sync", "Our weekly sync is on Tuesdays at 4.")
+    assert not names_moved("sprint review", "Sprint planning is scheduled for Monday at 10.")
+    assert names_moved("周会", "周会在周一上午")
+    assert timed("Our standup is at 9:30.") and timed("周会在周一上午")
+    assert not timed("The launch party is booked at the Hilton.")
+
+
+@pytest.mark.parametrize(
+    ("content", "day"),
+    [
+        ("The launch has been pushed to May 17.", datetime(2026, 5, 17, tzinfo=UTC)),
+        ("周会改到周三下午了。", datetime(2026, 3, 18, tzinfo=UTC)),
+        ("The review was postponed to Monday.", datetime(2026, 3, 16, tzinfo=UTC)),
+    ],
+)
+def test_a_date_something_is_moved_to_lies_ahead(content: str, day: datetime) -> None:
+    resolved = resolve_temporal(content, mentioned_at=MARCH_13, default_status="occurred")
+    assert resolved.happened_start is not None
+    assert resolved.happened_start.date() == day.date()
+
+
+@pytest.mark.parametrize(
+    ("content", "change", "events"),
+    [
+        (
+            "我们已经迁到PostgreSQL了。",
+            Change("switch", None, None, "PostgreSQL", "host"),
+            [("migration", "occurred")],
+        ),
+        (
+            "CI已经全部切到GitHub Actions了。",
+            Change("switch", "CI", None, "GitHub Actions", "use"),
+            [("change", "occurred")],
+        ),
+        ("我们已经迁到新办公室了。", None, [("migration", "occurred")]),
+    ],
+)
+def test_a_move_to_a_named_tool_in_chinese(
+    content: str, change: Change | None, events: list[tuple[str, str]]
+) -> None:
+    assert parse_change(content) == change
+    assert stored_events(content) == events
+
+
+def test_a_team_someone_is_in_charge_of_is_led_but_a_centre_may_be_a_service() -> None:
+    assert relations("数据组现在归王芳管。") == [
+        Relation(Entity("王芳", "person"), "leads", Entity("数据组", "organization"))
+    ]
+    assert relations("用户中心暂时交给孙强。")[0].relation == "owns"
+
+
+def test_the_teams_function_is_no_service_in_chinese_either() -> None:
+    assert _edges("我们的CI用Jenkins。") == {("project:project", "uses", "tool:jenkins")}
