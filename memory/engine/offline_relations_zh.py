@@ -35,7 +35,7 @@ _ZH_SURNAMES: Final = (
     "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
     "莫孔向汤"
 )
-_ZH_PERSON: Final = re.compile(
+ZH_PERSON: Final = re.compile(
     rf"^(?:[小老阿][{_ZH_SURNAMES}]|阿(?!里)[\u4e00-\u9fff]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
     rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
 )
@@ -156,7 +156,7 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的后端": ours, named by its noun
     text = re.sub(r"^比起.{1,12}?(?=我)", "", text)  # "比起Jira我更喜欢Linear"
     titled = _ZH_TITLE.sub("", text)
-    if titled != text and _ZH_PERSON.match(titled):
+    if titled != text and ZH_PERSON.match(titled):
         text = titled
     if not text or text in _ZH_NOT_SUBJECT:
         return None
@@ -172,9 +172,9 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
         return Entity(zh_project_name(owner, owner.group()), "project")
     if _ZH_TEAM.match(text):
         return Entity(text, "organization") if kind == "owner" else None
-    if kind in ("project", "uses") and _ZH_PERSON.match(text):
+    if kind in ("project", "uses") and ZH_PERSON.match(text):
         return None if kind == "project" else Entity(text, "person")
-    if _ZH_PERSON.match(text):
+    if ZH_PERSON.match(text):
         return Entity(text, "person") if kind in ("owner", "person") else None
     relative = _ZH_RELATIVE.fullmatch(text)
     if relative and kind == "person":  # "我老婆在协和医院当医生": the speaker's relative

@@ -203,7 +203,8 @@ _ZH_DIET: Final = re.compile(
     r"^我(?!们)(?:吃素|是素食者|不吃[\u4e00-\u9fff]{1,4}|对[\u4e00-\u9fff]{1,6}过敏)"
 )
 _ZH_RELATIVE: Final = re.compile(
-    rf"^(?:我的?|我们的?)?(?:{FAMILY_ZH}"
+    # "现在我的主管是张华", "李明走了，现在我的主管是张华": a clause of its own too.
+    rf"(?:^|[，,]\s*)(?:现在|目前|如今)?(?:我的?|我们的?)?(?:新的?)?(?:{FAMILY_ZH}"
     r"|领导|老板|经理|产品经理|组长|主管|室友|房东|导师|教练|医生|律师|师兄|师姐|班主任|同事|合伙人"
     r"|老家|家乡|籍贯)"
     r"(?:是|在|有|今年)"
@@ -272,7 +273,7 @@ _ZH_LANGUAGES: Final = re.compile(r"^我(?:们)?(?:会|能)?说[\u4e00-\u9fff]{1
 def _chinese(text: str) -> bool:
     if _ZH_NOT_FACT.search(text):
         return False
-    if _ZH_RELATIVE.match(text) or _ZH_COMMUTE.match(text) or _ZH_LANGUAGES.match(text):
+    if _ZH_RELATIVE.search(text) or _ZH_COMMUTE.match(text) or _ZH_LANGUAGES.match(text):
         return True
     if _ZH_WORK_THING.match(text) or _ZH_DIET.match(text) or _ZH_OWNED.match(text):
         return True

@@ -23,7 +23,10 @@ one role, `host`, as `changes` calls it. Two uses of the keys:
   works at or runs on one place (`SINGLE_PER_SUBJECT`), a thing has one owner, lead or
   maintainer (`SINGLE_PER_OBJECT`) — or a change's old value is what `old` relates its subject
   to ("Priya moved from the platform team to the data team" ends "Priya joined the platform
-  team").
+  team");
+- who holds a role of the speaker's or the team's is one person at a time (`role_holders`):
+  "Laura left, my new manager is Pedro" replaces "My manager is Laura", "Omar is our designer
+  now" replaces "Hana is our designer".
 """
 
 from __future__ import annotations
@@ -33,13 +36,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
-from memory.engine.change_terms import value_key
+from memory.engine.change_terms import HAN, value_key
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed
 from memory.engine.offline_cues import STOPPED
-from memory.engine.offline_entities import function_noun
+from memory.engine.offline_entities import function_noun, known_tool
 from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import ME, relations
+from memory.engine.offline_relations_zh import ZH_PERSON
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
 from memory.engine.slots import slot_of
 
@@ -116,6 +120,7 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
         # "我跳槽到了一家互联网公司", "I quit my job": the employer before holds no more, though
         # the new one goes unnamed.
         facts.add(Fact(me, "works_at", UNNAMED_EMPLOYER))
+    facts |= role_holders(sentence, speaker)
     said_of = {f.subject for f in facts}
     for use in stated_uses(sentence):
         # "缓存是Redis", "Our CI is CircleCI": a function is the team's, as "we use …" says.
@@ -124,6 +129,53 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
             continue  # "Bob moved to the search team": a membership, not where Bob runs
         facts.add(Fact(subject, use.role, value_key(use.value)))
     return frozenset(f for f in facts if f.value)
+
+
+# Who holds a role of the speaker's or the team's: one person at a time ("My manager is Laura",
+# "Omar is our designer now", "我的主管是李明").
+HOLDER: Final = "holder:"
+_ROLE_WORD: Final = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?"
+_HOLDER_EN: Final = (
+    re.compile(
+        rf"\b(?P<whose>my|our)\s+(?:new\s+|current\s+)?(?P<role>{_ROLE_WORD})\s+is\s+(?:now\s+)?"
+        r"(?P<who>[A-Z][\w'’-]+)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:^|[,;:]\s*)(?P<who>[A-Z][\w'’-]+)\s+is\s+(?:now\s+)?(?P<whose>my|our)\s+"
+        rf"(?:new\s+)?(?P<role>{_ROLE_WORD})(?:\s+now)?\s*(?:[.!,;]|$)",
+    ),
+)
+_HOLDER_ZH: Final = (
+    re.compile(
+        r"(?P<whose>我们|我)的?(?P<role>[\u4e00-\u9fff]{2,4}?)(?:现在|目前)?是(?P<who>[\u4e00-\u9fff]{2,3})(?:[。！，,!]|$)"
+    ),
+    re.compile(
+        r"(?:^|[，,])(?:现在|目前)?(?P<who>[\u4e00-\u9fff]{2,3})是(?P<whose>我们|我)的(?P<role>[\u4e00-\u9fff]{2,4})(?:[。！，,!]|$)"
+    ),
+)
+_NOT_ROLE: Final = frozenset(
+    """
+    name favourite favorite preferred go-to dream birthday email phone number address plan goal
+    idea point problem question answer guess bet
+    """.split()  # noqa: SIM905
+)
+
+
+def role_holders(sentence: str, speaker: str) -> frozenset[Fact]:
+    """(whose, holder:role, who): the person a statement says holds a role of the speaker's
+    ("my") or the team's ("our", subject "")."""
+    found: set[Fact] = set()
+    for pattern in (*_HOLDER_EN, *_HOLDER_ZH):
+        for match in pattern.finditer(sentence):
+            role, who = match.group("role").casefold().removesuffix(" now"), match.group("who")
+            if role in _NOT_ROLE or role.split()[0] in _NOT_ROLE or known_tool(who):
+                continue
+            if HAN.search(who) and not ZH_PERSON.match(who):
+                continue
+            whose = _key(speaker) if match.group("whose").casefold() in ("my", "我") else ""
+            found.add(Fact(whose, HOLDER + role, value_key(who)))
+    return frozenset(found)
 
 
 _STOP_WORDS: Final = re.compile(r"\s*\b(?:anymore|any\s+more)\b|已经|了(?=\s*[。！!.]?\s*$)", re.I)
@@ -211,6 +263,8 @@ def _new_value(old: Fact, new: Fact, *, team_moved: bool = False) -> bool:
         # "We rewrote the API in Go" after "The API is written in Python": one language.
         slots = slot_of(old.value), slot_of(new.value)
         return slots[0] is not None and slots[1] is not None and slots[0][0] == slots[1][0]
+    if old.role.startswith(HOLDER):
+        return old.subject == new.subject and old.value != new.value
     if old.role in SINGLE_PER_SUBJECT or (team_moved and old.role == "member_of"):
         return bool(old.subject) and old.subject == new.subject and old.value != new.value
     if old.role in SINGLE_PER_OBJECT:

@@ -21,7 +21,7 @@ from memory.engine.changes import Change, parse_change
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.prompts.extraction import ExtractedEvent
 from memory.engine.reschedule import MOVABLE_TYPES, moved_thing, names_moved, timed
-from memory.engine.stated_facts import Fact, ended_facts, replaces, stated_facts
+from memory.engine.stated_facts import HOLDER, Fact, ended_facts, replaces, stated_facts
 from memory.models import Event, EventStatus
 from memory.models.rows import columns_of, read_values
 from memory.services.events import event_supersede
@@ -56,7 +56,9 @@ def may_state(facts: frozenset[Fact], text: str, speaker: str) -> bool:
     or its speaker is a subject of theirs ("I live in Portland" said by the same user)."""
     folded, said_by = text.casefold(), speaker.casefold()
     return any(
-        f.value in folded or (f.subject and (f.subject in folded or f.subject == said_by))
+        f.value in folded
+        or (f.subject and (f.subject in folded or f.subject == said_by))
+        or (f.role.startswith(HOLDER) and f.role.removeprefix(HOLDER) in folded)
         for f in facts
     )
 

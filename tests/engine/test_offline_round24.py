@@ -13,6 +13,7 @@ from memory.engine.changes import Change, parse_change
 from memory.engine.offline_entities import Entity, Relation
 from memory.engine.offline_relations import relations
 from memory.engine.reschedule import moved_thing, names_moved, timed
+from memory.engine.stated_facts import Fact, replaces, role_holders, stated_facts
 from memory.engine.temporal import resolve_temporal
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
@@ -93,3 +94,28 @@ def test_a_team_someone_is_in_charge_of_is_led_but_a_centre_may_be_a_service() -
 
 def test_the_teams_function_is_no_service_in_chinese_either() -> None:
     assert _edges("我们的CI用Jenkins。") == {("project:project", "uses", "tool:jenkins")}
+
+
+@pytest.mark.parametrize(
+    ("content", "facts"),
+    [
+        ("My manager is Laura.", {Fact("alex", "holder:manager", "laura")}),
+        ("Laura left, my new manager is Pedro.", {Fact("alex", "holder:manager", "pedro")}),
+        ("Omar is our designer now.", {Fact("", "holder:designer", "omar")}),
+        ("Our CTO is Mei.", {Fact("", "holder:cto", "mei")}),
+        ("我的主管是李明。", {Fact("alex", "holder:主管", "李明")}),
+        ("李明走了，现在我的主管是张华。", {Fact("alex", "holder:主管", "张华")}),
+        ("My favourite editor is Neovim.", set()),  # a liking, and a tool
+        ("My name is Alex.", set()),
+        ("My plan is Tuesday.", set()),
+    ],
+)
+def test_who_holds_a_role_of_the_speakers_or_the_teams(content: str, facts: set[Fact]) -> None:
+    assert role_holders(content, "Alex") == facts
+
+
+def test_a_new_holder_of_the_same_role_replaces_the_old_one_and_not_anothers() -> None:
+    old = stated_facts("My manager is Laura.", "Alex")
+    assert replaces(stated_facts("Laura left, my new manager is Pedro.", "Alex"), old, "")
+    assert not replaces(stated_facts("Our manager is Pedro.", "Alex"), old, "")
+    assert not replaces(stated_facts("My mentor is Pedro.", "Alex"), old, "")

@@ -312,6 +312,9 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("周会在周一上午。", "周会改到周三下午了。"),
         ("我们用MySQL。", "我们已经迁到PostgreSQL了。"),
         ("数据组由吴刚负责。", "数据组现在归王芳管。"),
+        ("My manager is Laura.", "Laura left, my new manager is Pedro."),
+        ("Hana is our designer.", "Hana left; Omar is our designer now."),
+        ("我的主管是李明。", "李明走了，现在我的主管是张华。"),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
