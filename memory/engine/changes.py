@@ -300,6 +300,8 @@ _USE_EN: Final = (
     # "Everything we deploy goes through ArgoCD", "everything is on AWS": the whole stack's.
     re.compile(rf"^(.*?)\b(?:everything|all\s+of\s+it)(?:\s+(?:that\s+)?(?:we|i)\s+[a-z]+)?\s+"
                rf"(?:goes|runs|is|lives|sits)\s+(?:all\s+)?(?:through|via|on|in)\s+{_V}", _I),
+    # "We don't host anything ourselves, it's all on AWS".
+    re.compile(rf"^(.*?)\b(?:it's|it\s+is|everything's)\s+all\s+(?:on|in)\s+{_V}", _I),
     # "I drive a Honda Fit"
     re.compile(rf"^(.*?)\b(?:drive|drives|ride|rides)\s+{_V}", _I),
     # "we send email through Mailgun"

@@ -75,7 +75,7 @@ CHANGE: Final = _cue(
     r"|\b(?:use|uses|using|switched|moved|went|go|going|drink|drinks|eat|eats)\b.{1,40}\binstead\s+of\b"
     r"|\bleft\s+(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){0,2}(?:team|company|job|firm|group"
     r"|band|department|project|role|position|board|club|startup|agency)\b",
-    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|搬到|搬家到|跳槽"
+    r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|搬到|搬去|搬家到|跳槽"
     # "CI已经全部切到GitHub Actions了": switched over to a named tool.
     r"|(?<!没有)(?<!没)(?<!不)(?:切换?到|换到)了?(?=[A-Za-z]|飞书|钉钉|企业微信|阿里云|腾讯云)"
     r"|(?:交给|移交给|转交给|交接给)了?(?![我你他她它])[\u4e00-\u9fffA-Z][^吧吗？?]*$",

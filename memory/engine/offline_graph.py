@@ -187,6 +187,11 @@ _NAMED_SUBJECT: Final = re.compile(
     rf"(?i:{FAMILY_EN}|friend|roommate|flatmate|boss|manager|colleague|coworker)\s+)?"
     r"((?:[A-Z][\w'’-]*\s+){1,3})(?:(?i:now|still|currently|also|already)\s+)?$"
 )
+# A later clause said of "he" or "she", and the name that opens the sentence.
+_PRONOUN_BEFORE: Final = re.compile(
+    r"[,;]\s*(?:(?i:and|but|so)\s+)?(?i:he|she)\s+(?:(?i:now|then|just|recently|has)\s+)?$"
+)
+_OPENING_NAME: Final = re.compile(r"^(?:[^\s:：]{1,40}[:：]\s*)?([A-Z][\w'’-]+)\s+(?=[a-z])")
 # "Felix left Spotify last year and now works at Klarna": the one who left is who works.
 _LEFT_AND: Final = re.compile(
     r"(?:^|[:：]\s*)([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+(?:has\s+)?(?:left|quit)\b[^.;!?:]*"
@@ -498,9 +503,11 @@ def _stated(
         return speaker, value
     for pattern in others:
         for match in pattern.finditer(text):
-            subject = _NAMED_SUBJECT.search(text[: match.start()]) or _LEFT_AND.search(
-                text[: match.start()]
-            )
+            before = text[: match.start()]
+            subject = _NAMED_SUBJECT.search(before) or _LEFT_AND.search(before)
+            if subject is None and _PRONOUN_BEFORE.search(before):
+                # "Kai doesn't live in Paris anymore, he moved to Lyon": the one named first.
+                subject = _OPENING_NAME.match(text)
             who = _clean_name(subject.group(1)) if subject else ""
             value = _clean_name(match.group(1))
             if who and value and who.lower() not in _NOT_NAME_WORDS:

@@ -200,6 +200,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
             )
         current.source_events.add(*sources(fact.source_event_ids))
 
+    made: dict[int, set[int]] = {}  # edges created here → their source events
     for edge in sorted(proposal.edges, key=lambda e: validity(e.source_event_ids, None)[1]):
         start, turn = validity(edge.source_event_ids, edge.valid_from)
         origin, target = nodes[edge.from_key], nodes[edge.to_key]
@@ -214,6 +215,12 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
             (r for r in active_edges if r.to_node_id == target.pk and r.relation == edge.relation),
             None,
         )
+        if link is None and exclusive:
+            # "Our mobile apps are written in Kotlin and Swift": values this proposal gives from
+            # the same event hold side by side; a later statement (or a new projection of the
+            # same event) displaces them.
+            said_with = set(edge.source_event_ids)
+            active_edges = [r for r in active_edges if not made.get(r.pk, set()) & said_with]
         if link is None:
             outdated = _succeeded(active_edges, sources(edge.source_event_ids))
             if not outdated:
@@ -232,6 +239,7 @@ def graph_apply(*, namespace_id: int, events: list[Event], proposal: GraphPropos
                 metadata=edge.metadata,
                 **_history_only(outdated, start, turn),
             )
+            made[link.pk] = set(edge.source_event_ids)
         link.source_events.add(*sources(edge.source_event_ids))
     for rows, new_sources in closed:
         values_displaced(closed=rows, new_sources=new_sources)

@@ -339,3 +339,28 @@ def test_a_move_to_another_time_leaves_other_plans(
 ) -> None:
     old, _ = _said_in_two_sessions(owner, drain, first, second, days_apart=3)
     assert old.status == EventStatus.ACTIVE
+
+
+def test_two_values_of_one_slot_said_together_are_both_current(owner: ApiClient, drain) -> None:
+    statement_session(
+        owner, drain, "s1", "Our mobile apps are written in Kotlin and Swift.", start=1, day=0
+    )
+    nodes = owner.get("/ns/proj/graph").json()["nodes"]
+    current = {
+        e["to_name"]
+        for n in nodes
+        for e in n["edges"]
+        if e["relation"] == "uses" and e["state"] == "current"
+    }
+    assert {"Kotlin", "Swift"} <= current
+    statement_session(
+        owner, drain, "s2", "We rewrote the mobile apps in Rust.", start=1 + BLOCK_TURNS, day=3
+    )
+    nodes = owner.get("/ns/proj/graph").json()["nodes"]
+    current = {
+        e["to_name"]
+        for n in nodes
+        for e in n["edges"]
+        if e["relation"] == "uses" and e["state"] == "current"
+    }
+    assert "Rust" in current and not {"Kotlin", "Swift"} & current
