@@ -78,7 +78,9 @@ CHANGE: Final = _cue(
     r"从.{1,30}(?:换成|改成|改为|切换到|转到|搬到)|换成了|改成了|搬到|搬去|搬家到|跳槽"
     # "CI已经全部切到GitHub Actions了": switched over to a named tool.
     r"|(?<!没有)(?<!没)(?<!不)(?:切换?到|换到)了?(?=[A-Za-z]|飞书|钉钉|企业微信|阿里云|腾讯云)"
-    r"|(?:交给|移交给|转交给|交接给)了?(?![我你他她它])[\u4e00-\u9fffA-Z][^吧吗？?]*$",
+    # ("周五之前要把报告交给老板" is a task, not a hand-over.)
+    r"|^(?!.*(?:要|得|需要|必须|记得|别忘了?)把)"
+    r".*(?:交给|移交给|转交给|交接给)了?(?![我你他她它])[\u4e00-\u9fffA-Z][^吧吗？?]*$",
     # "We relocated to Manchester", "Raj handed the data pipeline to Mei", "Ben took over",
     # "We rewrote the API in Go".
     r"\brelocat(?:ed|ing)\b|\btook\s+over\b"
@@ -293,6 +295,8 @@ PLAN: Final = _cue(
     r"(?!(?:i|we|you|he|she|they|it|that|then|now)\b)\w",
     r"到期|截止|截稿",
     r"打算|计划|准备|将要|要去|会去|安排",
+    # A reminder to oneself: "记得把钥匙交给房东" (not "我记得他说过", a memory).
+    r"^(?:记得|别忘了?)(?!他|她|你|我|当时|以前|之前|那|这)[\u4e00-\u9fff]",
 )
 TYPED: Final = (
     (

@@ -119,7 +119,7 @@ _RELATIONS_EN: Final = (
      r"|(?<=team\s)(?:now\s+)?reports?\s+(?:directly\s+)?to", "leads", "owner", "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?maintained\s+by", "maintains", "owner", "project",
      True),
-    (r"owns?|(?:is|'s|am|'m)\s+(?:the\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
+    (r"owns?|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the\s+)?(?:new\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
      r"|looks?\s+after|takes?\s+care\s+of|handles"
      r"|(?:is|'s)\s+(?:the|our)\s+go-to\s+(?:person|guy|contact)\s+(?:for|on)", "owns", "owner",
      "project", False),

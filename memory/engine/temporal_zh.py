@@ -120,6 +120,14 @@ def zh_month_rel(m: re.Match[str], ctx: Context) -> Span | None:
     return relative_unit(ctx.today, "month", CN_OFFSETS[m.group(1)])
 
 
+def zh_month_rel_day(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "下个月15号": a day of the month before or after this one."""
+    month = relative_unit(ctx.today, "month", CN_OFFSETS[m.group(1)]).first
+    day = cn_number(m, 2)
+    found = safe_date(month.year, month.month, day) if day else None
+    return day_span(found) if found else UNRESOLVED
+
+
 ZH_YEARS: Final = {
     "大前年": -3,
     "前年": -2,
