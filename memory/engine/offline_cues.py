@@ -198,6 +198,9 @@ PREFERENCE: Final = _cue(
     r"\bi\s+(?:always|never|usually)\b|\bmy\s+favou?rite\b",
     r"\bi(?:'m|\s+am)\s+(?:not\s+)?(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\b",
     r"\bi(?:'ve|\s+have)\s+always\s+preferred\b|\bi(?:'m|\s+am)\s+more\s+comfortable\s+(?:in|with)\b",
+    # "I'd prefer if we didn't use Kubernetes", "I'm more of a cat person".
+    r"\bi(?:'d|\s+would)\s+(?:much\s+)?prefer\b"
+    r"|\bi(?:'m|\s+am)\s+(?:more\s+of\s+|definitely\s+|totally\s+)?an?\s+[\w-]+\s+person\b",
     r"我(?:更|最|很|非常|特别|比较|真的|也)?(?:喜欢|讨厌|偏好|热爱|爱|不喜欢|不太喜欢|不怎么喜欢|受不了)",
     r"我(?:总是|从不|从来不|一直都?)",
     r"我(?:一般|通常|平时|平常|经常|习惯)",

@@ -114,6 +114,12 @@ _NOT_A_FAN: Final = re.compile(
     r"\bI(?:'m|\s+am)\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|really\s+a\s+)?fan\s+of\s+([^.!?;\n]{1,100})",
     re.IGNORECASE,
 )
+# "I'm more of a cat person", "I'm a morning person": what the speaker is drawn to.
+_KIND_OF_PERSON: Final = re.compile(
+    r"\bI(?:'m|\s+am)\s+(?:more\s+of\s+|definitely\s+|totally\s+|very\s+much\s+)?an?\s+"
+    r"([a-z][\w-]*)\s+person\b",
+    re.IGNORECASE,
+)
 _INTO: Final = re.compile(
     r"\bI(?:'m|\s+am)\s+(?:\w+ly\s+|so\s+|totally\s+)?into\s+([^.!?;\n]{1,100})", re.IGNORECASE
 )
@@ -272,6 +278,9 @@ def preferences(text: str) -> list[Preference]:
         pref = _english("likes", match.group(1))
         if pref:
             found.append(pref)
+    for match in _KIND_OF_PERSON.finditer(text):
+        topic = match.group(1).lower()
+        found.append(Preference("likes", topic, f"is a {topic} person"))
     for match in _NOT_A_FAN.finditer(text):  # "I'm not a fan of Kubernetes"
         pref = _english("dislikes", match.group(1))
         if pref:

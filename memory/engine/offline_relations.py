@@ -155,7 +155,8 @@ _RELATIONS_EN: Final = (
      "member_of", "person", "team", False),
     (r"(?:prefers?|preferred)(?:\s+(?:working\s+(?:in|with)|using|to\s+use|writing\s+in"
      r"|coding\s+in))?"
-     r"|(?:would\s+(?:much\s+)?)?rather\s+(?:use|write|code\s+in|work\s+(?:in|with)|go\s+with)"
+     r"|(?:would\s+(?:much\s+)?)?rather\s+(?:we\s+)?(?:use|write|code\s+in|work\s+(?:in|with)"
+     r"|go\s+with)"
      r"|swears?\s+by"
      r"|can't\s+live\s+without|(?:'m|am|is)\s+more\s+comfortable\s+(?:in|with)"
      r"|(?:like|likes|love|loves)(?=\s+\S+(?:\s+\S+)?\s+(?:better|more)\s+than\b)"
