@@ -61,6 +61,8 @@ from memory.engine.change_terms import (
     value_of,
 )
 from memory.engine.offline_entities import LIKED, function_noun, known_tool
+from memory.engine.offline_relations_zh import zh_corrected
+from memory.engine.plain_clauses import corrected
 
 __all__ = [
     "HOSTING",
@@ -569,6 +571,7 @@ def stated_uses(text: str) -> list[Use]:
     """What a statement says is used now: a change's new value, or a plain use."""
     if said_of_others(text):
         return []
+    text = corrected(text) or zh_corrected(text)  # "推荐服务不是跑在AWS上的，是跑在阿里云上"
     change = parse_change(text)
     if change is not None and change.new is not None:
         return [Use(change.subject, change.new, change.role)]
@@ -623,6 +626,8 @@ def _along(clause: str, value: str) -> list[str]:
 _CLAUSES: Final = re.compile(
     r",\s*(?:and|but|while)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're|everything|everything's)\s)"
     # "…, docs live in Notion": a clause with its own subject and verb of place.
-    r"|,\s*(?=(?:the\s+|our\s+|all\s+)?[a-z][\w-]*\s+(?:now\s+)?(?:live|lives|sit|sits|go|goes)\s+(?:in|on|through)\s)",
+    r"|,\s*(?=(?:the\s+|our\s+|all\s+)?[a-z][\w-]*\s+(?:now\s+)?(?:live|lives|sit|sits|go|goes)\s+(?:in|on|through)\s)"
+    # "We no longer run on Heroku, the API is on Fly.io".
+    r"|,\s*(?=(?:the|our)\s+[\w-]+\s+(?:is|are|runs|run)\s+(?:now\s+)?(?:on|in)\s)",
     _I,
 )

@@ -167,6 +167,9 @@ _LIVES_IN: Final = (
     re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+)?(?i:based)\s+(?i:in|out\s+of)\s+{_NAME}"),
     re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+"
                rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{_NAME}"),
+    # "I no longer live in Boston; I'm in Denver now": where the speaker is after a home ended.
+    re.compile(rf"\b(?i:live|lived|living)\s+(?i:in)\s+[^.;!?]{{1,40}}?[,;]\s*(?i:i'm|i\s+am)\s+"
+               rf"(?i:now\s+)?(?i:in|based\s+in)\s+{_NAME}"),
     re.compile(rf"我(?:现在|目前)?住在{_HAN_NAME}{_HAN_AFTER_PLACE}"),
     re.compile(rf"我(?:们)?{_HAN_WHEN}搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我上个月从杭州搬到了苏州": a time word and the old home before the move.
