@@ -334,13 +334,14 @@ _USE_ZH: Final = (
     ),
     # "数据都在PostgreSQL里", "设计稿都在Figma里": a function's things kept in a named tool.
     re.compile(
-        rf"^(?!我|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){_ZV}(?=(?:里|中|上)(?:[，。,.；;！!]|$))"
+        rf"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){_ZV}(?=(?:里|中|上)(?:[，。,.；;！!]|$))"
     ),
     # What is installed: "实验室的服务器都装的Ubuntu".
     re.compile(rf"^(.*?)装(?:的是|的|了)(?=[A-Za-z]){_ZV}"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
     re.compile(
-        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户|不)(?:的是|的)?|就用|统一用|依赖){_ZV}"
+        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户|不)(?:的是|的)?|就用|统一用|依赖)"
+        rf"(?:一台|一个|一套|几台)?{_ZV}"
     ),
     # "我们全栈都是TypeScript", "我们是Java技术栈": a function said with its tool.
     re.compile(rf"^(.*?)(?:都是|全是|是)(?=[A-Za-z]){_ZV}"),
@@ -356,7 +357,8 @@ _USE_ZH: Final = (
         r"(?=[。！!]?$)"
     ),
     # What a service is wired to: "短信验证接的是腾讯云短信".
-    re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了){_ZV}"),
+    # "支付走的是微信支付": what a flow goes through.
+    re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了|走的是){_ZV}"),
 )
 # "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
 # a team function (`offline_entities.FUNCTION_NOUNS`) said with the tool that serves it.

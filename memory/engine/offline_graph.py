@@ -399,7 +399,15 @@ def _project_slots(
 # "I use Vim" is the speaker's own tool, said as a preference if at all: not the project's.
 _FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们)", re.IGNORECASE)
 _TEAM_CLAUSE: Final = re.compile(r"[,;]\s*(?:(?:but|and|so)\s+)?(we\b.*)$", re.IGNORECASE)
-_TOOL_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}")
+_TOOL_NAME: Final = re.compile(
+    r"[A-Z][\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}(?:\s+\d+)?"  # "Route 53"
+)
+_CLOUD_PRODUCT: Final = re.compile(r"(?:阿里云|腾讯云|华为云)[A-Z][A-Za-z0-9]{1,10}")
+_CALENDAR_NAME: Final = re.compile(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:january|february|march|april|may|june"
+    r"|july|august|september|october|november|december)\b",
+    re.IGNORECASE,
+)
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on)\b|部署|托管|跑在|运行在", re.IGNORECASE
@@ -439,9 +447,33 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         return frozenset()  # "We sold the Honda and bought a Toyota Aqua": a car, not a tool
     for use in stated_uses(text):
         # An unknown name is a tool only as a thing used: "we moved to Seattle" is a home.
-        unknown = use.role == USING and (
-            _TOOL_NAME.fullmatch(use.value)
-            or (han_tool(use.value) and service_named(use.subject or "") is not None)
+        unknown = (
+            use.role == USING
+            and (
+                _TOOL_NAME.fullmatch(use.value)
+                or _CLOUD_PRODUCT.fullmatch(use.value)  # "阿里云ECS"
+                or (
+                    han_tool(use.value)
+                    and (
+                        service_named(use.subject or "") is not None
+                        or function_noun(use.subject or "")  # "支付走的是微信支付"
+                    )
+                )
+            )
+        ) or (
+            # "Customer support runs on Intercom", "The iOS build runs on Bitrise": a named
+            # platform under a service or a function of the team's (not "runs on Mondays").
+            use.role == HOSTING
+            and _TOOL_NAME.fullmatch(use.value) is not None
+            and not _CALENDAR_NAME.match(use.value)
+            and bool(use.subject)
+            and (
+                function_noun(use.subject or "")
+                or (  # a service by its common noun, not a name ("Tom moved to Lisbon")
+                    service_named(use.subject or "") is not None
+                    and not _NAMED_THING.match(use.subject or "")
+                )
+            )
         )
         value = _VERSION.sub("", use.value)  # "Postgres 15" is PostgreSQL
         tool = known_tool(value) or (use.value if unknown else None)

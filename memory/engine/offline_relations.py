@@ -145,7 +145,8 @@ _RELATIONS_EN: Final = (
     # known technology uses it.
     (rf"(?:is|are)(?=\s+{_QUALIFIER}[A-Z])", "uses", "project", "known_tool", False),
     (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on|talks?\s+to|calls|connects?\s+to"
-     r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with", "depends_on",
+     r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with|publishes\s+to"
+     r"|consumes\s+from|subscribes\s+to", "depends_on",
      "project", "project_or_tool", False),
     (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
@@ -319,8 +320,8 @@ def _object(text: str, kind: str) -> tuple[Entity, int] | None:
     if not bare:
         return None
     name = _name(bare.group(1))
-    if not name or name.lower() in _NOT_NAME:
-        return None
+    if not name or name.lower() in _NOT_NAME or name.lower().removesuffix("s") in _NOT_NAME:
+        return None  # "runs on Mondays"
     end = bare.start(1) + len(name)
     typed = {"project": "project", "project_or_tool": "project", "team": "organization"}
     return Entity(name, typed.get(kind, "tool")), end

@@ -1,0 +1,39 @@
+"""Issue 29's twenty-ninth round (2026-12-07): where the stack's parts live, said plainly.
+"Customer support runs on Intercom", "The iOS build runs on Bitrise", "Our DNS is on Route 53",
+"Mobile crash reports go to Crashlytics", "The events service publishes to Kafka", 我们的代码都
+在GitLab上, 测试环境用的是一台阿里云ECS and 支付走的是微信支付 placed nothing; "The billing service
+runs on Mondays" ran on a tool "Mondays"."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.test_offline_round6 import _edges
+
+
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        ("Customer support runs on Intercom.", {("project:project", "uses", "tool:intercom")}),
+        ("The iOS build runs on Bitrise.", {("project:project", "uses", "tool:bitrise")}),
+        ("Our DNS is on Route 53.", {("project:project", "uses", "tool:route53")}),
+        (
+            "Mobile crash reports go to Crashlytics.",
+            {("project:project", "uses", "tool:crashlytics")},
+        ),
+        (
+            "The events service publishes to Kafka.",
+            {("project:eventsservice", "depends_on", "tool:kafka")},
+        ),
+        ("The worker consumes from RabbitMQ.", {("project:worker", "depends_on", "tool:rabbitmq")}),
+        ("我们的代码都在GitLab上。", {("project:project", "uses", "tool:gitlab")}),
+        ("测试环境用的是一台阿里云ECS。", {("project:project", "uses", "tool:阿里云ecs")}),
+        ("支付走的是微信支付和支付宝。", {("project:project", "uses", "tool:微信支付")}),
+        ("The billing service runs on Mondays.", set()),
+        ("The standup runs on Mondays.", set()),
+        ("Tom moved to Lisbon last year.", {("person:tom", "lives_in", "place:lisbon")}),
+        ("Our team runs on coffee.", set()),
+    ],
+)
+def test_where_the_stacks_parts_live(content: str, edges: set[tuple[str, str, str]]) -> None:
+    assert _edges(content) == edges
