@@ -146,12 +146,17 @@ _DATE_WORDS: Final = frozenset(
 )
 
 
+_HAN_REFERENCE: Final = re.compile(r"[它他她这那哪啥][个些种样]?")
+
+
 def names_thing(value: str) -> bool:
     """A value that names something: capitalised, a lexicon tool, with a digit or a dot inside,
     or a Han word; a day or a month names a time, not a thing used."""
     value = value.strip(" .,;:!?")
     if not value or value.split()[0].casefold() in _DATE_WORDS | _STATE_WORDS:
         return False
+    if _HAN_REFERENCE.match(value):
+        return False  # "平时都用它写代码", "我们都用这个": a reference, not a name
     if HAN.search(value) or slot_of(value) is not None:
         return True
     if re.search(r"\d|\w\.\w", value):

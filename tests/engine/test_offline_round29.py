@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from memory.engine.changes import stated_uses
+from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
 
@@ -37,3 +39,17 @@ from tests.engine.test_offline_round6 import _edges
 )
 def test_where_the_stacks_parts_live(content: str, edges: set[tuple[str, str, str]]) -> None:
     assert _edges(content) == edges
+
+
+@pytest.mark.parametrize(
+    ("content", "events"),
+    [
+        ("我喜欢用Vim，平时都用它写代码。", [("other", "ongoing")]),  # one liking, not two facts
+        ("我们都用这个。", []),
+    ],
+)
+def test_a_use_of_it_or_this_names_nothing_of_its_own(
+    content: str, events: list[tuple[str, str]]
+) -> None:
+    assert stored_events(content) == events
+    assert not stated_uses(content.split("，")[-1])
