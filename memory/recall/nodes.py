@@ -178,8 +178,10 @@ def ranked_nodes(
     limit: int,
     weights: Sequence[Mapping[str, float]],
 ) -> list[tuple[GraphNode, NodeStateOut]]:
-    """The `limit` best nodes with their current state. A search hit is read with every
-    current source (its weight is theirs) and judged on its index document. A node tied to a
+    """The `limit` best nodes with their current state. A search hit is judged on its index
+    document first; only one that passes is read with every current source (its weight is
+    theirs: at 100k messages most hits fail, and reading their sources was a sixth of the
+    graph branch of activated memory). A node tied to a
     current pinned or safety source weighs 1 (pinned → 1, safety's floor is 1), so one that
     is not a hit needs only those sources' sessions, unless all of them are this session's
     (then its other sources decide whether it is this session's alone). Graph state is read
@@ -194,8 +196,6 @@ def ranked_nodes(
     here = session.pk if session is not None else None
     read = {*hit_ids, *(pk for pk, sessions in always.items() if sessions == {here})}
     nodes = read_by_id(GraphNode, sorted(read))
-    sources_of = _current_sources(list(nodes))
-    events = _source_events([*{i for ids in sources_of.values() for i in ids}])
     terms = set(query_terms(query))
     people = {
         t
@@ -205,27 +205,18 @@ def ranked_nodes(
         ]
         for t in analyze(" ".join([name, *aliases]))
     }
-    kept: dict[int, float] = {  # node id → weight
-        pk: 1.0 for pk in always if pk not in nodes
-    }
-    candidates: dict[int, list[_Source]] = {}  # node id → its current sources
-    for node_id in nodes:
-        # Activation shows current state only; history is for explicit search.
-        sources = [events[i] for i in sorted(sources_of[node_id]) if i in events]
-        if sources and not (here is not None and all(e.session_id == here for e in sources)):
-            candidates[node_id] = sources
     # A person's card is about that person: when the query names people and not this one,
     # their facts answer a question about someone else ("What did Gina win at the dance
     # contest?" is not about Jon's love of dance).
     named = terms & people
-    candidates = {
-        pk: sources
-        for pk, sources in candidates.items()
-        if pk in always
-        or not named
-        or nodes[pk].node_type != "person"
-        or not named.isdisjoint(analyze(" ".join([nodes[pk].name, *nodes[pk].aliases])))
-    }
+
+    def about_them(pk: int) -> bool:
+        node = nodes[pk]
+        return (
+            not named
+            or node.node_type != "person"
+            or not named.isdisjoint(analyze(" ".join([node.name, *node.aliases])))
+        )
 
     def relevant(card_terms: set[str]) -> bool:
         return matches_beyond_names(terms, people, card_terms) and covers(
@@ -233,15 +224,26 @@ def ranked_nodes(
         )
 
     # A hit is judged on what its index document holds: its tags, type, current facts and
-    # links, and a non-person's names.
-    judged = [pk for pk in candidates if pk not in always]
-    held: dict[int, set[str]] = {}
+    # links, and a non-person's names; only the hits that pass, and the nodes that always may
+    # enter, have their sources read.
+    judged = [pk for pk in nodes if pk not in always and about_them(pk)]
+    passed: list[int] = []
     for pk, (name, aliases, *rest) in indexed_fields(NODES, judged, _JUDGED_FIELDS).items():
-        held[pk] = set().union(*rest)
+        held = set().union(*rest)
         if nodes[pk].node_type != "person":
-            held[pk] |= {*name, *aliases}
-    for node_id, sources in candidates.items():
-        if node_id in always or relevant(held.get(node_id, set())):
+            held |= {*name, *aliases}
+        if relevant(held):
+            passed.append(pk)
+    kept: dict[int, float] = {  # node id → weight
+        pk: 1.0 for pk in always if pk not in nodes
+    }
+    looked_at = [*passed, *(pk for pk in nodes if pk in always)]
+    sources_of = _current_sources(looked_at)
+    events = _source_events([*{i for ids in sources_of.values() for i in ids}])
+    for node_id in looked_at:
+        # Activation shows current state only; history is for explicit search.
+        sources = [events[i] for i in sorted(sources_of[node_id]) if i in events]
+        if sources and not (here is not None and all(e.session_id == here for e in sources)):
             kept[node_id] = max(current_weight(e, current_turn) for e in sources)
     relevance = [i for i in hit_ids if i in kept]
     weight = sorted(kept, key=lambda i: (-kept[i], i))
