@@ -82,6 +82,10 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?维护$", "maintains", "owner", "project"),
     (r"^(?P<b>.+?)由(?P<a>.+?)(?:来)?(?:领导|带领|主导|牵头|带)$", "leads", "owner", "project"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:负责人|owner|Owner)$", "owns", "owner", "project"),
+    # "数据组的负责人是何伟": the same, said the other way round.
+    (r"^(?P<b>[^是]+?)的(?:技术负责人|组长|主管|带头人|lead|Lead)是(?P<a>.+)$", "leads", "owner",
+     "project"),
+    (r"^(?P<b>[^是]+?)的(?:负责人|owner|Owner)是(?P<a>.+)$", "owns", "owner", "project"),
     # "陈静是移动端的技术负责人": a tech lead (a plain 负责人 owns, above).
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人|负责人)$", "leads", "owner",
      "project"),
@@ -256,6 +260,16 @@ def _zh_objects(raw: str, kind: str) -> list[Entity]:
     return _some(_zh_object(raw, kind))
 
 
+def _zh_subjects(raw: str, kind: str) -> list[Entity]:
+    """The subject a clause names, or each of two people said as one ("前端是小马和小王在维护")."""
+    pair = re.fullmatch(r"([\u4e00-\u9fff]{2,3})(?:和|与|跟)([\u4e00-\u9fff]{2,3})", raw.strip())
+    if pair and kind in ("owner", "person"):
+        each = [_zh_subject(pair.group(1), kind), _zh_subject(pair.group(2), kind)]
+        if all(e is not None and e.type == "person" for e in each):
+            return [e for e in each if e is not None]
+    return _some(_zh_subject(raw, kind))
+
+
 def _some(entity: Entity | None) -> list[Entity]:
     return [entity] if entity is not None else []
 
@@ -399,17 +413,20 @@ def chinese_relations(sentence: str) -> list[Relation]:
             match = pattern.match(clause)
             if not match:
                 continue
-            subject = _zh_subject(match.group("a"), subject_kind)
+            subjects = _zh_subjects(match.group("a"), subject_kind)
+            subject = subjects[0] if subjects else None
             targets = _zh_objects(match.group("b"), object_kind)
             if not targets and subject is not None and relation in ("owns", "maintains"):
                 targets = _some(_zh_owned_thing(match.group("b"), subject))
             if not targets and relation == "uses":
                 targets = _some(_zh_named_product(match.group("b")))
             if subject and targets:
-                for target in targets:
-                    # "数据组现在归王芳管": a team someone is in charge of is one they lead.
-                    led = relation == "owns" and _ZH_LED_TEAM.search(target.name) is not None
-                    out.append(employer_of(Relation(subject, "leads" if led else relation, target)))
+                for one in subjects:
+                    for target in targets:
+                        # "数据组现在归王芳管": a team someone is in charge of is one they lead.
+                        led = relation == "owns" and _ZH_LED_TEAM.search(target.name) is not None
+                        made = Relation(one, "leads" if led else relation, target)
+                        out.append(employer_of(made))
                 previous = match.group("a") if subject.type == "person" else ""
                 break
     return out

@@ -53,3 +53,25 @@ def test_a_use_of_it_or_this_names_nothing_of_its_own(
 ) -> None:
     assert stored_events(content) == events
     assert not stated_uses(content.split("，")[-1])
+
+
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        ("数据组的负责人是何伟。", {("person:何伟", "leads", "organization:数据组")}),
+        ("支付服务的负责人是李娜。", {("person:李娜", "owns", "project:支付服务")}),
+        (
+            "前端是小马和小王在维护。",
+            {
+                ("person:小马", "maintains", "project:前端"),
+                ("person:小王", "maintains", "project:前端"),
+            },
+        ),
+        ("我的主管是李明。", set()),
+    ],
+)
+def test_who_is_in_charge_said_after_what_and_two_people_as_one(
+    content: str, edges: set[tuple[str, str, str]]
+) -> None:
+    assert stored_events(content) == [("other", "ongoing")]
+    assert _edges(content) == edges
