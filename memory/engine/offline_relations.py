@@ -55,7 +55,7 @@ _SERVICE_NOUNS: Final = (
     r"|runner|daemon|job|script|queue|proxy|loader|scraper|renderer|builder|generator"
     r"|validator|handler|consumer|producer|router|balancer|registry|bucket|charts?|widget|agent"
     r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler"
-    r"|program|programme)"
+    r"|program|programme|blog|storefront|shop)"
 )
 _NAME_ONLY_NOUNS: Final = frozenset({"project", "app", "repo", "repository"})  # "Atlas project"
 _DETERMINER: Final = r"(?:the|our|my|their|his|her|its|this|a|an)"

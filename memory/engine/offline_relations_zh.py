@@ -22,7 +22,7 @@ _ZH_SERVICE_NOUNS: Final = (
     "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|服务器|SDK|sdk|端"
 )
 # Nouns that name a service alone ("我们的后端", "官网部署在Vercel上"): ours, named by its noun.
-_ZH_BARE_SERVICES: Final = "官网|后端|前端|后台|网关|中台|小程序|客户端"
+_ZH_BARE_SERVICES: Final = "官网|后端|前端|后台|网关|中台|小程序|客户端|博客|商城|文档站"
 # A service: a name or a qualifier, then its noun (groups 1 and 2), or a bare noun (no groups).
 ZH_SERVICE: Final = re.compile(
     rf"^(?:([A-Za-z][\w.-]{{0,30}}|[\u4e00-\u9fff]{{1,8}}?)({_ZH_SERVICE_NOUNS})"

@@ -75,3 +75,19 @@ def test_who_is_in_charge_said_after_what_and_two_people_as_one(
 ) -> None:
     assert stored_events(content) == [("other", "ongoing")]
     assert _edges(content) == edges
+
+
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        ("We moved the blog from WordPress to Ghost.", {("project:blog", "uses", "tool:ghost")}),
+        ("我们把博客从WordPress迁到了Ghost。", {("project:博客", "uses", "tool:ghost")}),
+        ("文档站换成了语雀。", {("project:文档站", "uses", "tool:语雀")}),
+        ("The shop runs on Shopify.", {("project:shop", "runs_on", "tool:shopify")}),
+        ("I went to the shop.", set()),
+    ],
+)
+def test_a_blog_a_shop_and_a_docs_site_are_services(
+    content: str, edges: set[tuple[str, str, str]]
+) -> None:
+    assert _edges(content) == edges
