@@ -1,13 +1,17 @@
 """Something moved to another time (issue 29: supersession beyond the fixed slots): "The launch
 has been pushed to May 17" after "The launch is planned for May 3", "Standup moved to 10
-starting next week" after "Our standup is at 9:30", "周会改到周三下午了" after "周会在周一上午".
-The new statement supersedes the earlier plan or meeting it names; `services.supersession` asks
-about a bounded set of the namespace's recent active events. Pure rules.
+starting next week" after "Our standup is at 9:30", 周会改到周三下午了 after 周会在周一上午; and a
+habit moved to another day: "From now on we deploy on Thursdays" after "We deploy every
+Tuesday", 以后改成每周四发版了 after 我们每周二发版. The new statement supersedes the earlier plan,
+meeting or habit; `services.supersession` asks about a bounded set of the namespace's recent
+active events. Pure rules.
 
 What moved is the words before the verb of moving, less articles and possessives ("the launch",
 "our standup", "周会"); an earlier event is about it when it holds every one of those words (as
 five-letter stems, Han text as it is), is a plan or a meeting, and had a time of its own: "the
-launch party is booked at the Hilton" says no time and stays.
+launch party is booked at the Hilton" says no time and stays. A habit moves when the new
+statement says it holds from now on, the old one says it recurs, both say a time, and their
+other words are the same ("We run retros every Tuesday" is another habit).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Final
 
 from memory.engine.change_terms import folded
 
-__all__ = ["MOVABLE_TYPES", "moved_thing", "names_moved", "timed"]
+__all__ = ["MOVABLE_TYPES", "habit_moved", "moved_thing", "names_moved", "timed"]
 
 # The kinds of event a time belongs to.
 MOVABLE_TYPES: Final = frozenset({"plan", "meeting"})
@@ -73,3 +77,47 @@ def names_moved(what: str, earlier: str) -> bool:
     wanted = {w[:5] for w in _WORD.findall(folded(what))}
     said = {w[:5] for w in _WORD.findall(folded(earlier))}
     return bool(wanted) and wanted <= said
+
+
+# A habit said to change from now on, and one said as recurring.
+_FROM_NOW: Final = re.compile(
+    r"\b(?:from\s+now\s+on|going\s+forward|starting\s+(?:next|this|today|tomorrow|now)\w*"
+    r"|now|instead)\b|以后|今后|从现在起|从下周起|改成|改为|改到",
+    re.IGNORECASE,
+)
+_RECURRING: Final = re.compile(
+    r"\b(?:every|each)\s+\w+|\b(?:daily|weekly|monthly)\b|\bon\s+(?:mon|tues|wednes|thurs|fri"
+    r"|satur|sun)days\b|每[天日周月]|每个?(?:周|星期|礼拜)",
+    re.IGNORECASE,
+)
+# The time and the markers, taken out before the rest is compared.
+_HABIT_NOISE: Final = re.compile(
+    r"\b(?:from\s+now\s+on|going\s+forward|starting|every|each|on|at|daily|weekly|monthly|now"
+    r"|instead|next|this|week|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|\d{1,2}(?::\d{2})?"
+    r"(?:\s*[ap]m)?)\b"
+    r"|每?个?(?:周|星期|礼拜)[一二三四五六日天]|每[天日周月]|[一二三四五六七八九十两\d]+点半?"
+    r"|以后|今后|从现在起|从下周起|改成|改为|改到|上午|下午|晚上|早上",
+    re.IGNORECASE,
+)
+_HAN_FUNCTION: Final = re.compile(r"[我你他她们了的是在就都也还要会]")
+
+
+def _habit_words(text: str) -> frozenset[str]:
+    rest = _HABIT_NOISE.sub(" ", folded(text))
+    words = {w[:5] for w in _WORD.findall(re.sub(r"[\u4e00-\u9fff]+", " ", rest))}
+    for run in re.findall(r"[\u4e00-\u9fff]+", rest):
+        pairs = {run[i : i + 2] for i in range(len(run) - 1)} or {run}
+        words |= {p for p in pairs if not _HAN_FUNCTION.search(p)}
+    return frozenset(words - _STOP)
+
+
+_STOP: Final = frozenset("we i the our my a an to and will".split())  # noqa: SIM905
+
+
+def habit_moved(new: str, old: str) -> bool:
+    """Whether `new` moves the habit `old` states to another time: `new` says it holds from
+    now on, `old` says it recurs, both say a time, and the rest of their words is the same."""
+    if not (_FROM_NOW.search(new) and _RECURRING.search(old) and timed(new) and timed(old)):
+        return False
+    words = _habit_words(new)
+    return bool(words) and words == _habit_words(old) and folded(new) != folded(old)

@@ -20,7 +20,7 @@ from memory.engine.change_terms import split_label
 from memory.engine.changes import Change, parse_change
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.prompts.extraction import ExtractedEvent
-from memory.engine.reschedule import MOVABLE_TYPES, moved_thing, names_moved, timed
+from memory.engine.reschedule import MOVABLE_TYPES, habit_moved, moved_thing, names_moved, timed
 from memory.engine.stated_facts import HOLDER, Fact, ended_facts, replaces, stated_facts
 from memory.models import Event, EventStatus
 from memory.models.rows import columns_of, read_values
@@ -78,17 +78,19 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
     """Supersede the earlier active events whose use `event`'s change ends, or whose relation
     facts it gives a new value or says hold no more (`_ends`); returns them. The earlier events
     are read once, and each is parsed at most once."""
-    stated = _Stated(frozenset(), frozenset(), extracted.summary, change_of(extracted), None)
+    stated = _Stated(frozenset(), frozenset(), extracted.summary, change_of(extracted), None, "")
     if extracted.event_type in SLOT_EVENT_TYPES:
-        # "The launch has been pushed to May 17": the plan or meeting it names, at its old time.
-        stated = stated._replace(moved=moved_thing(split_label(extracted.summary)[1]))
+        # "The launch has been pushed to May 17": the plan or meeting it names, at its old time;
+        # "From now on we deploy on Thursdays": the habit it moves.
+        said = split_label(extracted.summary)[1]
+        stated = stated._replace(moved=moved_thing(said), habit=said)
     if extracted.temporal_status not in NOT_CURRENT and extracted.event_type in SLOT_EVENT_TYPES:
         # A new value said plainly ("Maya lives in Munich") is a conflict, not a change
         # (`services.contradictions`): only a change or a decision ends a fact.
         speaker = speaker_of(extracted.participants)
         new = stated_facts(extracted.summary, speaker)
         stated = stated._replace(new=new, stopped=ended_facts(extracted.summary, speaker))
-    if not (stated.new or stated.stopped or stated.change or stated.moved):
+    if not (stated.new or stated.stopped or stated.change or stated.moved or stated.habit):
         return []
     rows = read_values(
         _COLUMNS,
@@ -113,6 +115,7 @@ class _Stated(NamedTuple):
     said: str  # its summary
     change: Change | None  # the use it changes
     moved: str | None  # what it moves to another time
+    habit: str  # what it says, when it may move a habit (a change or a decision), else ""
 
 
 def _ends(
@@ -130,15 +133,22 @@ def _ends(
     invoice worker", "we moved to Seattle" ends "I live in Portland": `stated_facts.replaces`)
     or said to hold no more ("Priya no longer leads the mobile team" ends "Priya leads the
     mobile team": `stated_facts.ended_facts`); or it is the plan or meeting, with its time,
-    that the new event moves to another time (`memory.engine.reschedule`)."""
+    that the new event moves to another time, or the habit it moves to another day
+    (`memory.engine.reschedule`)."""
     if stated.change is not None and change_supersedes(
         stated.change, [summary, title, *(quotes or ())]
     ):
         return True
-    if stated.moved and event_type in MOVABLE_TYPES:
-        said = split_label(summary)[1]
-        if timed(said) and names_moved(stated.moved, said):
-            return True
+    said = split_label(summary)[1]
+    if (
+        stated.moved
+        and event_type in MOVABLE_TYPES
+        and timed(said)
+        and names_moved(stated.moved, said)
+    ):
+        return True
+    if stated.habit and habit_moved(stated.habit, said):
+        return True
     facts = stated.new | stated.stopped
     speaker = speaker_of(participants)
     if temporal_status in NOT_CURRENT or not may_state(facts, summary, speaker):

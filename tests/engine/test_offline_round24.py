@@ -12,7 +12,7 @@ import pytest
 from memory.engine.changes import Change, parse_change
 from memory.engine.offline_entities import Entity, Relation
 from memory.engine.offline_relations import relations
-from memory.engine.reschedule import moved_thing, names_moved, timed
+from memory.engine.reschedule import habit_moved, moved_thing, names_moved, timed
 from memory.engine.stated_facts import Fact, replaces, role_holders, stated_facts
 from memory.engine.temporal import resolve_temporal
 from tests.engine.test_offline_round5_events import stored_events
@@ -119,3 +119,18 @@ def test_a_new_holder_of_the_same_role_replaces_the_old_one_and_not_anothers() -
     assert replaces(stated_facts("Laura left, my new manager is Pedro.", "Alex"), old, "")
     assert not replaces(stated_facts("Our manager is Pedro.", "Alex"), old, "")
     assert not replaces(stated_facts("My mentor is Pedro.", "Alex"), old, "")
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "moved"),
+    [
+        ("From now on we deploy on Thursdays.", "We deploy every Tuesday.", True),
+        ("以后改成每周四发版了。", "我们每周二发版。", True),
+        ("From now on we deploy on Thursdays.", "We run retros every Tuesday.", False),
+        ("We now deploy on Thursdays.", "I go swimming every Tuesday.", False),
+        ("We deploy on Thursdays.", "We deploy every Tuesday.", False),  # no "from now on"
+        ("From now on we deploy on Thursdays.", "We deployed on Tuesday.", False),  # no habit
+    ],
+)
+def test_a_habit_moved_to_another_day(new: str, old: str, moved: bool) -> None:
+    assert habit_moved(new, old) is moved

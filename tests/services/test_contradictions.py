@@ -315,6 +315,8 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("My manager is Laura.", "Laura left, my new manager is Pedro."),
         ("Hana is our designer.", "Hana left; Omar is our designer now."),
         ("我的主管是李明。", "李明走了，现在我的主管是张华。"),
+        ("We deploy every Tuesday.", "From now on we deploy on Thursdays."),
+        ("我们每周二发版。", "以后改成每周四发版了。"),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
@@ -332,6 +334,8 @@ def test_a_move_to_another_time_or_tool_or_lead_supersedes(
         ("The launch party is booked at the Hilton.", "The launch has been pushed to May 17."),
         # Another meeting.
         ("Sprint planning is scheduled for Monday at 10.", "The sprint review moved to Friday."),
+        # Another habit.
+        ("We run retros every Tuesday.", "From now on we deploy on Thursdays."),
     ],
 )
 def test_a_move_to_another_time_leaves_other_plans(
