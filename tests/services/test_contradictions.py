@@ -274,15 +274,19 @@ def test_a_change_in_everyday_words_supersedes_and_the_graph_moves_on(
 ) -> None:
     old, new = _said_in_two_sessions(owner, drain, first, second, days_apart=3)
     assert (old.status, old.superseded_by_id) == (EventStatus.SUPERSEDED, new.pk)
+    assert current in _current_ends(owner, relation)
+
+
+def _current_ends(owner: ApiClient, relation: str) -> set[str]:
+    """The names at either end of the graph's current edges of `relation`."""
     nodes = owner.get("/ns/proj/graph").json()["nodes"]
-    now = {
+    return {
         name
         for n in nodes
         for e in n["edges"]
         if e["relation"] == relation and e["state"] == "current"
         for name in (e["from_name"], e["to_name"])
     }
-    assert current in now
 
 
 def test_a_plain_negation_ends_nothing(owner: ApiClient, drain) -> None:
@@ -346,25 +350,10 @@ def test_a_move_to_another_time_leaves_other_plans(
 
 
 def test_two_values_of_one_slot_said_together_are_both_current(owner: ApiClient, drain) -> None:
-    statement_session(
-        owner, drain, "s1", "Our mobile apps are written in Kotlin and Swift.", start=1, day=0
-    )
-    nodes = owner.get("/ns/proj/graph").json()["nodes"]
-    current = {
-        e["to_name"]
-        for n in nodes
-        for e in n["edges"]
-        if e["relation"] == "uses" and e["state"] == "current"
-    }
-    assert {"Kotlin", "Swift"} <= current
-    statement_session(
-        owner, drain, "s2", "We rewrote the mobile apps in Rust.", start=1 + BLOCK_TURNS, day=3
-    )
-    nodes = owner.get("/ns/proj/graph").json()["nodes"]
-    current = {
-        e["to_name"]
-        for n in nodes
-        for e in n["edges"]
-        if e["relation"] == "uses" and e["state"] == "current"
-    }
-    assert "Rust" in current and not {"Kotlin", "Swift"} & current
+    said = "Our mobile apps are written in Kotlin and Swift."
+    statement_session(owner, drain, "s1", said, start=1, day=0)
+    assert {"Kotlin", "Swift"} <= _current_ends(owner, "uses")
+    rewrite = "We rewrote the mobile apps in Rust."
+    statement_session(owner, drain, "s2", rewrite, start=1 + BLOCK_TURNS, day=3)
+    now = _current_ends(owner, "uses")
+    assert "Rust" in now and not {"Kotlin", "Swift"} & now
