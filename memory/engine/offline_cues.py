@@ -102,7 +102,7 @@ CHANGE: Final = _cue(
     r"|\b(?:left|quit)\s+(?-i:[A-Z])[^.;!?]{0,40}?\band\s+(?:now\s+)?(?:(?:i|he|she)\s+)?"
     r"(?:works?|is\s+working|am\s+working)"
     r"\s+(?:at|for)\b|\bnow\s+works?\s+(?:at|for)\s+(?-i:[A-Z])"
-    r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for)\s+the\s+"
+    r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for|part\s+of)\s+the\s+"
     r"[\w\s-]{1,30}?team\b"
     r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\s+(?:living|based)\s+in\b",
     # Roles and memberships: "Maria moved to the data team", "Sam got promoted".
@@ -123,7 +123,8 @@ CHANGE: Final = _cue(
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"
     r"|(?<!n't\s)(?<!not\s)(?<!never\s)\bquit\s+(?:my|his|her|their|our|the)\b"
-    r"|\b(?:got|was|been|were|get|gets)\s+promoted\b|\bpromoted\s+to\b|\btook\s+over\s+as\b",
+    r"|\b(?:got|was|been|were|get|gets)\s+promoted\b|\bpromoted\s+to\b|\btook\s+over\s+as\b"
+    r"|\bmoved\s+into\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}role\b",
     # Leaving a team or company, as English "left the … team": "张伟离开了数据组".
     r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))"
     r"|转到了?[^，。,.]{0,8}?(?:组|团队|部门)"

@@ -534,7 +534,24 @@ def _kind_of_person(sentence: str) -> Relation | None:
 
 
 # Whole-sentence shapes no verb of `_RELATIONS_EN` reads, in order; the first that fits wins.
-_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person)
+# "The data team hired a new analyst, Bo": the one hired is a member of the team.
+_HIRED: Final = re.compile(
+    rf"^(?:the|our)\s+((?:[\w-]+\s+){{0,2}}{TEAM_NOUNS})\s+(?:has\s+|just\s+)*hired\s+"
+    r"(?:an?\s+)?(?:new\s+)?(?:[\w-]+\s+){0,2}?[\w-]+,\s+([A-Z][\w'’-]+)\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _hired(sentence: str) -> Relation | None:
+    hired = _HIRED.match(sentence.strip())
+    if hired is None or hired.group(2).lower() in _NOT_NAME:
+        return None
+    return Relation(
+        Entity(hired.group(2), "person"), "member_of", Entity(hired.group(1), "organization")
+    )
+
+
+_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person, _hired)
 
 
 def _shaped(sentence: str) -> list[Relation]:

@@ -32,7 +32,9 @@ def plain_clauses(sentence: str) -> list[str]:
     if put_right is not None:
         sentence = put_right
     return [
-        _plain(clause) for part in one_subject_each(sentence) for clause in _without_asides(part)
+        _plain(clause)
+        for part in one_subject_each(without_apposition(sentence))
+        for clause in _without_asides(part)
     ]
 
 
@@ -199,6 +201,9 @@ _APPOSITION: Final = re.compile(
     r"^(?i:my|our)\s+(?:[a-z][\w-]*\s+){0,2}[A-Za-z][\w-]*,\s+([A-Z][\w'’-]+),\s+(?=[a-z])"
     # "Sam, our intern, lives in Utrecht": the role after the name.
     r"|^([A-Z][\w'’-]+),\s+(?i:my|our|the)\s+(?:[a-z][\w-]*\s+){0,2}[A-Za-z][\w-]*,\s+(?=[a-z])"
+    # "Two new engineers, Ana and Luis, joined the payments team": the people a count names.
+    r"|^(?i:two|three|a\s+couple\s+of|our)\s+(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*s,\s+"
+    r"([A-Z][\w'’-]+(?:,\s+[A-Z][\w'’-]+)*,?\s+and\s+[A-Z][\w'’-]+),\s+(?=[a-z])"
 )
 
 
@@ -206,7 +211,7 @@ def without_apposition(sentence: str) -> str:
     """ "Our designer, Julia, is based in Lisbon" → "Julia is based in Lisbon" (after a
     speaker's label too); any other sentence as it is."""
     label, text = split_label(sentence)
-    return label + _APPOSITION.sub(lambda m: (m.group(1) or m.group(2)) + " ", text)
+    return label + _APPOSITION.sub(lambda m: (m.group(1) or m.group(2) or m.group(3)) + " ", text)
 
 
 _WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")
