@@ -46,9 +46,11 @@ _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王".
 _ZH_TITLE: Final = re.compile(
     r"^(?:我的?)?(?:师兄|师姐|师弟|师妹|同事|同学|室友|老板|领导|导师)(?=.{2})"
+    # "新来的后端小周": a newcomer by their line of work.
+    r"|^新来的(?:后端|前端|测试|产品经理?|设计师?|运维|实习生|工程师|同事)?(?=.{2})"
 )
 _ZH_TRAILING: Final = re.compile(
-    r"(?:现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
+    r"(?:从[^从]{1,6}?(?:开始|起)|现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
     r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较|习惯|总是|经常|只|一向|向来|基本上?|暂时|临时)+$"
 )
 _ZH_OBJECT_END: Final = re.compile(
@@ -319,6 +321,9 @@ _ZH_PAIR: Final = re.compile(r"^([\u4e00-\u9fff]{2,3})和([\u4e00-\u9fff]{2,3})(
 _ZH_CALLED: Final = re.compile(
     r"^(?:我们)?(?:组里?|团队里?|公司)?(?:新来的|新来了一?[个位名])?[\u4e00-\u9fff]{1,6}?"
     r"(?:叫|名叫|叫做)([\u4e00-\u9fff]{2,3}|[A-Z][a-z]+)$"
+    # "我们组招了一个前端叫小雨".
+    r"|^(?:我们)?(?:组里?|团队里?|公司)?(?:新)?招了一?[个位名][\u4e00-\u9fff]{1,6}?"
+    r"(?:叫|名叫|叫做)([\u4e00-\u9fff]{2,3}|[A-Z][a-z]+)$"
 )
 
 
@@ -400,7 +405,7 @@ def chinese_relations(sentence: str) -> list[Relation]:
             clause = previous + clause[1:]
         previous = ""
         if called := _ZH_CALLED.match(clause):
-            previous = called.group(1)
+            previous = called.group(1) or called.group(2)
             continue
         if (left := _ZH_LEFT.match(clause)) and _zh_subject(left.group("a"), "person"):
             left_by = left.group("a")  # the next clause may say where they went

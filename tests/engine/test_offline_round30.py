@@ -41,3 +41,27 @@ def test_people_joining_and_moving(
 ) -> None:
     assert stored_events(content) == events
     assert _edges(content) == edges
+
+
+@pytest.mark.parametrize(
+    ("content", "events", "edges"),
+    [
+        (
+            "新来的后端小周在支付组。",
+            [("other", "ongoing")],
+            {("person:小周", "member_of", "organization:支付组")},
+        ),
+        ("我们组招了一个前端叫小雨。", [("change", "occurred")], set()),
+        (
+            "李娜从上个月开始负责风控。",
+            [("other", "ongoing")],
+            {("person:李娜", "owns", "project:风控")},
+        ),
+        ("我招了一个人。", [], set()),
+    ],
+)
+def test_newcomers_and_since_when_in_chinese(
+    content: str, events: list[tuple[str, str]], edges: set[tuple[str, str, str]]
+) -> None:
+    assert stored_events(content) == events
+    assert _edges(content) == edges
