@@ -21,7 +21,7 @@ from typing import Final
 
 from memory.engine.change_terms import folded
 
-__all__ = ["MOVABLE_TYPES", "habit_moved", "moved_thing", "names_moved", "timed"]
+__all__ = ["MOVABLE_TYPES", "habit_moved", "may_move_habit", "moved_thing", "names_moved", "timed"]
 
 # The kinds of event a time belongs to.
 MOVABLE_TYPES: Final = frozenset({"plan", "meeting"})
@@ -114,10 +114,15 @@ def _habit_words(text: str) -> frozenset[str]:
 _STOP: Final = frozenset("we i the our my a an to and will".split())  # noqa: SIM905
 
 
+def may_move_habit(new: str) -> bool:
+    """Whether a statement may move a habit: it says it holds from now on, at a time."""
+    return bool(_FROM_NOW.search(new)) and timed(new)
+
+
 def habit_moved(new: str, old: str) -> bool:
     """Whether `new` moves the habit `old` states to another time: `new` says it holds from
     now on, `old` says it recurs, both say a time, and the rest of their words is the same."""
-    if not (_FROM_NOW.search(new) and _RECURRING.search(old) and timed(new) and timed(old)):
+    if not (may_move_habit(new) and _RECURRING.search(old) and timed(old)):
         return False
     words = _habit_words(new)
     return bool(words) and words == _habit_words(old) and folded(new) != folded(old)

@@ -20,7 +20,14 @@ from memory.engine.change_terms import split_label
 from memory.engine.changes import Change, parse_change
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.prompts.extraction import ExtractedEvent
-from memory.engine.reschedule import MOVABLE_TYPES, habit_moved, moved_thing, names_moved, timed
+from memory.engine.reschedule import (
+    MOVABLE_TYPES,
+    habit_moved,
+    may_move_habit,
+    moved_thing,
+    names_moved,
+    timed,
+)
 from memory.engine.stated_facts import HOLDER, Fact, ended_facts, replaces, stated_facts
 from memory.models import Event, EventStatus
 from memory.models.rows import columns_of, read_values
@@ -83,7 +90,8 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
         # "The launch has been pushed to May 17": the plan or meeting it names, at its old time;
         # "From now on we deploy on Thursdays": the habit it moves.
         said = split_label(extracted.summary)[1]
-        stated = stated._replace(moved=moved_thing(said), habit=said)
+        habit = said if may_move_habit(said) else ""  # read the earlier events only if so
+        stated = stated._replace(moved=moved_thing(said), habit=habit)
     if extracted.temporal_status not in NOT_CURRENT and extracted.event_type in SLOT_EVENT_TYPES:
         # A new value said plainly ("Maya lives in Munich") is a conflict, not a change
         # (`services.contradictions`): only a change or a decision ends a fact.
