@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
+from memory.engine.change_terms import HAN
 from memory.engine.changes import HOSTING, USING, said_of_others, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
-from memory.engine.offline_entities import FAMILY_EN, PLATFORMS, function_noun, han_tool
+from memory.engine.offline_entities import PLATFORMS, function_noun, han_tool
 from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.offline_relations import (
     AMBIGUOUS,
@@ -43,8 +44,7 @@ from memory.engine.offline_relations import (
     relations,
     service_named,
 )
-from memory.engine.offline_relations_zh import zh_employer_named
-from memory.engine.plain_clauses import corrected, one_subject_each, without_apposition
+from memory.engine.person_facts import HAN_NAME, NAME, first_name, person_relations
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,
     SLOTTED_RELATIONS,
@@ -61,7 +61,6 @@ __all__ = [
     "SLOTTED_RELATIONS",
     "ProjectionEvent",
     "edge_exclusivity_key",
-    "person_relations",
     "project_events",
 ]
 
@@ -89,121 +88,9 @@ class ProjectionEvent:
         return self.happened_start or self.mentioned_at
 
 
-# A capitalised name of up to five words ("Acme Corp", "New York", "Bank of America"); connectors
-# count only between two capitalised words, and `_clean_name` cuts what the pattern over-reads.
-# A kind of place written in lower case ends it too: "Rush hospital", "Lincoln high school".
-_NAME: Final = (
-    r"(?:the\s+)?([A-Z0-9][\w&.'’-]*(?:(?:\s+(?:of|and|&|de|la|del|van|von|der|du))?"
-    r"\s+[A-Z0-9][\w&.'’-]*){0,4}(?:\s+(?:high\s+school|hospital|university|college|school"
-    r"|clinic|bank|hotel|library|museum|academy|institute|bakery|restaurant|cafe)\b)?)"
-)
-# Capitalised words that end a name rather than continue it: the pronoun "I", days, months and
-# sentence openers ("I moved to Berlin In March", "Acme Corp. I love it").
-_NOT_NAME_WORDS: Final = frozenset(
-    """
-    i i'm i've i'll i'd i’m monday tuesday wednesday thursday friday saturday sunday january
-    february march april may june july august september october november december in on at
-    and but so then the a an my our it this that we he she they since for from to with
-    """.split()  # noqa: SIM905
-)
-_CONNECTORS: Final = frozenset({"of", "and", "&", "de", "la", "del", "van", "von", "der", "du"})
-_ABBREVIATION: Final = re.compile(r"^(?:[A-Z][a-z]{0,3}|[A-Z]{1,3})\.$")  # "St.", "Corp.", "U."
-_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
-_HAN_STOP: Final = re.compile(r"(?:做|当|负责|从事|担任|干).*$")
-_HAN_NAME: Final = r"([^\s，。,.!！？?、]{1,20}?)"
-# What may follow a place in "我搬到了上海工作。": the place ends before the verb, not after it.
-# "我搬到杭州已经三年了": how long ago, after the place.
-_HAN_AFTER_PLACE: Final = (
-    r"(?:工作|上班|生活|学习|读书|定居|居住|发展|了)?"
-    r"(?:(?:已经|快|有|都)*[一二三四五六七八九十两半几\d]+个?(?:多个?)?(?:年|月|星期|礼拜|周|天)多?了?)?"
-    r"(?:[，。,.!！]|$)"
-)
-# "我们上周搬到了杭州": when, between the speaker and the move (not "我们公司搬到了…").
-_HAN_WHEN: Final = r"(?:上周|上个?月|去年|今年|前年|最近|刚刚?|已经|昨天|前几天|年初|年底|终于)*"
-_WORKS_AT: Final = (
-    re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
-               r"(?i:work|working|study|studying)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?"
-               r"(?i:at|for)\s+"
-               rf"(?:(?i:an?)\s+[\w\s-]{{1,30}}?\s+(?i:called|named)\s+)?{_NAME}"),
-    # "I left Globex and now work at Initech".
-    re.compile(r"\b(?i:i)\s+(?i:left|quit)\s+[^.;!?]{1,40}?\s+(?i:and)\s+(?i:now\s+)?"
-               rf"(?i:work|am\s+working)\s+(?i:at|for)\s+{_NAME}"),
-    # "I just started at Canva", "I started a new job at Figma".
-    re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
-               rf"(?i:at)\s+{_NAME}"),
-    re.compile(rf"我(?:现在|目前)?在{_HAN_NAME}(?:工作|上班)"),
-    re.compile(rf"我(?:已经|刚|刚刚|上个?月|去年)?跳槽(?:去|到)了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
-    # "我已经不在阿里工作了，现在在字节": the old employer, then the new one without a subject.
-    re.compile(rf"我(?!们)(?:已经)?不在[^，。,]{{1,12}}(?:工作|上班)了?[，,]\s*(?:现在|目前)(?:在|去了)"
-               rf"{_HAN_NAME}(?:工作|上班|了)?(?:[，。,.!！]|$)"),
-    # "I lead the routing team here at Kargo", "I'm the Android lead at Medora": a role or a team
-    # of the speaker's, at a named organisation.
-    re.compile(r"\b(?i:i|i'm|i\s+am)\s+(?:(?!(?i:not|never|was|used|visited|met)\b)[^.;!?])"
-               r"{0,50}?\b(?i:team|squad|group|department|lead|engineer|developer|manager|designer"
-               r"|analyst|scientist"
-               rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{_NAME}"),
-    re.compile(rf"\b(?i:i)\s+(?i:teach|coach)\s+(?:[a-z]+\s+){{0,2}}(?i:at)\s+{_NAME}"),
-    # "I left Globex, I'm at Initech now": where the speaker is after a job change.
-    re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"
-               rf"(?i:i'm|i\s+am)\s+(?i:now\s+)?(?i:at|with)\s+{_NAME}"),
-)  # fmt: skip
-# The same said of someone else: the person is the name right before the verb.
-_WORKS_AT_OTHER: Final = (
-    re.compile(rf"\b(?i:works|is\s+working|studies|is\s+studying)\s+(?i:at|for)\s+{_NAME}"),
-    # "Leo switched jobs, he's at Accenture now".
-    re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"
-               rf"(?i:he's|she's|he\s+is|she\s+is)\s+(?i:now\s+)?(?i:at|with)\s+{_NAME}"),
-    re.compile(r"\b(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?(?i:at)\s+"
-               rf"{_NAME}"),
-    # "Priya is a nurse at Rush", "Tom is the CFO at Globex": a role at a named organisation
-    # ("the tech lead of Nimbus" leads a project: `offline_relations`).
-    re.compile(r"\b(?i:is|'s)\s+(?i:an?|the)\s+(?!(?i:regular|customer|member|guest|visitor"
-               r"|patient|fan|client|friend|big|huge)\b)[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+"
-               rf"(?i:at)\s+{_NAME}"),
-)  # fmt: skip
-_LIVES_IN: Final = (
-    re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
-               rf"(?i:live|living)\s+(?i:in)\s+{_NAME}"),
-    re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+)?(?i:based)\s+(?i:in|out\s+of)\s+{_NAME}"),
-    re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+"
-               rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{_NAME}"),
-    # "I no longer live in Boston; I'm in Denver now": where the speaker is after a home ended.
-    re.compile(rf"\b(?i:live|lived|living)\s+(?i:in)\s+[^.;!?]{{1,40}}?[,;]\s*(?i:i'm|i\s+am)\s+"
-               rf"(?i:now\s+)?(?i:in|based\s+in)\s+{_NAME}"),
-    re.compile(rf"我(?:现在|目前)?住在{_HAN_NAME}{_HAN_AFTER_PLACE}"),
-    re.compile(rf"我(?:们)?{_HAN_WHEN}搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
-    # "我上个月从杭州搬到了苏州": a time word and the old home before the move.
-    re.compile(rf"我(?:们)?[^，。,.!！从]{{0,6}}从[^，。,.!！]{{1,12}}?搬到了?{_HAN_NAME}{_HAN_AFTER_PLACE}"),
-    # "我不在北京住了，搬到上海了": the speaker's clause, then the move said without a subject.
-    re.compile(rf"我(?!们)[^，。,.!！]{{1,14}}[，,]\s*(?:后来|已经|现在|就|又)?搬(?:到|去)了?{_HAN_NAME}"
-               rf"{_HAN_AFTER_PLACE}"),
-)  # fmt: skip
-_LIVES_IN_OTHER: Final = (
-    re.compile(rf"\b(?i:lives)\s+(?i:in)\s+{_NAME}"),
-    # "Julia is based in Lisbon", "Chloe works remotely from Montreal".
-    re.compile(rf"\b(?i:is\s+based\s+(?:in|out\s+of)|works\s+(?:remotely\s+)?from)\s+{_NAME}"),
-    re.compile(rf"\b(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+(?i:to)\s+{_NAME}"),
-)
-# A name of one to three capitalised words opening the clause right before such a verb.
-_NAMED_SUBJECT: Final = re.compile(
-    r"(?:^|[,;:—–]\s*)(?:(?i:my|our)\s+(?:(?i:older|younger|little|big|best)\s+)?"
-    rf"(?i:{FAMILY_EN}|friend|roommate|flatmate|boss|manager|colleague|coworker)\s+)?"
-    r"((?:[A-Z][\w'’-]*\s+){1,3})(?:(?i:now|still|currently|also|already)\s+)?$"
-)
-# A later clause said of "he" or "she", and the name that opens the sentence.
-_PRONOUN_BEFORE: Final = re.compile(
-    r"[,;]\s*(?:(?i:and|but|so)\s+)?(?i:he|she)\s+(?:(?i:now|then|just|recently|has)\s+)?$"
-)
-_OPENING_NAME: Final = re.compile(r"^(?:[^\s:：]{1,40}[:：]\s*)?([A-Z][\w'’-]+)\s+(?=[a-z])")
-# "Felix left Spotify last year and now works at Klarna": the one who left is who works.
-_LEFT_AND: Final = re.compile(
-    r"(?:^|[:：]\s*)([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+(?:has\s+)?(?:left|quit)\b[^.;!?:]*"
-    r"\band\s+"
-    r"(?:(?i:now|then)\s+)?$"
-)
 _NAME_IS: Final = (
-    re.compile(rf"\b(?i:my\s+name\s+is|call\s+me)\s+{_NAME}"),
-    re.compile(rf"我叫{_HAN_NAME}(?:[，。,.!！]|$)"),
+    re.compile(rf"\b(?i:my\s+name\s+is|call\s+me)\s+{NAME}"),
+    re.compile(rf"我叫{HAN_NAME}(?:[，。,.!！]|$)"),
 )
 _ROLE: Final = re.compile(
     r"\b(?:i'm|i\s+am|i\s+work\s+as)\s+(?:an?)\s+"
@@ -321,38 +208,6 @@ class _Builder:
 def _person(event: ProjectionEvent) -> str:
     named = [p for p in event.participants if p.strip() and p.strip().lower() not in _ANONYMOUS]
     return named[0].strip() if named else DEFAULT_PERSON
-
-
-def _first(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
-    for pattern in patterns:
-        match = pattern.search(text)
-        if match:
-            name = _clean_name(match.group(1))
-            if name:
-                return name
-    return None
-
-
-def _clean_name(raw: str) -> str:
-    """The name a pattern captured, cut before a word that cannot continue it and without
-    trailing connectors or punctuation."""
-    raw = raw.strip()
-    if _HAN_STOP.search(raw) and not raw.isascii():
-        raw = _HAN_STOP.sub("", raw)
-        raw = re.sub(r"^(?:一家|一个|一所|某)", "", raw)
-    words: list[str] = []
-    for word in raw.split():
-        bare = word.strip(".,;:!?\"'").replace("’", "'").lower()
-        if words and bare in _NOT_NAME_WORDS:
-            break
-        if not words and bare in _NOT_NAME_WORDS and bare not in ("the",):
-            return ""
-        words.append(word)
-        if word.endswith((".", ",", ";", "!", "?")) and not _ABBREVIATION.match(word):
-            break  # the sentence or the clause ended inside the capture
-    while words and words[-1].strip(".,").lower() in _CONNECTORS:
-        words.pop()
-    return " ".join(words).strip(" .,;:!?'\"")
 
 
 # What precedes a company someone works at, joined or left.
@@ -487,7 +342,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         if (
             service is None
             and use.subject
-            and _HAN.search(use.subject)
+            and HAN.search(use.subject)
             and not generic
             and not (on_platform and _HAN_THING.fullmatch(use.subject))
         ):
@@ -525,46 +380,6 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
     return frozenset(placed)
 
 
-def _stated(
-    own: Sequence[re.Pattern[str]],
-    others: Sequence[re.Pattern[str]],
-    text: str,
-    speaker: str,
-) -> tuple[str, str] | None:
-    """(whose, what) a sentence states: "I live in Porto" → the speaker's; "Caroline lives in
-    Boston" → Caroline's; "she lives in Oslo" or "the team moved to Slack" name no one: None."""
-    value = _first(own, text)
-    if value:
-        return speaker, value
-    for pattern in others:
-        for match in pattern.finditer(text):
-            before = text[: match.start()]
-            subject = _NAMED_SUBJECT.search(before) or _LEFT_AND.search(before)
-            if subject is None and _PRONOUN_BEFORE.search(before):
-                # "Kai doesn't live in Paris anymore, he moved to Lyon": the one named first.
-                subject = _OPENING_NAME.match(text)
-            who = _clean_name(subject.group(1)) if subject else ""
-            value = _clean_name(match.group(1))
-            if who and value and who.lower() not in _NOT_NAME_WORDS:
-                return who, value
-    return None
-
-
-def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
-    """(whose, works_at | lives_in, where) a sentence states of the speaker or someone named:
-    "I work at Globex" → (speaker, works_at, Globex), "Caroline lives in Boston" → Caroline's."""
-    found: list[tuple[str, str, str]] = []
-    # "Emma and Liam both work at Spotify"; "I don't work at Stripe, I'm at Shopify now".
-    for part in one_subject_each(without_apposition(corrected(text) or text)):
-        employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, part, speaker)
-        if employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
-            found.append((employed[0], "works_at", employed[1]))
-        housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, part, speaker)
-        if housed and slot_of(housed[1]) is None and known_tool(housed[1]) is None:
-            found.append((housed[0], "lives_in", housed[1]))
-    return found
-
-
 def _project_person(builder: _Builder, event: ProjectionEvent, text: str) -> None:
     if event.temporal_status in NOT_CURRENT:
         return
@@ -579,7 +394,7 @@ def _project_person(builder: _Builder, event: ProjectionEvent, text: str) -> Non
             place = builder.node("place", where, event, tag="residence")
             builder.fact(person, "residence", where, event)
             builder.edge(person, place, "lives_in", event)
-    name = _first(_NAME_IS, text)
+    name = first_name(_NAME_IS, text)
     if name:
         person = builder.node("person", person_name, event)
         if name.casefold() != person_name.casefold():

@@ -15,8 +15,8 @@ import pytest
 
 from memory.engine.change_terms import subject_of
 from memory.engine.changes import Change, Use, parse_change, stated_uses
-from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import relations
+from memory.engine.person_facts import person_relations
 from memory.engine.stated_facts import replaces, restates, stated_facts
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges

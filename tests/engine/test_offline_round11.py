@@ -12,8 +12,8 @@ import pytest
 
 from memory.engine.changes import Use, stated_uses
 from memory.engine.offline_entities import Entity, Relation
-from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import relations
+from memory.engine.person_facts import person_relations
 from memory.engine.plain_clauses import corrected
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges

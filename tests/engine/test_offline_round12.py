@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engine.offline_graph import person_relations
+from memory.engine.person_facts import person_relations
 from memory.engine.plain_clauses import without_apposition
 from memory.engine.plain_facts import states_plain_fact
 from tests.engine.test_offline_round5_events import stored_events

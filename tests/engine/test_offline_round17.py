@@ -11,7 +11,7 @@ import pytest
 
 from memory.engine.change_ends import change_supersedes
 from memory.engine.changes import Change, Use, parse_change, stated_uses
-from memory.engine.offline_graph import person_relations
+from memory.engine.person_facts import person_relations
 from memory.engine.stated_facts import UNNAMED_EMPLOYER, Fact, replaces, stated_facts
 from tests.engine.test_offline_round5_events import stored_events
 

@@ -14,8 +14,8 @@ import pytest
 from memory.engine.changes import Use, stated_uses
 from memory.engine.offline_entities import ME
 from memory.engine.offline_events import SourceMessage, extract_events
-from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import relations
+from memory.engine.person_facts import person_relations
 
 AT = datetime(2026, 4, 8, 10, 0, tzinfo=UTC)
 

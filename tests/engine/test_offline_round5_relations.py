@@ -14,8 +14,9 @@ import pytest
 from memory.engine.change_ends import change_supersedes
 from memory.engine.changes import Change, Use, parse_change, stated_uses
 from memory.engine.offline_entities import ME, Entity, Relation
-from memory.engine.offline_graph import person_relations, project_events
+from memory.engine.offline_graph import project_events
 from memory.engine.offline_relations import relations
+from memory.engine.person_facts import person_relations
 from memory.engine.stated_facts import replaces, stated_facts
 from tests.engine.test_offline_graph import projected
 from tests.engine.test_offline_round5_events import stored_events

@@ -18,8 +18,8 @@ import pytest
 
 from memory.engine.changes import Change, parse_change, stated_uses
 from memory.engine.offline_events import SourceMessage, extract_events
-from memory.engine.offline_graph import person_relations
 from memory.engine.offline_relations import relations
+from memory.engine.person_facts import person_relations
 from memory.engine.plain_clauses import one_subject_each
 from memory.engine.slots import project_name, slot_choices
 from tests.engine.test_offline_round5_events import stored_events
