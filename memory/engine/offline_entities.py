@@ -30,6 +30,21 @@ KNOWN_TOOLS: Final = frozenset(
     next.js nextjs nuxt clojure haskell zig gitea caddy zoom
     """.split()  # noqa: SIM905
 )
+# Days and months: a time, never a name or a tool ("runs on Mondays").
+CALENDAR_WORDS: Final = frozenset(
+    """
+    monday tuesday wednesday thursday friday saturday sunday january february march april may
+    june july august september october november december
+    """.split()  # noqa: SIM905
+)
+
+
+def calendar_word(name: str) -> bool:
+    """Whether `name` opens with a day or a month ("Mondays", "March 3")."""
+    first = name.split()[0].casefold() if name.split() else ""
+    return first in CALENDAR_WORDS or first.removesuffix("s") in CALENDAR_WORDS
+
+
 # Known tools that are places a service runs on (cloud and container platforms).
 PLATFORMS: Final = frozenset(
     """

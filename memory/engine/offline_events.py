@@ -280,9 +280,7 @@ def _who(message: SourceMessage, sentence: str) -> str:
     return "User" if message.role == "user" else "Assistant"
 
 
-_THING_IS: Final = re.compile(
-    r"(?!(?:i|it|this|that|he|she|they)\b)[\w.+#-]+(?:\s+[\w.+#-]+)?\s+is\s+", re.I
-)
+_THING_IS: Final = re.compile(r"(?!(?:i|it|this|that|he|she|they)\b)\w\S*(?:\s+\S+)?\s+is\s+", re.I)
 
 
 def _person_title(sentence: str, who: str) -> str:

@@ -35,7 +35,7 @@ from typing import Final
 from memory.engine.change_terms import HAN
 from memory.engine.changes import HOSTING, USING, said_of_others, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
-from memory.engine.offline_entities import PLATFORMS, function_noun, han_tool
+from memory.engine.offline_entities import PLATFORMS, calendar_word, function_noun, han_tool
 from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.offline_relations import (
     AMBIGUOUS,
@@ -258,11 +258,6 @@ _TOOL_NAME: Final = re.compile(
     r"[A-Z][\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}(?:\s+\d+)?"  # "Route 53"
 )
 _CLOUD_PRODUCT: Final = re.compile(r"(?:阿里云|腾讯云|华为云)[A-Z][A-Za-z0-9]{1,10}")
-_CALENDAR_NAME: Final = re.compile(
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:january|february|march|april|may|june"
-    r"|july|august|september|october|november|december)\b",
-    re.IGNORECASE,
-)
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on)\b|部署|托管|跑在|运行在", re.IGNORECASE
@@ -320,7 +315,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
             # platform under a service or a function of the team's (not "runs on Mondays").
             use.role == HOSTING
             and _TOOL_NAME.fullmatch(use.value) is not None
-            and not _CALENDAR_NAME.match(use.value)
+            and not calendar_word(use.value)
             and bool(use.subject)
             and (
                 function_noun(use.subject or "")

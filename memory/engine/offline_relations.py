@@ -31,6 +31,7 @@ from typing import Final
 
 from memory.engine.offline_entities import (
     AMBIGUOUS,
+    CALENDAR_WORDS,
     FUNCTION_NOUNS,
     LIKED,
     ME,
@@ -38,6 +39,7 @@ from memory.engine.offline_entities import (
     TEAM_NOUNS,
     Entity,
     Relation,
+    calendar_word,
     employer_of,
     function_noun,
     known_tool,
@@ -90,11 +92,10 @@ _NOT_SUBJECT: Final = frozenset(
     usually often sometimes please just also only then now still
     """.split()  # noqa: SIM905
 )
-_NOT_NAME: Final = frozenset(
+_NOT_NAME: Final = CALENDAR_WORDS | frozenset(
     """
-    i monday tuesday wednesday thursday friday saturday sunday january february march april
-    may june july august september october november december the a an my our it this that we
-    he she they since for from to with in on at and but so then also now today yesterday
+    i the a an my our it this that we he she they since for from to with in on at and but so
+    then also now today yesterday
     i'm i'll i've i'd we'll we're we've we'd you'll you're you've they'll they're they've
     he's she's he'll she'll it's it'll let's that's there's here's
     """.split()  # noqa: SIM905
@@ -320,7 +321,7 @@ def _object(text: str, kind: str) -> tuple[Entity, int] | None:
     if not bare:
         return None
     name = _name(bare.group(1))
-    if not name or name.lower() in _NOT_NAME or name.lower().removesuffix("s") in _NOT_NAME:
+    if not name or name.lower() in _NOT_NAME or calendar_word(name):
         return None  # "runs on Mondays"
     end = bare.start(1) + len(name)
     typed = {"project": "project", "project_or_tool": "project", "team": "organization"}
