@@ -40,7 +40,7 @@ from memory.engine.change_terms import HAN, value_key
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed
 from memory.engine.offline_cues import STOPPED
-from memory.engine.offline_entities import function_noun, known_tool
+from memory.engine.offline_entities import LIKED, function_noun, known_tool
 from memory.engine.offline_relations import ME, relations
 from memory.engine.offline_relations_zh import ZH_PERSON
 from memory.engine.person_facts import person_relations
@@ -134,7 +134,7 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
 # Who holds a role of the speaker's or the team's: one person at a time ("My manager is Laura",
 # "Omar is our designer now", "我的主管是李明").
 HOLDER: Final = "holder:"
-_ROLE_WORD: Final = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?"
+_ROLE_WORD: Final = r"[a-z][a-z-]*(?:\s+(?!now\b)[a-z][a-z-]*)?"
 _HOLDER_EN: Final = (
     re.compile(
         rf"\b(?P<whose>my|our)\s+(?:new\s+|current\s+)?(?P<role>{_ROLE_WORD})\s+is\s+(?:now\s+)?"
@@ -156,8 +156,8 @@ _HOLDER_ZH: Final = (
 )
 _NOT_ROLE: Final = frozenset(
     """
-    name favourite favorite preferred go-to dream birthday email phone number address plan goal
-    idea point problem question answer guess bet
+    name birthday email phone number address plan goal idea point problem question answer guess
+    bet
     """.split()  # noqa: SIM905
 )
 
@@ -168,9 +168,9 @@ def role_holders(sentence: str, speaker: str) -> frozenset[Fact]:
     found: set[Fact] = set()
     for pattern in (*_HOLDER_EN, *_HOLDER_ZH):
         for match in pattern.finditer(sentence):
-            role, who = match.group("role").casefold().removesuffix(" now"), match.group("who")
-            if role in _NOT_ROLE or role.split()[0] in _NOT_ROLE or known_tool(who):
-                continue
+            role, who = match.group("role").casefold(), match.group("who")
+            if role.split()[0] in _NOT_ROLE or LIKED.match(role) or known_tool(who):
+                continue  # "my name is …", "my favourite editor is Neovim"
             if HAN.search(who) and not ZH_PERSON.match(who):
                 continue
             whose = _key(speaker) if match.group("whose").casefold() in ("my", "我") else ""
