@@ -353,6 +353,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog of 5 overflows when twenty conversations connect at once
+    # on a busy machine: the kernel then answers with SYN cookies and resets the connection.
+    request_queue_size = 128
     owner: FakeUpstream
 
 
