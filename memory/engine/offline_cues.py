@@ -96,7 +96,7 @@ CHANGE: Final = _cue(
     # Vim", "Marta now works on the growth team", "Ken is now on the data team".
     r"\b(?:gone|went|going|switched|moved|came|come)\s+back\s+to\s+(?-i:[A-Z])"
     # "I left Globex, I'm at Initech now".
-    r"|\b(?:left|quit)\s+(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*)?\s*[,;]\s*(?:and\s+)?"
+    r"|\b(?:left|quit)\s+(?-i:[A-Z])[\w&.'’-]*(?:\s+(?-i:[A-Z])[\w&.'’-]*)?\s*[,;]\s*(?:and\s+)?"
     r"(?:i'm|i\s+am|he's|she's|he\s+is|she\s+is)\s+(?:now\s+)?(?:at|with)\b"
     # "Felix left Spotify last year and now works at Klarna", "Felix now works at Klarna".
     r"|\b(?:left|quit)\s+(?-i:[A-Z])[^.;!?]{0,40}?\band\s+(?:now\s+)?(?:(?:i|he|she)\s+)?"

@@ -92,7 +92,12 @@ def function_noun(phrase: str) -> bool:
 # A liking, not a thing: "My favourite database is SQLite", "our go-to editor" (no service or
 # function of the team's is named by it).
 LIKED: Final = re.compile(r"(?:(?:my|our)\s+)?(?:favou?rite|preferred|go-to|dream)\b", re.I)
-TEAM_NOUNS: Final = r"(?:team|squad|group|department|guild|division|crew|chapter)"
+# Groups one is a member of: a team at work, and a club or society outside it ("Owen is a member
+# of the Cardiff rowing club" is no employer).
+TEAM_NOUNS: Final = (
+    r"(?:team|squad|group|department|guild|division|crew|chapter|club|choir|orchestra|band"
+    r"|league|society|association|committee|council)"
+)
 # The speaker's family, as "my …" / "我…" names them (plain facts, employers, homes).
 FAMILY_EN: Final = (
     r"(?:wife|husband|partner|son|daughter|mom|mother|dad|father|sister|brother|cousin|uncle"

@@ -267,6 +267,12 @@ _NAMED_THING: Final = re.compile(r"^[A-Z]")
 # A thing named by a common noun ("geocoder", "tile server"): a service when it runs on a platform.
 _COMMON_THING: Final = re.compile(r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?")
 _HAN_THING: Final = re.compile(r"[\u4e00-\u9fff]{2,4}")
+# "我们的服务都跑在阿里云上", "our services all run on AWS": everything the team runs, no one
+# service of it (the namespace's project).
+_WHOLE_STACK: Final = frozenset(
+    """服务 系统 应用 产品 项目 代码 services service systems system apps app everything stuff
+    code infra infrastructure""".split()  # noqa: SIM905
+)
 # "For Nimbus, instead of Stripe we'll use Adyen": the project named before the clause.
 _FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s*,")
 
@@ -348,6 +354,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
             and use.subject
             and not generic
             and (_COMMON_THING.fullmatch(use.subject) or _HAN_THING.fullmatch(use.subject))
+            and use.subject.casefold() not in _WHOLE_STACK
         ):
             service = use.subject  # "the geocoder now runs on AWS Fargate", "网站部署在Vercel上"
         if service is None:

@@ -552,7 +552,37 @@ def _hired(sentence: str) -> Relation | None:
     )
 
 
-_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person, _hired)
+# "I switched from Notion to Obsidian", "I moved my recipes from Notion to Obsidian", "Ana
+# switched to VS Code": a person's own tool after a switch (a move "to Berlin" names no tool).
+_SWITCHED: Final = re.compile(
+    r"^(I|[A-Z][\w-]+)(?:\s+(?:have|has)|['’]ve)?\s+(?:(?:just|recently|finally|also)\s+)?"
+    r"(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?"
+    r"(?:(?:my|his|her|their)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+)?"
+    r"(?:from\s+(.+?)\s+)?(?:over\s+)?to\s+(.+)$"
+)
+
+
+def _switched_to(sentence: str) -> Relation | None:
+    found = _SWITCHED.match(sentence.strip())
+    if found is None:
+        return None
+    who, old, new = found.groups()
+    if who != "I" and (who.lower() in _NOT_SUBJECT or who.lower() in _NOT_NAME or known_tool(who)):
+        return None
+    tool = _tool_at(new)
+    if tool is None:
+        if old is None or _tool_at(old) is None:
+            return None
+        bare = re.match(rf"(?:the\s+)?({_CAPITALISED.pattern})", new)
+        name = _name(bare.group(1)) if bare else ""
+        if not name or name.lower() in _NOT_NAME or calendar_word(name):
+            return None
+        tool = (name, 0)
+    subject = Entity(ME, "person") if who == "I" else Entity(who, AMBIGUOUS)
+    return Relation(subject, "uses", Entity(tool[0], "tool"))
+
+
+_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person, _hired, _switched_to)
 
 
 def _shaped(sentence: str) -> list[Relation]:

@@ -41,6 +41,10 @@ ZH_PERSON: Final = re.compile(
 )
 # The speaker's relative, named by the relation: "我老婆", "我的女儿".
 _ZH_RELATIVE: Final = re.compile(rf"(?:我的?|我们的?)({FAMILY_ZH})")
+# The speaker's relative or friend, then their name: "我姐姐陈静", "我同事小王".
+_ZH_KIN_NAMED: Final = re.compile(
+    rf"^(?:我的?|我们的?)(?:{FAMILY_ZH}|朋友|同事|室友|同学|领导|老板)([\u4e00-\u9fff]{{2,3}})$"
+)
 _HAN_AFTER: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王".
@@ -102,6 +106,9 @@ _ZH_RELATIONS: Final = (
     # "我们的后端是用Go写的": what it is written in.
     (r"^(?P<a>.+?)是?用(?P<b>[^用]+?)(?:写|开发|搭|做|实现)(?:的)?$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)是(?P<b>[A-Za-z][^是]*?)(?:写|开发|搭|做|实现)的$", "uses", "uses", "tool"),
+    # "我现在改用Strava记录跑步了": a person's own tool after a switch (a service's switch is
+    # read by `memory.engine.changes`).
+    (r"^(?P<a>.+?)(?:改用|换用|转用|改为使用)了?(?P<b>.+)$", "uses", "person", "tool"),
     (r"^(?P<a>.+?)(?:使用|采用|用|靠)(?P<b>.+)$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
     # "小付上周从运维组调到客服平台组了": the team moved to.
@@ -164,6 +171,9 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
         text = led  # "吴刚负责支付服务": the 刚 of a name, not "just"
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的后端": ours, named by its noun
     text = re.sub(r"^比起.{1,12}?(?=我)", "", text)  # "比起Jira我更喜欢Linear"
+    kin = _ZH_KIN_NAMED.match(text)
+    if kin and ZH_PERSON.match(kin.group(1)):
+        text = kin.group(1)  # "我姐姐陈静住在杭州": the relative by name
     titled = _ZH_TITLE.sub("", text)
     if titled != text and ZH_PERSON.match(titled):
         text = titled

@@ -49,10 +49,12 @@ _HAN_AFTER_PLACE: Final = (
 )
 # "我们上周搬到了杭州": when, between the speaker and the move (not "我们公司搬到了…").
 _HAN_WHEN: Final = r"(?:上周|上个?月|去年|今年|前年|最近|刚刚?|已经|昨天|前几天|年初|年底|终于)*"
+# "I work as a nurse at St Mary's", "Ana works as a data analyst for Globex": the role between.
+_AS_ROLE: Final = r"(?:(?i:as)\s+(?i:an?)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+)?"
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                r"(?i:work|working|study|studying)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?"
-               r"(?i:at|for)\s+"
+               rf"{_AS_ROLE}(?i:at|for)\s+"
                rf"(?:(?i:an?)\s+[\w\s-]{{1,30}}?\s+(?i:called|named)\s+)?{NAME}"),
     # "I left Globex and now work at Initech".
     re.compile(r"\b(?i:i)\s+(?i:left|quit)\s+[^.;!?]{1,40}?\s+(?i:and)\s+(?i:now\s+)?"
@@ -78,7 +80,7 @@ _WORKS_AT: Final = (
 )  # fmt: skip
 # The same said of someone else: the person is the name right before the verb.
 _WORKS_AT_OTHER: Final = (
-    re.compile(rf"\b(?i:works|is\s+working|studies|is\s+studying)\s+(?i:at|for)\s+{NAME}"),
+    re.compile(rf"\b(?i:works|is\s+working|studies|is\s+studying)\s+{_AS_ROLE}(?i:at|for)\s+{NAME}"),
     # "Leo switched jobs, he's at Accenture now".
     re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"
                rf"(?i:he's|she's|he\s+is|she\s+is)\s+(?i:now\s+)?(?i:at|with)\s+{NAME}"),

@@ -220,7 +220,16 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
     changed_subject = _key(change.subject) if change is not None and change.subject else None
     replaced = False
     team_moved = bool(_TEAM_MOVE.search(new_text))
+    handed = _HANDED_FROM.match(_without_label(new_text).strip())
     for fact in old - new:
+        if (
+            handed is not None
+            and fact.role in _HANDED_ROLES
+            and fact.subject == _key(handed.group(1))
+            and value_key(fact.value) == value_key(handed.group(2))
+        ):
+            replaced = True  # "Priya handed the search service over to Tom": hers no more
+            continue
         # "I moved from the platform team to the data team": the old value named, said of the
         # speaker (no subject of its own) or of the subject the change names.
         said_of = changed_subject or (
@@ -242,6 +251,15 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
 # replaces anything (`services.supersession`), so a plain "Tom maintains it" beside "Priya owns
 # it" stays beside it.
 _RESPONSIBLE: Final = frozenset({"owns", "maintains"})
+
+
+# "Priya handed the search service over to Tom": the one who hands a thing over no longer
+# leads, owns or maintains it.
+_HANDED_FROM: Final = re.compile(
+    r"^([A-Z][\w'’-]+)\s+(?:has\s+|just\s+)*handed\s+(?:over\s+)?(?:the\s+|our\s+)?(.+?)\s+"
+    r"(?:over\s+)?to\s+[A-Z]"
+)
+_HANDED_ROLES: Final = frozenset({"owns", "maintains", "leads"})
 
 
 # A move to another team ends the membership it leaves: "Lucas switched to the web team".

@@ -267,6 +267,26 @@ def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_histor
         ("We store files in Dropbox.", "Files are in Google Drive now.", "uses", "Google Drive"),
         ("小王负责支付服务。", "支付服务交给小李了。", "owns", "小李"),
         ("我们用MySQL。", "数据库已经换成PostgreSQL了。", "uses", "PostgreSQL"),
+        # Round 31: a hand-over ends a lead, a person's own switch, a relative by name.
+        (
+            "Priya is the tech lead for the search service.",
+            "Priya handed the search service over to Tom.",
+            "owns",
+            "Tom",
+        ),
+        (
+            "I use Notion for my recipes.",
+            "I moved my recipes from Notion to Obsidian.",
+            "uses",
+            "Obsidian",
+        ),
+        (
+            "I work as a nurse at St Mary's Hospital.",
+            "I left St Mary's; I'm at the Royal Free now.",
+            "works_at",
+            "Royal Free",
+        ),
+        ("我姐姐陈静住在杭州。", "陈静搬到上海了。", "lives_in", "上海"),
     ],
 )
 def test_a_change_in_everyday_words_supersedes_and_the_graph_moves_on(
