@@ -35,15 +35,18 @@ from typing import Final
 from memory.engine.change_terms import HAN
 from memory.engine.changes import HOSTING, USING, said_of_others, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
-from memory.engine.offline_entities import PLATFORMS, calendar_word, function_noun, han_tool
-from memory.engine.offline_phrases import noun_phrase, preferences
-from memory.engine.offline_relations import (
+from memory.engine.offline_entities import (
     AMBIGUOUS,
     ME,
+    PLATFORMS,
+    calendar_word,
+    function_noun,
+    han_tool,
     known_tool,
-    relations,
-    service_named,
 )
+from memory.engine.offline_entities_en import service_named
+from memory.engine.offline_phrases import noun_phrase, preferences
+from memory.engine.offline_relations import relations
 from memory.engine.person_facts import HAN_NAME, NAME, first_name, person_relations
 from memory.engine.prompts.graph import (
     SINGLE_VALUED_RELATIONS,

@@ -4,7 +4,8 @@ Used twice: offline extraction keeps a sentence that states such a relation as a
 facts carry no decision or plan cue), and offline graph projection turns it into nodes and an
 edge citing that event. Pure rules, no model. The Chinese rules are
 `memory.engine.offline_relations_zh`; the entities and relations both name,
-`memory.engine.offline_entities`.
+`memory.engine.offline_entities` (the English readers of them, `offline_entities_en`); the
+whole-sentence shapes no verb here reads, `memory.engine.offline_relations_shapes`.
 
 - who owns, leads or maintains what: "Priya owns the billing service", "the billing service is
   maintained by Priya", "Priya is the tech lead of Atlas", "Priya负责账单服务",
@@ -30,85 +31,37 @@ import re
 from typing import Final
 
 from memory.engine.offline_entities import (
-    AMBIGUOUS,
-    CALENDAR_WORDS,
     FUNCTION_NOUNS,
-    LIKED,
-    ME,
     PLATFORMS,
-    TEAM_NOUNS,
     Entity,
     Relation,
-    calendar_word,
     employer_of,
     function_noun,
-    known_tool,
 )
-from memory.engine.offline_relations_zh import ZH_SERVICE, chinese_relations, zh_project_name
+from memory.engine.offline_entities_en import (
+    LEADING,
+    NOT_SUBJECT,
+    QUALIFIER,
+    SERVICE,
+    TEAM,
+    TRAILING,
+    clause_object,
+    clause_subject,
+    service_name,
+    team_led,
+    tool_at,
+)
+from memory.engine.offline_relations_shapes import shaped
+from memory.engine.offline_relations_zh import chinese_relations
 from memory.engine.plain_clauses import plain_clauses
 from memory.engine.slots import slot_of
 
-_SERVICE_NOUNS: Final = (
-    r"(?:service|api|app|application|project|pipeline|backend|frontend|website|site|dashboard"
-    r"|repo|repository|platform|cluster|library|sdk|cli|bot|portal|system|microservice|gateway"
-    r"|monorepo|worker|database|module|engine|server|lib|package|plugin|extension|framework"
-    r"|component|integration|crawler|scheduler|planner|exporter|importer|parser|process|flow|model"
-    r"|panel|console|ui|page|runbook|roadmap|handbook|suite|tooling|indexer|tracker|collector"
-    r"|runner|daemon|job|script|queue|proxy|loader|scraper|renderer|builder|generator"
-    r"|validator|handler|consumer|producer|router|balancer|registry|bucket|charts?|widget|agent"
-    r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler"
-    r"|program|programme|blog|storefront|shop)"
-)
-_NAME_ONLY_NOUNS: Final = frozenset({"project", "app", "repo", "repository"})  # "Atlas project"
-_DETERMINER: Final = r"(?:the|our|my|their|his|her|its|this|a|an)"
-_PLAIN_WORD: Final = (
-    r"(?!(?:the|a|an|and|or|of|to|for|on|in|with|by|at|from|that|which|who|is|are|was|were"
-    r"|now|also|not|it)\b)[\w.+#-]+"
-)
-_SERVICE: Final = re.compile(
-    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS})(?:e?s\b)?)",
-    re.IGNORECASE,
-)
-_TEAM: Final = re.compile(
-    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{TEAM_NOUNS}))", re.IGNORECASE
-)
-_CAPITALISED: Final = re.compile(r"[A-Z0-9][\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*){0,2}")
-# Words that may open or close a clause around its subject without being part of it.
-_LEADING: Final = re.compile(
-    r"^(?:(?:now|also|then|so|today|currently|actually|btw|and|but|well|ok|okay|yes|yeah|by the"
-    r" way|fyi|for the record|just so you know|oh|honestly|personally|frankly)\b[,:]?\s+)+",
-    re.IGNORECASE,
-)
-_TRAILING: Final = re.compile(
-    r"(?:\s+(?:now|also|currently|still|mainly|mostly|primarily|already|actually|officially"
-    r"|just|recently|finally|has|have|always|usually|generally|normally|typically|only"
-    r"|really|much|definitely|strongly|personally|still)|['’]ve|['’]d)+$",
-    re.IGNORECASE,
-)
-_NOT_SUBJECT: Final = frozenset(
-    """
-    i we you he she they it this that there here who what which someone everyone nobody
-    everybody somebody anyone one people team everything something mine yours always never
-    usually often sometimes please just also only then now still
-    """.split()  # noqa: SIM905
-)
-_NOT_NAME: Final = CALENDAR_WORDS | frozenset(
-    """
-    i the a an my our it this that we he she they since for from to with in on at and but so
-    then also now today yesterday
-    i'm i'll i've i'd we'll we're we've we'd you'll you're you've they'll they're they've
-    he's she's he'll she'll it's it'll let's that's there's here's
-    """.split()  # noqa: SIM905
-)
 _BOUNDARY: Final = re.compile(r"[,;:—–()]|\b(?:and|but|so|because|while|that|which|who)\b", re.I)
 _QUESTION_START: Final = re.compile(
     r"^\s*(?:who|what|which|where|when|why|how|does|do|did|is|are|was|were|can|could|should"
     r"|will|would|has|have)\b",
     re.IGNORECASE,
 )
-
-# "is plain Django", "is a Next.js app": the words between a copula and the technology it names.
-_QUALIFIER: Final = r"(?:(?:plain|pure|just|basically|mostly|all|entirely)\s+)?(?:an?\s+)?"
 
 # Kinds of entity a relation takes, by side: "person" (a person, or a team for ownership),
 # "project", "tool", "team", "owner" (person or team), "uses" (person or project).
@@ -144,7 +97,7 @@ _RELATIONS_EN: Final = (
      "tool", False),
     # "The booking backend is plain Django", "the website is a Next.js app": a service that is a
     # known technology uses it.
-    (rf"(?:is|are)(?=\s+{_QUALIFIER}[A-Z])", "uses", "project", "known_tool", False),
+    (rf"(?:is|are)(?=\s+{QUALIFIER}[A-Z])", "uses", "project", "known_tool", False),
     (r"depends?\s+on|relies\s+on|(?:is|are)\s+dependent\s+on|talks?\s+to|calls|connects?\s+to"
      r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with|publishes\s+to"
      r"|consumes\s+from|subscribes\s+to", "depends_on",
@@ -207,127 +160,6 @@ _PLACED_TARGET: Final = re.compile(
 _PLATFORM_SLOTS: Final = frozenset({"hosting"})
 
 
-def _service_name(phrase: str) -> str:
-    """ "billing service" stays; "Atlas project" / "Atlas app" → "Atlas"."""
-    words = phrase.split()
-    if (
-        len(words) > 1
-        and words[-1].lower() in _NAME_ONLY_NOUNS
-        and all(w[:1].isupper() for w in words[:-1])
-    ):
-        return " ".join(words[:-1])
-    return " ".join(words)
-
-
-def _name(raw: str) -> str:
-    """A capitalised name cut at the first word that cannot continue it."""
-    words: list[str] = []
-    for word in raw.split():
-        bare = word.strip(".,;:!?\"'").replace("’", "'").lower()
-        if bare in _NOT_NAME or (words and not word[:1].isupper()):
-            break
-        words.append(word)
-        if word.endswith((",", ";", "!", "?")) or (word.endswith(".") and not known_tool(word)):
-            break
-    return " ".join(words).strip(" .,;:!?'\"")
-
-
-def _tool_at(text: str) -> tuple[str, int] | None:
-    """A known technology opening `text` ("the" allowed before it): (canonical name, length)."""
-    article = re.match(r"the\s+", text, re.IGNORECASE)
-    skip = article.end() if article else 0
-    for size in (3, 2, 1):
-        match = re.match(rf"((?:[\w.+#-]+\s+){{{size - 1}}}[\w.+#-]+)", text[skip:])
-        if match:
-            word = match.group(1).rstrip(".")
-            tool = known_tool(word)
-            if tool and not (tool.lower() == "go" and not word[:1].isupper()):
-                # "AWS Fargate": a platform product named after its cloud is one name.
-                inner = re.match(r"\s+([A-Za-z][\w.-]*)", text[skip + len(word) :])
-                if (
-                    inner
-                    and tool.casefold() in PLATFORMS
-                    and inner.group(1).casefold() in PLATFORMS
-                ):
-                    return f"{tool} {inner.group(1)}", skip + len(word) + inner.end()
-                return tool, skip + len(word)
-    return None
-
-
-_FOR_WHAT: Final = re.compile(r"^(?:for|at|in)\s+[\w\s-]{1,30}?,?\s+(?=I$)", re.IGNORECASE)
-
-
-_MAIN_FUNCTION: Final = re.compile(
-    r"(?:(?:main|primary|production|prod|default|core)\s+)?(?:database|db|cache|queue|registry"
-    r"|warehouse|docs|wiki|tracker|dashboard|dashboards)",
-    re.IGNORECASE,
-)
-
-
-def _team_led(clause: str, relation: str) -> Entity | None:
-    """ "The growth team is run by Carlos": a team is led like a project."""
-    text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
-    team = _TEAM.fullmatch(text)
-    return Entity(team.group(1), "organization") if team and relation == "leads" else None
-
-
-def _subject(clause: str, kind: str) -> Entity | None:
-    """The entity a whole clause names, if it may be the subject of a relation of `kind`."""
-    text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
-    text = _FOR_WHAT.sub("", text)  # "For email I use Fastmail": what for, then the speaker
-    if not text:
-        return None
-    if text in ("I", "i"):
-        return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
-    if text.lower() in _NOT_SUBJECT or LIKED.match(text):
-        return None  # "My favourite database is SQLite": a liking (`_MY_CHOICE`), no service
-    team = _TEAM.fullmatch(text)
-    if team:
-        return Entity(team.group(1), "organization") if kind == "owner" else None
-    service = _SERVICE.fullmatch(text)
-    if service and _MAIN_FUNCTION.fullmatch(service.group(1)):
-        return None  # "Our main database is MySQL": the project's, said by `changes`
-    if service and kind in ("project", "uses"):
-        return Entity(_service_name(service.group(1)), "project")
-    if service or known_tool(text):
-        return None
-    if not _CAPITALISED.fullmatch(text) or _name(text) != text or function_noun(text):
-        return None  # "Builds run on …": a function opening the sentence, not a name
-    if kind in ("owner", "person"):
-        return Entity(text, "person")
-    return Entity(text, "project" if kind == "project" else AMBIGUOUS)
-
-
-def _object(text: str, kind: str) -> tuple[Entity, int] | None:
-    """The entity opening `text` as the object of a relation of `kind`, with its length."""
-    if kind == "known_tool":
-        qualifier = re.match(_QUALIFIER, text, re.IGNORECASE)
-        skip = qualifier.end() if qualifier else 0
-        known = _tool_at(text[skip:])
-        return (Entity(known[0], "tool"), skip + known[1]) if known else None
-    if kind in ("tool", "project_or_tool"):
-        tool = _tool_at(text)
-        if tool:
-            return Entity(tool[0], "tool"), tool[1]
-    if kind in ("team", "project"):
-        # "Kemi leads the platform team": a team is led, owned or maintained like a project.
-        team = _TEAM.match(text)
-        if team:
-            return Entity(team.group(1), "organization"), team.end()
-    service = _SERVICE.match(text)
-    if service and kind in ("project", "project_or_tool", "tool"):
-        return Entity(_service_name(service.group(1)), "project"), service.end()
-    bare = re.match(rf"(?:the\s+)?({_CAPITALISED.pattern})", text)
-    if not bare:
-        return None
-    name = _name(bare.group(1))
-    if not name or name.lower() in _NOT_NAME or calendar_word(name):
-        return None  # "runs on Mondays"
-    end = bare.start(1) + len(name)
-    typed = {"project": "project", "project_or_tool": "project", "team": "organization"}
-    return Entity(name, typed.get(kind, "tool")), end
-
-
 def _clause_before(text: str) -> tuple[str, bool]:
     """The clause ending at the end of `text`, and whether a coordinator opened it ("… and")."""
     cuts = list(_BOUNDARY.finditer(text))
@@ -365,9 +197,9 @@ def _referent(sentence: str, who: str, subject_kind: str) -> Entity | None:
     """Whom a "she" / "he" or what an "it" refers to: the one the sentence opened with."""
     if who.lower() == "it":
         thing = _THING_FIRST.match(sentence)
-        return _subject(thing.group(1), subject_kind) if thing else None
+        return clause_subject(thing.group(1), subject_kind) if thing else None
     first = _NAMED_FIRST.match(sentence)
-    return _subject(first.group(1), subject_kind) if first else None
+    return clause_subject(first.group(1), subject_kind) if first else None
 
 
 def _english(sentence: str) -> list[Relation]:
@@ -390,12 +222,12 @@ def _english(sentence: str) -> list[Relation]:
         if relation in ("runs_on", "deployed_on"):
             rest = _COUNT.sub("", rest)
         if passive:  # "the billing service is owned by Priya": the object is the clause
-            owned = _subject(clause, "project") or _team_led(clause, relation)
-            team = _TEAM.match(rest)
+            owned = clause_subject(clause, "project") or team_led(clause, relation)
+            team = TEAM.match(rest)
             owner = (
                 (Entity(team.group(1), "organization"), team.end())
                 if team
-                else _object(rest, "person")
+                else clause_object(rest, "person")
             )
             if owned and owner and owned.type in ("project", "organization"):
                 whom = owner[0] if team else Entity(owner[0].name, "person")
@@ -404,15 +236,15 @@ def _english(sentence: str) -> list[Relation]:
                 # "maintained by Rosa and Ian": each of them.
                 more = None if team else _OBJECT_LIST.match(rest[owner[1] :])
                 after = rest[owner[1] + more.end() :] if more else ""
-                other = _object(after, "person") if more and not _TEAM.match(after) else None
+                other = clause_object(after, "person") if more and not TEAM.match(after) else None
                 if other is not None:
                     out.append(Relation(Entity(other[0].name, "person"), relation, owned))
             continue
-        subject = previous if coordinated and previous else _subject(clause, subject_kind)
+        subject = previous if coordinated and previous else clause_subject(clause, subject_kind)
         if subject is None and coordinated:
             # "Dana left Stripe and joined Shopify": the first clause's subject, whatever its verb.
             lead = _LEAD_SUBJECT.match(sentence[:start])
-            subject = _subject(lead.group(1), subject_kind) if lead else None
+            subject = clause_subject(lead.group(1), subject_kind) if lead else None
         if subject is None and (pronoun := _REFERRING.fullmatch(clause.strip())):
             # "Lena is our new designer; she joined the growth team".
             subject = _referent(sentence, pronoun.group("who"), subject_kind)
@@ -421,7 +253,7 @@ def _english(sentence: str) -> list[Relation]:
         if subject is None:
             continue
         subjects = [*_paired(sentence[:start], subject, subject_kind), subject]
-        target = _object(rest, object_kind)
+        target = clause_object(rest, object_kind)
         while target is not None:
             entity, length = target
             out += [Relation(one, relation, entity) for one in subjects]
@@ -430,13 +262,13 @@ def _english(sentence: str) -> list[Relation]:
             more = _OBJECT_LIST.match(rest)
             if not more or object_kind not in ("tool", "project_or_tool"):
                 break
-            nxt = _object(rest[more.end() :], object_kind)
+            nxt = clause_object(rest[more.end() :], object_kind)
             if nxt is None or nxt[0].type != "tool":
                 break
             rest = rest[more.end() :]
             target = nxt
         previous = subject
-    return [employer_of(r) for r in [*out, *_placed(sentence), *_shaped(sentence)]]
+    return [employer_of(r) for r in [*out, *_placed(sentence), *shaped(sentence)]]
 
 
 # "Both the web app and the admin panel run on Vercel": the service said before "and".
@@ -449,159 +281,19 @@ _PAIRED: Final = re.compile(
 def _paired(before: str, subject: Entity, kind: str) -> list[Entity]:
     """The other service of a pair that shares the verb, when `subject` is a service."""
     pair = _PAIRED.search(before) if subject.type == "project" else None
-    first = _subject(pair.group(1), kind) if pair else None
+    first = clause_subject(pair.group(1), kind) if pair else None
     return [first] if first is not None and first.type == "project" else []
-
-
-# "I'm a Neovim person", "Ana is a Postgres fan": a known tool someone prefers.
-_PERSON_OF: Final = re.compile(
-    r"(?:^|[,;]\s*|\b(?i:and)\s+)(I|[A-Z][\w'’-]+)(?:'m|’m|\s+am|\s+is|'s|’s)\s+"
-    r"(?:(?i:more\s+of|kind\s+of|very\s+much|definitely|totally)\s+)?an?\s+"
-    r"([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:person|guy|girl|fan|user)\b"
-)
-
-
-# "My go-to editor is Neovim", "Sublime is my editor of choice", "my favourite language is Go".
-_MY_CHOICE: Final = (
-    re.compile(
-        r"^(?:my|our)\s+(?:go-to|favou?rite|preferred|default|usual)\s+[\w-]+(?:\s+[\w-]+)?"
-        r"\s+(?:is|are)\s+([\w.+#-]+(?:\s+[\w.+#-]+)?)",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"^([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:go-to|favou?rite"
-        r"|preferred|default|usual)\s+(?!person\b|guy\b|contact\b|expert\b)[\w-]+"
-        r"|[\w-]+\s+of\s+choice)\b",
-        re.IGNORECASE,
-    ),
-)
-
-
-# "The checkout service is Priya's": whose a service is.
-_WHOSE: Final = re.compile(r"^(.+?)\s+(?:is|are)\s+([A-Z][\w-]+)['’]s\s*[.!]?$")
-
-
-# "Paolo handed the fraud model over to Sven": the receiver owns it now.
-_HANDED: Final = re.compile(
-    r"\bhanded\s+(?:over\s+)?(.+?)\s+(?:over\s+)?to\s+([A-Z][\w'’-]+)", re.IGNORECASE
-)
-
-
-def _handed_over(sentence: str) -> Relation | None:
-    """A service handed over is owned by its receiver, a team handed over led by them."""
-    handed = _HANDED.search(sentence)
-    if handed is None or not handed.group(2)[:1].isupper():
-        return None
-    receiver = Entity(handed.group(2), "person")
-    service = _SERVICE.fullmatch(handed.group(1))
-    if service is not None:
-        return Relation(receiver, "owns", Entity(_service_name(service.group(1)), "project"))
-    team = _TEAM.fullmatch(handed.group(1))
-    return Relation(receiver, "leads", Entity(team.group(1), "organization")) if team else None
-
-
-def _whose(sentence: str) -> Relation | None:
-    whose = _WHOSE.match(sentence.strip())
-    owned = _subject(whose.group(1), "project") if whose else None
-    if whose is None or owned is None or owned.type != "project":
-        return None
-    if whose.group(2).lower() in _NOT_NAME:
-        return None
-    return Relation(Entity(whose.group(2), "person"), "owns", owned)
-
-
-def _my_choice(sentence: str) -> Relation | None:
-    for pattern in _MY_CHOICE:
-        chosen = pattern.match(sentence.strip())
-        if chosen is None:
-            continue
-        name = chosen.group(1).rstrip(".")
-        tool = known_tool(name)
-        if tool or name[:1].isupper():
-            return Relation(Entity(ME, "person"), "prefers", Entity(tool or name, "tool"))
-    return None
-
-
-def _kind_of_person(sentence: str) -> Relation | None:
-    found = _PERSON_OF.search(sentence)
-    tool = known_tool(found.group(2)) if found else None
-    if found is None or tool is None:
-        return None
-    who = found.group(1)
-    if who != "I" and (who.lower() in _NOT_SUBJECT or who.lower() in _NOT_NAME):
-        return None
-    subject = Entity(ME, "person") if who == "I" else Entity(who, "person")
-    return Relation(subject, "prefers", Entity(tool, "tool"))
-
-
-# Whole-sentence shapes no verb of `_RELATIONS_EN` reads, in order; the first that fits wins.
-# "The data team hired a new analyst, Bo": the one hired is a member of the team.
-_HIRED: Final = re.compile(
-    rf"^(?:the|our)\s+((?:[\w-]+\s+){{0,2}}{TEAM_NOUNS})\s+(?:has\s+|just\s+)*hired\s+"
-    r"(?:an?\s+)?(?:new\s+)?(?:[\w-]+\s+){0,2}?[\w-]+,\s+([A-Z][\w'’-]+)\s*[.!]?$",
-    re.IGNORECASE,
-)
-
-
-def _hired(sentence: str) -> Relation | None:
-    hired = _HIRED.match(sentence.strip())
-    if hired is None or hired.group(2).lower() in _NOT_NAME:
-        return None
-    return Relation(
-        Entity(hired.group(2), "person"), "member_of", Entity(hired.group(1), "organization")
-    )
-
-
-# "I switched from Notion to Obsidian", "I moved my recipes from Notion to Obsidian", "Ana
-# switched to VS Code": a person's own tool after a switch (a move "to Berlin" names no tool).
-_SWITCHED: Final = re.compile(
-    r"^(I|[A-Z][\w-]+)(?:\s+(?:have|has)|['’]ve)?\s+(?:(?:just|recently|finally|also)\s+)?"
-    r"(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?"
-    r"(?:(?:my|his|her|their)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+)?"
-    r"(?:from\s+(.+?)\s+)?(?:over\s+)?to\s+(.+)$"
-)
-
-
-def _switched_to(sentence: str) -> Relation | None:
-    found = _SWITCHED.match(sentence.strip())
-    if found is None:
-        return None
-    who, old, new = found.groups()
-    if who != "I" and (who.lower() in _NOT_SUBJECT or who.lower() in _NOT_NAME or known_tool(who)):
-        return None
-    tool = _tool_at(new)
-    if tool is None:
-        if old is None or _tool_at(old) is None:
-            return None
-        bare = re.match(rf"(?:the\s+)?({_CAPITALISED.pattern})", new)
-        name = _name(bare.group(1)) if bare else ""
-        if not name or name.lower() in _NOT_NAME or calendar_word(name):
-            return None
-        tool = (name, 0)
-    subject = Entity(ME, "person") if who == "I" else Entity(who, AMBIGUOUS)
-    return Relation(subject, "uses", Entity(tool[0], "tool"))
-
-
-_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person, _hired, _switched_to)
-
-
-def _shaped(sentence: str) -> list[Relation]:
-    for shape in _SHAPES:
-        found = shape(sentence)
-        if found is not None:
-            return [found]
-    return []
 
 
 def _thing_on_platform(clause: str, rest: str) -> Entity | None:
     """ "The geocoder runs on Hetzner": a common noun after "the"/"our" is a service when what
     it runs on is a platform (not "the meeting is hosted on Zoom")."""
-    text = _TRAILING.sub("", _LEADING.sub("", clause.strip())).strip()
+    text = TRAILING.sub("", LEADING.sub("", clause.strip())).strip()
     thing = _THING.fullmatch(text)
-    tool = _tool_at(rest)
+    tool = tool_at(rest)
     if not thing or tool is None or tool[0].split()[0].casefold() not in PLATFORMS:
         return None
-    if thing.group(1).split()[-1].casefold() in _NOT_SUBJECT | FUNCTION_NOUNS:
+    if thing.group(1).split()[-1].casefold() in NOT_SUBJECT | FUNCTION_NOUNS:
         return None
     return Entity(thing.group(1), "project")
 
@@ -611,11 +303,11 @@ def _placed(sentence: str) -> list[Relation]:
     opening = _PLACED.match(sentence)
     if not opening:
         return []
-    service = _SERVICE.match(sentence, opening.end())
+    service = SERVICE.match(sentence, opening.end())
     if not service or function_noun(service.group(1)):
         return []  # "We moved the docs to Notion": the team's docs, a use of the project's
     target = _PLACED_TARGET.match(sentence, service.end())
-    tool = _tool_at(sentence[target.end() :]) if target else None
+    tool = tool_at(sentence[target.end() :]) if target else None
     if not tool:
         return []
     verb = opening.group().split()[-1].lower()
@@ -625,7 +317,7 @@ def _placed(sentence: str) -> list[Relation]:
         # "moved the scheduler from MQTT to gRPC": a move to what is no platform is a use.
         platform = tool[0].split()[0].casefold() in PLATFORMS
         relation = "runs_on" if platform or (slot and slot[0] in _PLATFORM_SLOTS) else "uses"
-    service_entity = Entity(_service_name(service.group(1)), "project")
+    service_entity = Entity(service_name(service.group(1)), "project")
     return [Relation(service_entity, relation, Entity(tool[0], "tool"))]
 
 
@@ -644,34 +336,3 @@ def relations(sentence: str) -> list[Relation]:
     for clause in plain_clauses(text):
         out += [r for r in _english(clause) if r not in out]
     return out
-
-
-_POSSESSIVE_EN: Final = re.compile(r"^(.+?)(?:'s|’s)\s+\S.*$")
-_LATIN_NAME: Final = re.compile(r"[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}")
-
-
-def service_named(phrase: str) -> str | None:
-    """The project or service a change's subject names, or None for anything else: "billing
-    service", "Atlas" (a capitalised name that is no known tool), "Atlas's CI" → "Atlas",
-    "订单服务", "数据平台的日志" → "数据平台"; "调度", "前端构建" or "the CI" name none."""
-    text = phrase.strip()
-    owner = _POSSESSIVE_EN.match(text) or re.match(r"^(.+?)的.+$", text)
-    for candidate in (text, owner.group(1) if owner else None):
-        if not candidate:
-            continue
-        if re.search(r"[\u4e00-\u9fff]", candidate):
-            if function_noun(candidate):
-                continue  # "我们的云服务", "邮件服务": the team's function, not a service
-            service = ZH_SERVICE.match(candidate)
-            if service:
-                return zh_project_name(service, candidate)
-            continue
-        bare = re.sub(r"^(?:the|our|my|their)\s+", "", candidate, flags=re.IGNORECASE)
-        if function_noun(bare):
-            continue  # "CI", "on-call alerts": the team's function, not a service
-        service = _SERVICE.fullmatch(bare)
-        if service:
-            return _service_name(service.group(1))
-        if _LATIN_NAME.fullmatch(bare) and not known_tool(bare):
-            return bare
-    return None

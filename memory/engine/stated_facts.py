@@ -40,8 +40,8 @@ from memory.engine.change_terms import HAN, value_key
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed
 from memory.engine.offline_cues import STOPPED
-from memory.engine.offline_entities import LIKED, function_noun, known_tool
-from memory.engine.offline_relations import ME, relations
+from memory.engine.offline_entities import LIKED, ME, function_noun, known_tool
+from memory.engine.offline_relations import relations
 from memory.engine.offline_relations_zh import ZH_PERSON
 from memory.engine.person_facts import person_relations
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS

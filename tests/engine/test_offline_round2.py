@@ -14,9 +14,10 @@ import pytest
 from memory.engine.change_ends import change_supersedes
 from memory.engine.changes import parse_change, plain_use
 from memory.engine.offline_entities import function_noun
+from memory.engine.offline_entities_en import service_named
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import project_events
-from memory.engine.offline_relations import relations, service_named
+from memory.engine.offline_relations import relations
 from memory.engine.person_facts import person_relations
 from memory.engine.stated_facts import replaces, stated_facts
 from tests.engine.test_offline_graph import projected

@@ -17,9 +17,10 @@ import pytest
 
 from memory.engine.changes import Change, Use, parse_change, stated_uses
 from memory.engine.offline_entities import Entity, Relation
+from memory.engine.offline_entities_en import service_named
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_graph import project_events
-from memory.engine.offline_relations import relations, service_named
+from memory.engine.offline_relations import relations
 from memory.engine.stated_facts import replaces, stated_facts
 from tests.engine.test_offline_graph import projected
 from tests.engine.test_offline_round5_events import stored_events

@@ -12,7 +12,8 @@ import pytest
 
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed, third_person
-from memory.engine.offline_relations import ME, relations
+from memory.engine.offline_entities import ME
+from memory.engine.offline_relations import relations
 from memory.engine.person_facts import person_relations
 from memory.engine.slots import slot_choices
 from memory.engine.stated_facts import Fact, ended_facts

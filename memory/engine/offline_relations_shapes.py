@@ -1,0 +1,174 @@
+"""Whole-sentence shapes of English relations that no verb of `memory.engine.offline_relations`
+reads: a hand-over ("Paolo handed the fraud model over to Sven"), whose a service is ("The
+checkout service is Priya's"), a liking said as a choice ("My go-to editor is Neovim", "I'm a
+Neovim person"), someone hired into a team, and a person's own switch of tools ("I moved my
+recipes from Notion to Obsidian"). Pure rules, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from memory.engine.offline_entities import (
+    AMBIGUOUS,
+    ME,
+    TEAM_NOUNS,
+    Entity,
+    Relation,
+    calendar_word,
+    known_tool,
+)
+from memory.engine.offline_entities_en import (
+    CAPITALISED,
+    NOT_NAME,
+    NOT_SUBJECT,
+    SERVICE,
+    TEAM,
+    capitalised_name,
+    clause_subject,
+    service_name,
+    tool_at,
+)
+
+__all__ = ["shaped"]
+
+
+# "I'm a Neovim person", "Ana is a Postgres fan": a known tool someone prefers.
+_PERSON_OF: Final = re.compile(
+    r"(?:^|[,;]\s*|\b(?i:and)\s+)(I|[A-Z][\w'’-]+)(?:'m|’m|\s+am|\s+is|'s|’s)\s+"
+    r"(?:(?i:more\s+of|kind\s+of|very\s+much|definitely|totally)\s+)?an?\s+"
+    r"([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:person|guy|girl|fan|user)\b"
+)
+
+
+# "My go-to editor is Neovim", "Sublime is my editor of choice", "my favourite language is Go".
+_MY_CHOICE: Final = (
+    re.compile(
+        r"^(?:my|our)\s+(?:go-to|favou?rite|preferred|default|usual)\s+[\w-]+(?:\s+[\w-]+)?"
+        r"\s+(?:is|are)\s+([\w.+#-]+(?:\s+[\w.+#-]+)?)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:go-to|favou?rite"
+        r"|preferred|default|usual)\s+(?!person\b|guy\b|contact\b|expert\b)[\w-]+"
+        r"|[\w-]+\s+of\s+choice)\b",
+        re.IGNORECASE,
+    ),
+)
+
+
+# "The checkout service is Priya's": whose a service is.
+_WHOSE: Final = re.compile(r"^(.+?)\s+(?:is|are)\s+([A-Z][\w-]+)['’]s\s*[.!]?$")
+
+
+# "Paolo handed the fraud model over to Sven": the receiver owns it now.
+_HANDED: Final = re.compile(
+    r"\bhanded\s+(?:over\s+)?(.+?)\s+(?:over\s+)?to\s+([A-Z][\w'’-]+)", re.IGNORECASE
+)
+
+
+def _handed_over(sentence: str) -> Relation | None:
+    """A service handed over is owned by its receiver, a team handed over led by them."""
+    handed = _HANDED.search(sentence)
+    if handed is None or not handed.group(2)[:1].isupper():
+        return None
+    receiver = Entity(handed.group(2), "person")
+    service = SERVICE.fullmatch(handed.group(1))
+    if service is not None:
+        return Relation(receiver, "owns", Entity(service_name(service.group(1)), "project"))
+    team = TEAM.fullmatch(handed.group(1))
+    return Relation(receiver, "leads", Entity(team.group(1), "organization")) if team else None
+
+
+def _whose(sentence: str) -> Relation | None:
+    whose = _WHOSE.match(sentence.strip())
+    owned = clause_subject(whose.group(1), "project") if whose else None
+    if whose is None or owned is None or owned.type != "project":
+        return None
+    if whose.group(2).lower() in NOT_NAME:
+        return None
+    return Relation(Entity(whose.group(2), "person"), "owns", owned)
+
+
+def _my_choice(sentence: str) -> Relation | None:
+    for pattern in _MY_CHOICE:
+        chosen = pattern.match(sentence.strip())
+        if chosen is None:
+            continue
+        name = chosen.group(1).rstrip(".")
+        tool = known_tool(name)
+        if tool or name[:1].isupper():
+            return Relation(Entity(ME, "person"), "prefers", Entity(tool or name, "tool"))
+    return None
+
+
+def _kind_of_person(sentence: str) -> Relation | None:
+    found = _PERSON_OF.search(sentence)
+    tool = known_tool(found.group(2)) if found else None
+    if found is None or tool is None:
+        return None
+    who = found.group(1)
+    if who != "I" and (who.lower() in NOT_SUBJECT or who.lower() in NOT_NAME):
+        return None
+    subject = Entity(ME, "person") if who == "I" else Entity(who, "person")
+    return Relation(subject, "prefers", Entity(tool, "tool"))
+
+
+# Whole-sentence shapes no verb of `offline_relations` reads, in order; the first that fits wins.
+# "The data team hired a new analyst, Bo": the one hired is a member of the team.
+_HIRED: Final = re.compile(
+    rf"^(?:the|our)\s+((?:[\w-]+\s+){{0,2}}{TEAM_NOUNS})\s+(?:has\s+|just\s+)*hired\s+"
+    r"(?:an?\s+)?(?:new\s+)?(?:[\w-]+\s+){0,2}?[\w-]+,\s+([A-Z][\w'’-]+)\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _hired(sentence: str) -> Relation | None:
+    hired = _HIRED.match(sentence.strip())
+    if hired is None or hired.group(2).lower() in NOT_NAME:
+        return None
+    return Relation(
+        Entity(hired.group(2), "person"), "member_of", Entity(hired.group(1), "organization")
+    )
+
+
+# "I switched from Notion to Obsidian", "I moved my recipes from Notion to Obsidian", "Ana
+# switched to VS Code": a person's own tool after a switch (a move "to Berlin" names no tool).
+_SWITCHED: Final = re.compile(
+    r"^(I|[A-Z][\w-]+)(?:\s+(?:have|has)|['’]ve)?\s+(?:(?:just|recently|finally|also)\s+)?"
+    r"(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?"
+    r"(?:(?:my|his|her|their)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+)?"
+    r"(?:from\s+(.+?)\s+)?(?:over\s+)?to\s+(.+)$"
+)
+
+
+def _switched_to(sentence: str) -> Relation | None:
+    found = _SWITCHED.match(sentence.strip())
+    if found is None:
+        return None
+    who, old, new = found.groups()
+    if who != "I" and (who.lower() in NOT_SUBJECT or who.lower() in NOT_NAME or known_tool(who)):
+        return None
+    tool = tool_at(new)
+    if tool is None:
+        if old is None or tool_at(old) is None:
+            return None
+        bare = re.match(rf"(?:the\s+)?({CAPITALISED.pattern})", new)
+        name = capitalised_name(bare.group(1)) if bare else ""
+        if not name or name.lower() in NOT_NAME or calendar_word(name):
+            return None
+        tool = (name, 0)
+    subject = Entity(ME, "person") if who == "I" else Entity(who, AMBIGUOUS)
+    return Relation(subject, "uses", Entity(tool[0], "tool"))
+
+
+_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person, _hired, _switched_to)
+
+
+def shaped(sentence: str) -> list[Relation]:
+    for shape in _SHAPES:
+        found = shape(sentence)
+        if found is not None:
+            return [found]
+    return []
