@@ -1,0 +1,244 @@
+"""What a plain statement says is used (`plain_use`): "we deploy the billing service on Heroku",
+"the API runs on Fly.io", "Our CI is GitHub Actions", "账单服务用MySQL", "代码都在GitLab上".
+Split from `memory.engine.changes`, which reads changes ("switched from A to B") with the same
+shapes of values and subjects and asks `plain_use` what a "now" clause uses; its docstring
+says what a use is for. Pure rules, no model.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+from memory.engine.change_terms import HAN, names_thing, split_label, subject_of, value_of
+from memory.engine.offline_entities import LIKED, function_noun, known_tool
+
+__all__ = [
+    "HOSTING",
+    "THING_EN",
+    "USING",
+    "VALUE_EN",
+    "VALUE_ZH",
+    "Use",
+    "plain_use",
+    "role_of",
+]
+
+_I: Final = re.IGNORECASE
+HOSTING: Final = "host"
+USING: Final = "use"
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """A statement that `value` is what is used (for `subject`, when it names one)."""
+
+    subject: str | None
+    value: str
+    role: str = USING
+
+
+# -- the shapes of values and subjects inside patterns (cleaned and compared: `change_terms`) ---
+
+# A value: up to five words, ended by punctuation or a word that opens a trailing clause.
+_END_EN: Final = (
+    r"(?=\s*$|\s*[,;:!?()]|\.(?:\s|$)|\s+(?:because|since|as|for|so|but|and|or|instead|next"
+    r"|this|last|by|in|at|after|before|when|until|to|from|onto|into|with|now|soon|today"
+    r"|tomorrow|yesterday|anymore|any\s+more|again|too|also|which|that|who|where|while|once"
+    r"|starting|effective|over|going|already|finally|entirely|completely|we|let's)\b)"
+)
+VALUE_EN: Final = (
+    r"(?:the\s+|our\s+|my\s+|an?\s+|their\s+)?([\w.+#/-]+(?:\s+[\w.+#/-]+){0,4}?)" + _END_EN
+)
+THING_EN: Final = r"(?:(.+?)\s+)?"
+
+_ZH_END: Final = (
+    r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通"
+    r"|开发|记录|监控)"
+)
+# A value inside Chinese text: a Latin name ("MySQL", "GitHub Actions") or a short Han word ended
+# by punctuation or a particle.
+VALUE_ZH: Final = (
+    r"((?:(?:(?!是)[\u4e00-\u9fff]){2,4}[A-Z][A-Za-z0-9]{1,10})|(?:[A-Za-z][A-Za-z0-9.+#-]*(?:\s*&\s*[A-Za-z][A-Za-z0-9.+#-]*|\s+[A-Za-z][A-Za-z0-9.+#-]*){0,3})"
+    r"|(?:[\u4e00-\u9fff]{1,12}?" + _ZH_END + r"))"
+)
+
+_HOSTING_WORDS: Final = re.compile(
+    r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on|ran\s+on|lives?\s+on|mov\w*|migrat\w*"
+    r"|port\w*)\b|部署|托管|跑在|运行在|迁移|迁|搬",
+    _I,
+)
+
+# Uses an old event may state.
+_USE_EN: Final = (
+    re.compile(rf"^(.*?)\b(?:deploy|deploys|deployed|deploying|host|hosts|hosted|hosting|serve"
+               rf"|serves|served)\s+{THING_EN}(?:on|to|with|in|at)\s+{VALUE_EN}", _I),
+    re.compile(rf"^(.*?)\b(?:run|runs|running|ran)\s+{THING_EN}on\s+{VALUE_EN}", _I),
+    # Where things are kept: "we store uploads in S3", "we keep the backups on B2".
+    re.compile(rf"^(.*?)\b(?:store|stores|stored|keep|keeps|kept|save|saves|saved)\s+{THING_EN}"
+               rf"(?:in|on)\s+{VALUE_EN}", _I),
+    # "Our robots talk to the scheduler over MQTT": what a service is spoken to over.
+    re.compile(rf"^(.*?)\b(?:talk|talks|talked|communicate|communicates|connect|connects|speak"
+               rf"|speaks)\s+(?:to|with)\s+(?:the\s+|our\s+)?(.+?)\s+(?:over|via|through)"
+               rf"\s+{VALUE_EN}", _I),
+    # "The team is all on Linear now": where the whole team works.
+    re.compile(rf"^(.*?)\b(?:(?:the|our)\s+)?(?:whole\s+)?(?:team|company|everyone|everybody)\s+(?:is|are)\s+(?:all\s+)?(?:on"
+               rf"|using)\s+{VALUE_EN}", _I),
+    # "We're on AWS", "we're all on Postgres 15", "Everything runs in Docker".
+    re.compile(rf"^(.*?)\b(?:we're|we\s+are)\s+(?:all\s+|fully\s+|still\s+|now\s+)?(?:on|using"
+               rf"|running\s+on)\s+{VALUE_EN}", _I),
+    # "We're a Python shop": what the whole team works in.
+    re.compile(r"^(.*?)\b(?:we're|we\s+are)\s+(?:mostly\s+|basically\s+|pretty\s+much\s+)?an?"
+               r"\s+([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:shop|house)\b", _I),
+    re.compile(rf"^(.*?)\b(?:runs?|running)\s+(?:in|inside)\s+{VALUE_EN}", _I),
+    # "Everything we deploy goes through ArgoCD", "everything is on AWS": the whole stack's.
+    re.compile(rf"^(.*?)\b(?:everything|all\s+of\s+it)(?:\s+(?:that\s+)?(?:we|i)\s+[a-z]+)?\s+"
+               rf"(?:goes|runs|is|lives|sits)\s+(?:all\s+)?(?:through|via|on|in)\s+{VALUE_EN}", _I),
+    # "We don't host anything ourselves, it's all on AWS".
+    re.compile(rf"^(.*?)\b(?:it's|it\s+is|everything's)\s+all\s+(?:on|in)\s+{VALUE_EN}", _I),
+    # "I drive a Honda Fit"
+    re.compile(rf"^(.*?)\b(?:drive|drives|ride|rides)\s+{VALUE_EN}", _I),
+    # "we send email through Mailgun"
+    re.compile(rf"^(.*?)\b(?:send|sends|sent|route|routes|routed)\s+{THING_EN}(?:through|via|with|using)"
+               rf"\s+{VALUE_EN}", _I),
+    re.compile(rf"^(.*?)\b(?:is|are|was|were|gets|get)\s+(?:deployed|hosted|running)\s+(?:on|to|at"
+               rf"|in|with)\s+{VALUE_EN}", _I),
+    re.compile(rf"^(.*?)\b(?:use|uses|used|using|rel(?:y|ies|ied)\s+(?:\w+ly\s+)?on|go\s+with"
+               rf"|going\s+with|went\s+with|adopt|adopted|pick|picked|choose|chose|chosen"
+               rf"|standardi[sz]e[ds]?\s+on"
+               rf"|prefer|prefers"
+               rf"|switch\s+to|switched\s+to|stick\s+with|sticking\s+with|built\s+on"
+               rf"|build\s+on|builds\s+on|runs?\s+on|running\s+on|powered\s+by|depends?\s+on"
+               rf"|depended\s+on)\s+{VALUE_EN}", _I),
+)  # fmt: skip
+_USE_ZH: Final = (
+    re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){VALUE_ZH}"),
+    # "喜欢用X" is a preference, not a statement of use.
+    # Where data is kept: "日志目前存在Elasticsearch里".
+    re.compile(
+        rf"^(.*?)(?:存在|存放在|存到|保存在|打到|推到|写到|写入|导到|同步到){VALUE_ZH}(?=里|中|上)"
+    ),
+    # Where things are sent: "告警发到飞书群里", "制品推到Nexus".
+    re.compile(
+        r"^(.*?)(?:推到|推送到|发到|发送到)"
+        r"(飞书|钉钉|企业微信|[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Z][A-Za-z0-9.+#-]*)?)"
+        r"(?=群|里|中|上|[，。,.；;！!]|$)"
+    ),
+    # "数据都在PostgreSQL里", "设计稿都在Figma里": a function's things kept in a named tool.
+    re.compile(
+        rf"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){VALUE_ZH}(?=(?:里|中|上)(?:[，。,.；;！!]|$))"
+    ),
+    # What is installed: "实验室的服务器都装的Ubuntu".
+    re.compile(rf"^(.*?)装(?:的是|的|了)(?=[A-Za-z]){VALUE_ZH}"),
+    # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
+    re.compile(
+        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户|不)(?:的是|的)?|就用|统一用|依赖)"
+        rf"(?:一台|一个|一套|几台)?{VALUE_ZH}"
+    ),
+    # "我们全栈都是TypeScript", "我们是Java技术栈": a function said with its tool.
+    re.compile(rf"^(.*?)(?:都是|全是|是)(?=[A-Za-z]){VALUE_ZH}"),
+    # Who provides it: "我们的云服务是阿里云提供的" (a Latin name or a cloud: not
+    # "午饭是公司提供的").
+    re.compile(
+        r"^(.*?)(?:是|由)([A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,2}"
+        r"|[\u4e00-\u9fff]{1,6}云)(?:来)?(?:提供|托管)的"
+    ),
+    # Who provides a line or a plan: "家里的宽带是电信的", "我的手机号是移动的".
+    re.compile(
+        r"^(.*?(?:宽带|网络|手机号|手机卡|电话卡|邮箱|保险))(?:用的)?是([\u4e00-\u9fff]{2,4}|[A-Za-z][\w.-]*)的"
+        r"(?=[。！!]?$)"
+    ),
+    # What a service is wired to: "短信验证接的是腾讯云短信".
+    # "支付走的是微信支付": what a flow goes through.
+    re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了|走的是){VALUE_ZH}"),
+)
+# "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
+# a team function (`offline_entities.FUNCTION_NOUNS`) said with the tool that serves it.
+_FUNCTION_USE_EN: Final = (
+    # "Our docs are in Notion"; "Files are in Google Drive now" (a function opening the sentence)
+    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
+               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+|(?:is|are)\s+"
+               rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){VALUE_EN}", _I),
+    re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+"
+               rf"(?:(?:pretty\s+much|almost|nearly|basically|mostly)\s+)?(?:all\s+)?"
+               rf"(?:of\s+)?(?:our|the|my)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
+               rf"\s+{VALUE_EN}", _I),
+    re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
+               rf"(?:go|goes|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+(?:through"
+               rf"|via|to)\s+{VALUE_EN}", _I),
+    # "logs are shipped to Datadog", "uploads are stored in S3", "secrets live in Vault"
+    re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are|get"
+               rf"|gets)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up|managed|handled"
+               rf"|tracked|done)|live|lives)\s+"
+               rf"(?:in|on|to|into|with)\s+{VALUE_EN}", _I),
+)  # fmt: skip
+_ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+)?in\s+", _I)
+_NOT_USED_EN: Final = re.compile(
+    r"(?:n't\b|\b(?:not|never|nobody|no\s+one|none|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
+    r"|replace|replaced|replacing|without|if|whether|should|stop|could|might|maybe|considering"
+    r"|consider|how|why|you)\b|\?)",
+    _I,
+)
+_NOT_USED_ZH: Final = re.compile(r"不|没|别|从|禁止|严禁|替换|代替|取代|如果|是否|要不要|吗|你")
+
+
+def role_of(text: str) -> str:
+    return HOSTING if _HOSTING_WORDS.search(text) else USING
+
+
+# "The billing service is on Fly.io": on a known technology only ("Priya is on PTO" is not).
+_ON_KNOWN_EN: Final = re.compile(
+    rf"^(.*?)\b(?:is|are)\s+(?:all\s+|still\s+|currently\s+)?(?:on|hosted\s+on|running\s+on)\s+{VALUE_EN}",
+    _I,
+)
+
+
+def plain_use(text: str) -> Use | None:
+    """The use a plain statement states ("we deploy the billing service on Heroku", "the API
+    runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
+    "I love how you use color" states no use; neither does a negated or hedged clause or a
+    statement about the listener."""
+    sentence = split_label(unicodedata.normalize("NFKC", text).strip())[1]
+    if not HAN.search(sentence):
+        for pattern in _FUNCTION_USE_EN:
+            match = pattern.search(sentence)
+            if (
+                match is None
+                or _NOT_USED_EN.search(match.group(1))
+                or _NOT_USED_EN.search(match.group(2))
+            ):
+                continue
+            value = value_of(match.group(3))
+            if LIKED.match(match.group(2)):
+                continue  # "My favourite database is SQLite": a liking, not the team's database
+            if _ONLY_IN.fullmatch(sentence[match.end(2) : match.start(3)]) and not known_tool(
+                value or ""
+            ):
+                continue  # "The warehouse is in Rotterdam": a place, not a tool in use
+            if value and names_thing(value) and function_noun(match.group(2)):
+                return Use(subject_of(match.group(2)), value, USING)
+    patterns = _USE_ZH if HAN.search(sentence) else ()
+    for pattern in (*patterns, *_USE_EN):
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        prefix = match.group(1)
+        guard = _NOT_USED_ZH if pattern in _USE_ZH else _NOT_USED_EN
+        if guard.search(prefix) or _NOT_USED_EN.search(prefix):
+            continue
+        value = match.groups()[-1]
+        if not names_thing(value):
+            continue
+        subject = None
+        if len(match.groups()) == 3 and match.group(2):  # "deploy X on A": X is the subject
+            subject = subject_of(match.group(2))
+        else:
+            subject = subject_of(prefix)
+        return Use(subject, value_of(value) or value, role_of(match.group(0)))
+    on = None if HAN.search(sentence) else _ON_KNOWN_EN.search(sentence)
+    platform = value_of(on.group(2)) if on else None
+    if on and platform and known_tool(platform) and not _NOT_USED_EN.search(on.group(1)):
+        return Use(subject_of(on.group(1)), platform, HOSTING)
+    return None
