@@ -8,6 +8,7 @@ from typing import Final
 
 from memory.engine.offline_entities import (
     FAMILY_ZH,
+    FUNCTION_NOUNS,
     ME,
     Entity,
     Relation,
@@ -102,7 +103,7 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)带(?P<b>[^带]{1,8}?(?:组|团队|部门|小组))$", "leads", "owner", "team"),
     (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
     (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
-    (r"^(?P<a>.+?)依赖(?:于)?(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
+    (r"^(?P<a>.+?)(?:依赖(?:于)?|调用)(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
     # "我们的后端是用Go写的": what it is written in.
     (r"^(?P<a>.+?)是?用(?P<b>[^用]+?)(?:写|开发|搭|做|实现)(?:的)?$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)是(?P<b>[A-Za-z][^是]*?)(?:写|开发|搭|做|实现)的$", "uses", "uses", "tool"),
@@ -182,6 +183,8 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     if text == "我" or (kind == "uses" and re.fullmatch(r"[\u4e00-\u9fff]{1,4}我", text)):
         # "记笔记我一般用Notion": what for, then the speaker
         return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
+    if text in FUNCTION_NOUNS and kind in ("project", "uses"):
+        return None  # "数据库用的是MySQL": the team's database, the project's use (`changes`)
     service = ZH_SERVICE.match(text)
     if service:
         name = zh_project_name(service, text)
@@ -324,6 +327,14 @@ _ZH_SUBJECTLESS: Final = re.compile(
     r"|在(?=[^，,。；;在]{1,12}?(?:上班|工作|实习|当|做|担任)))"
 )
 # Who opens a negated clause: "我不喜欢Java", "老李不在运维组了".
+# "李雷不维护支付服务了", then "交给了韩梅梅": someone no longer looks after a thing, given to
+# someone else in the next clause.
+_ZH_LET_GO: Final = re.compile(
+    r"^(我(?!们)|[\u4e00-\u9fff]{2,3}?)(?:已经|现在)?不(?:再)?(?:维护|负责|管)(.{2,12}?)了?$"
+)
+_ZH_GIVEN_TO: Final = re.compile(
+    r"^(?:已经|现在)?(?:交给|转给|移交给|交接给)了?([\u4e00-\u9fff]{2,3})(?:来)?(?:负责|管|维护)?了?$"
+)
 _ZH_NEGATED_BY: Final = re.compile(r"^(我(?!们)|[\u4e00-\u9fff]{2,3}?)(?:已经|现在|也)?(?:不|没)")
 # Two people with one predicate: "小张和小李都在测试组".
 _ZH_PAIR: Final = re.compile(r"^([\u4e00-\u9fff]{2,3})和([\u4e00-\u9fff]{2,3})(?:都|也都|也)(.+)$")
@@ -396,8 +407,19 @@ def zh_corrected(sentence: str) -> str:
 def chinese_relations(sentence: str) -> list[Relation]:
     out: list[Relation] = []
     previous = left_by = ""
+    dropped = ""  # what the clause before said someone no longer looks after
     for clause in _ZH_CLAUSE.split(zh_corrected(sentence)):
         clause = clause.strip()
+        if dropped and (given := _ZH_GIVEN_TO.match(clause)):
+            # "李雷不维护支付服务了，交给了韩梅梅": the one it went to owns it now.
+            receiver = _zh_subject(given.group(1), "owner")
+            if receiver is not None and receiver.type == "person":
+                out.append(Relation(receiver, "owns", Entity(dropped, "project")))
+            dropped = ""
+            continue
+        let_go = _ZH_LET_GO.match(clause)
+        thing = _zh_subject(let_go.group(2), "project") if let_go else None
+        dropped = thing.name if thing is not None and thing.type == "project" else ""
         conditional = clause.startswith(("如果", "要是", "是否", "假如"))
         if not clause or conditional or "不" in clause:
             # "我不喜欢Java，更喜欢Go", "老李不在运维组了，调到了安全组": what the next clause

@@ -30,7 +30,8 @@ NAME: Final = (
 # sentence openers ("I moved to Berlin In March", "Acme Corp. I love it").
 _NOT_NAME_WORDS: Final = frozenset(
     """
-    i i'm i've i'll i'd i’m monday tuesday wednesday thursday friday saturday sunday january
+    i i'm i've i'll i'd i’m we've we're we'd we'll you've you're they've they're
+    monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december in on at
     and but so then the a an my our it this that we he she they since for from to with
     """.split()  # noqa: SIM905
@@ -96,7 +97,7 @@ _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:live|living)\s+(?i:in)\s+{NAME}"),
     re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+)?(?i:based)\s+(?i:in|out\s+of)\s+{NAME}"),
-    re.compile(rf"\b(?i:i|we)\s+(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+"
+    re.compile(rf"\b(?i:i|we)(?i:\s+have|['’]ve)?\s+(?i:just\s+|recently\s+|finally\s+)?(?i:moved|relocated)\s+"
                rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{NAME}"),
     # "I no longer live in Boston; I'm in Denver now": where the speaker is after a home ended.
     re.compile(rf"\b(?i:live|lived|living)\s+(?i:in)\s+[^.;!?]{{1,40}}?[,;]\s*(?i:i'm|i\s+am)\s+"

@@ -134,7 +134,7 @@ _USE_ZH: Final = (
     re.compile(rf"^(.*?)装(?:的是|的|了)(?=[A-Za-z]){VALUE_ZH}"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
     re.compile(
-        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)用(?!户|不)(?:的是|的)?|就用|统一用|依赖)"
+        rf"^(.*?)(?:使用|采用|选用|(?<!喜欢)(?<!爱)(?<![调应引费作信])用(?!户|不)(?:的是|的)?|就用|统一用|依赖)"
         rf"(?:一台|一个|一套|几台)?{VALUE_ZH}"
     ),
     # "我们全栈都是TypeScript", "我们是Java技术栈": a function said with its tool.

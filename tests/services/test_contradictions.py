@@ -287,6 +287,10 @@ def test_a_relation_said_to_hold_no_more_supersedes_it_and_its_edge_turns_histor
             "Royal Free",
         ),
         ("我姐姐陈静住在杭州。", "陈静搬到上海了。", "lives_in", "上海"),
+        # Round 32: "we've moved", a hand-over after letting go, a job said as now.
+        ("I live in Porto.", "We've moved to Lisbon.", "lives_in", "Lisbon"),
+        ("支付服务是李雷在维护。", "李雷不维护支付服务了，交给了韩梅梅。", "owns", "韩梅梅"),
+        ("我在腾讯做产品经理。", "我现在在字节跳动做产品。", "works_at", "字节跳动"),
     ],
 )
 def test_a_change_in_everyday_words_supersedes_and_the_graph_moves_on(
