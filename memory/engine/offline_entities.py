@@ -98,6 +98,16 @@ TEAM_NOUNS: Final = (
     r"(?:team|squad|group|department|guild|division|crew|chapter|club|choir|orchestra|band"
     r"|league|society|association|committee|council)"
 )
+# Chinese cities said where an employer could be ("我在杭州上班" works in a city, not for one):
+# the municipalities, provincial capitals and the largest other cities, and Hong Kong, Macau
+# and Taipei. General knowledge, not a list of any set's words.
+ZH_CITIES: Final = frozenset(
+    """
+    北京 上海 天津 重庆 广州 深圳 杭州 南京 苏州 成都 武汉 西安 长沙 郑州 合肥 济南 青岛 大连 沈阳
+    长春 哈尔滨 石家庄 太原 呼和浩特 南昌 福州 厦门 南宁 海口 三亚 昆明 贵阳 拉萨 兰州 西宁 银川
+    乌鲁木齐 宁波 无锡 东莞 佛山 珠海 温州 常州 徐州 烟台 泉州 香港 澳门 台北
+    """.split()  # noqa: SIM905
+)
 # The speaker's family, as "my …" / "我…" names them (plain facts, employers, homes).
 FAMILY_EN: Final = (
     r"(?:wife|husband|partner|son|daughter|mom|mother|dad|father|sister|brother|cousin|uncle"

@@ -52,6 +52,7 @@ _SERVICE_NOUNS: Final = (
     r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler"
     r"|program|programme|blog|storefront|shop)"
 )
+_NOUN_AFTER: Final = re.compile(rf"\s+(?i:{_SERVICE_NOUNS})(?:e?s)?\b")
 _NAME_ONLY_NOUNS: Final = frozenset({"project", "app", "repo", "repository"})  # "Atlas project"
 _DETERMINER: Final = r"(?:the|our|my|their|his|her|its|this|a|an)"
 _PLAIN_WORD: Final = (
@@ -207,7 +208,10 @@ def clause_object(text: str, kind: str) -> tuple[Entity, int] | None:
             return Entity(team.group(1), "organization"), team.end()
     service = SERVICE.match(text)
     if service and kind in ("project", "project_or_tool", "tool"):
-        return Entity(service_name(service.group(1)), "project"), service.end()
+        # "the API gateway": a service noun right after another is part of the name.
+        more = _NOUN_AFTER.match(text, service.end())
+        end = more.end() if more else service.end()
+        return Entity(service_name(text[service.start(1) : end]), "project"), end
     bare = re.match(rf"(?:the\s+)?({CAPITALISED.pattern})", text)
     if not bare:
         return None

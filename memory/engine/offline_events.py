@@ -39,6 +39,7 @@ from memory.engine.negation import third_person
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
 from memory.engine.offline_relations_zh import carried_clauses
+from memory.engine.person_facts import person_relations
 from memory.engine.plain_facts import states_plain_fact
 from memory.engine.prompts.extraction import (
     MAX_EVENTS,
@@ -186,7 +187,9 @@ def _classify(
         return _Kind("other", "negative", default_status="ongoing")
     # A plain statement of who owns or leads what, what runs on or depends on what, who
     # joined which team ("the billing service runs on Fly.io"): a fact with no cue word.
-    if person and not wish and relations(sentence):
+    if person and not wish and (relations(sentence) or person_relations(sentence, "")):
+        # Where someone works or lives too ("I'm a backend dev at Zalando", "Home is Melbourne
+        # these days": `memory.engine.person_facts`).
         return _Kind("other", "relation", default_status="ongoing")
     personal = bool(cues.FIRST_PERSON.search(sentence))
     if person and cues.EXAM_PASSED.search(sentence):

@@ -33,6 +33,7 @@ from typing import Final
 from memory.engine.offline_entities import (
     FUNCTION_NOUNS,
     PLATFORMS,
+    TEAM_NOUNS,
     Entity,
     Relation,
     employer_of,
@@ -103,8 +104,8 @@ _RELATIONS_EN: Final = (
      r"|consumes\s+from|subscribes\s+to", "depends_on",
      "project", "project_or_tool", False),
     (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
-     r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
-     r"|sits?\s+(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)"
+     rf"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
+     rf"|sits?\s+(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
      r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),

@@ -163,7 +163,31 @@ def _switched_to(sentence: str) -> Relation | None:
     return Relation(subject, "uses", Entity(tool[0], "tool"))
 
 
-_SHAPES: Final = (_handed_over, _whose, _my_choice, _kind_of_person, _hired, _switched_to)
+# "My team is the platform team", "My squad is Growth": the speaker's own team.
+_MY_TEAM: Final = re.compile(
+    rf"^(?:my|our)\s+(?:team|squad|group)\s+is\s+(?!(?:the\s+)?(?:\w+est|only|same|other|first|last|new|old)\b)(?:the\s+)?((?:[\w-]+\s+){{0,2}}{TEAM_NOUNS})\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _my_team(sentence: str) -> Relation | None:
+    found = _MY_TEAM.match(sentence.strip())
+    return (
+        Relation(Entity(ME, "person"), "member_of", Entity(found.group(1), "organization"))
+        if found
+        else None
+    )
+
+
+_SHAPES: Final = (
+    _handed_over,
+    _whose,
+    _my_choice,
+    _kind_of_person,
+    _hired,
+    _switched_to,
+    _my_team,
+)
 
 
 def shaped(sentence: str) -> list[Relation]:

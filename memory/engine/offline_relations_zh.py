@@ -10,6 +10,7 @@ from memory.engine.offline_entities import (
     FAMILY_ZH,
     FUNCTION_NOUNS,
     ME,
+    ZH_CITIES,
     Entity,
     Relation,
     employer_of,
@@ -102,7 +103,10 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:领导|带领|主导)(?P<b>.+)$", "leads", "owner", "project"),
     (r"^(?P<a>.+?)带(?P<b>[^带]{1,8}?(?:组|团队|部门|小组))$", "leads", "owner", "team"),
     (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
-    (r"^(?P<a>.+?)(?:跑在|运行在)(?P<b>.+)$", "runs_on", "project", "tool"),
+    (r"^(?P<a>.+?)(?:跑在|运行在|挂在)(?P<b>.+)$", "runs_on", "project", "tool"),
+    # "订单服务要调库存服务的接口": calling another service's interface.
+    (r"^(?P<a>.+?)(?:要|会|需要|得)?调(?:用)?(?P<b>[^调]+?)的(?:接口|API|api)$", "depends_on",
+     "project", "project_or_tool"),
     (r"^(?P<a>.+?)(?:依赖(?:于)?|调用)(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
     # "我们的后端是用Go写的": what it is written in.
     (r"^(?P<a>.+?)是?用(?P<b>[^用]+?)(?:写|开发|搭|做|实现)(?:的)?$", "uses", "uses", "tool"),
@@ -462,8 +466,10 @@ def chinese_relations(sentence: str) -> list[Relation]:
                     for target in targets:
                         # "数据组现在归王芳管": a team someone is in charge of is one they lead.
                         led = relation == "owns" and _ZH_LED_TEAM.search(target.name) is not None
-                        made = Relation(one, "leads" if led else relation, target)
-                        out.append(employer_of(made))
+                        made = employer_of(Relation(one, "leads" if led else relation, target))
+                        if made.relation == "works_at" and target.name in ZH_CITIES:
+                            made = Relation(one, "lives_in", Entity(target.name, "place"))
+                        out.append(made)
                 previous = match.group("a") if subject.type == "person" else ""
                 break
     return out

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from memory.engine.offline_entities import FAMILY_EN, known_tool
+from memory.engine.offline_entities import FAMILY_EN, ZH_CITIES, known_tool
 from memory.engine.offline_relations_zh import zh_employer_named
 from memory.engine.plain_clauses import corrected, one_subject_each, without_apposition
 from memory.engine.slots import slot_of
@@ -52,6 +52,11 @@ _HAN_AFTER_PLACE: Final = (
 _HAN_WHEN: Final = r"(?:上周|上个?月|去年|今年|前年|最近|刚刚?|已经|昨天|前几天|年初|年底|终于)*"
 # "I work as a nurse at St Mary's", "Ana works as a data analyst for Globex": the role between.
 _AS_ROLE: Final = r"(?:(?i:as)\s+(?i:an?)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+)?"
+# A role before "at" and the organisation: "a nurse at", "the CFO at" (not "a regular at").
+_ROLE_AT: Final = (
+    r"(?!(?i:regular|customer|member|guest|visitor|patient|fan|client|friend|big|huge)\b)"
+    r"[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+(?i:at)\s+"
+)
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                r"(?i:work|working|study|studying)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?"
@@ -75,6 +80,10 @@ _WORKS_AT: Final = (
                r"|analyst|scientist"
                rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{NAME}"),
     re.compile(rf"\b(?i:i)\s+(?i:teach|coach)\s+(?:[a-z]+\s+){{0,2}}(?i:at)\s+{NAME}"),
+    # "I'm a backend dev at Zalando", "I'm a student at MIT": any role (not a regular or a guest).
+    re.compile(r"\b(?i:i'm|i\s+am)\s+(?i:an?|the)\s+" + _ROLE_AT + rf"{NAME}"),
+    # "I've been at Google for three years": at a named organisation for a while.
+    re.compile(rf"\b(?i:i've|i\s+have)\s+been\s+(?i:at|with)\s+{NAME}\s+(?i:for|since)\b"),
     # "I left Globex, I'm at Initech now": where the speaker is after a job change.
     re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"
                rf"(?i:i'm|i\s+am)\s+(?i:now\s+)?(?i:at|with)\s+{NAME}"),
@@ -89,10 +98,9 @@ _WORKS_AT_OTHER: Final = (
                rf"{NAME}"),
     # "Priya is a nurse at Rush", "Tom is the CFO at Globex": a role at a named organisation
     # ("the tech lead of Nimbus" leads a project: `offline_relations`).
-    re.compile(r"\b(?i:is|'s)\s+(?i:an?|the)\s+(?!(?i:regular|customer|member|guest|visitor"
-               r"|patient|fan|client|friend|big|huge)\b)[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+"
-               rf"(?i:at)\s+{NAME}"),
+    re.compile(r"\b(?i:is|'s)\s+(?i:an?|the)\s+" + _ROLE_AT + rf"{NAME}"),
 )  # fmt: skip
+_CITY: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:live|living)\s+(?i:in)\s+{NAME}"),
@@ -102,7 +110,16 @@ _LIVES_IN: Final = (
     # "I no longer live in Boston; I'm in Denver now": where the speaker is after a home ended.
     re.compile(rf"\b(?i:live|lived|living)\s+(?i:in)\s+[^.;!?]{{1,40}}?[,;]\s*(?i:i'm|i\s+am)\s+"
                rf"(?i:now\s+)?(?i:in|based\s+in)\s+{NAME}"),
+    # "I grew up in Madrid but live in Barcelona now": the speaker's later clause.
+    re.compile(r"(?:^|[:：]\s*)(?i:i)\b[^.;!?:]{0,60}?\b(?i:but|and)\s+(?i:now\s+)?(?i:live|living)\s+(?i:in)\s+"
+               rf"{NAME}"),
+    # "Home is Melbourne these days", "I'm in Toronto these days".
+    re.compile(rf"(?:^|[:：]\s*)(?i:my\s+)?(?i:home)\s+(?i:is)\s+(?i:now\s+)?{NAME}"),
+    re.compile(rf"\b(?i:i'm|i\s+am)\s+(?i:now\s+)?(?i:in)\s+{NAME}\s+(?i:these\s+days)\b"),
     re.compile(rf"我(?:现在|目前)?住在{HAN_NAME}{_HAN_AFTER_PLACE}"),
+    # "我住浦东" (no 在), "我在上海" (a city, the clause ending there).
+    re.compile(r"我(?:现在|目前)?住(?![在得的了过着])([\u4e00-\u9fff]{2,4})(?:[，。,.!！]|$)"),
+    re.compile(rf"(?:^|[:：]\s*)我(?:现在|目前)?在({_CITY})(?:[，。,.!！]|$)"),
     re.compile(rf"我(?:们)?{_HAN_WHEN}搬到了?{HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我上个月从杭州搬到了苏州": a time word and the old home before the move.
     re.compile(rf"我(?:们)?[^，。,.!！从]{{0,6}}从[^，。,.!！]{{1,12}}?搬到了?{HAN_NAME}{_HAN_AFTER_PLACE}"),
@@ -199,7 +216,9 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     # "Emma and Liam both work at Spotify"; "I don't work at Stripe, I'm at Shopify now".
     for part in one_subject_each(without_apposition(corrected(text) or text)):
         employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, part, speaker)
-        if employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
+        if employed and employed[1] in ZH_CITIES:  # "我在杭州上班": where one is based
+            found.append((employed[0], "lives_in", employed[1]))
+        elif employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
             found.append((employed[0], "works_at", employed[1]))
         housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, part, speaker)
         if housed and slot_of(housed[1]) is None and known_tool(housed[1]) is None:
