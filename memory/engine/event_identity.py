@@ -53,6 +53,7 @@ from rapidfuzz import fuzz
 from memory.engine.event_types import normalize_key
 from memory.engine.negation import affirmed, negated
 from memory.engine.offline_cues import FILLER_PREFIX, STOP_WORDS
+from memory.engine.offline_entities import known_tool
 from memory.engine.offline_events import echo_words
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
@@ -246,9 +247,14 @@ def _liked(text: str) -> tuple[str, tuple[str, ...]] | None:
     if not feelings and not tools:
         return None
     sign = "-" if feelings and feelings[0].feeling in _DISLIKING else "+"
-    topic = [normalize_key(tools[0])] if tools else feelings[0].topic.casefold().split()
+    # A tool by its name, liked ("prefers") or disliked ("dislikes Vim"): "I love Vim" and "I
+    # can't stand Vim" are about one thing.
+    named = tools[0] if tools else known_tool(feelings[0].value.partition(" ")[2])
+    if named:
+        return sign, (normalize_key(named),)
+    topic = feelings[0].topic.casefold().split()
     words = [w for w in topic if w not in _DEGREE] or topic
-    return sign, tuple(normalize_key(words[0]) if len(words) == 1 else words)
+    return sign, (normalize_key(words[0]),) if len(words) == 1 else tuple(words)
 
 
 # A deadline restated in another session: the same plan and last day, said in other words.
@@ -296,6 +302,14 @@ def contradicts(new: FactText, old: FactText) -> bool:
     breaks only the negation rule, and with the negations taken out they are the same fact."""
     if why_different(new, old) != "negation":
         return False
+    a, b = _likings(new, old)
+    if a is not None and b is not None and a[0] != b[0]:
+        # "I like dark mode" / "I dislike dark mode": the same thing, liked and disliked.
+        return (
+            a[1] == b[1]
+            and named_participants(new.participants) == named_participants(old.participants)
+            and _marked_words(new.summary, new.title) == _marked_words(old.summary, old.title)
+        )
     return same_fact(_affirmed(new), _affirmed(old))
 
 

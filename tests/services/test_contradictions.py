@@ -44,6 +44,9 @@ def _said_in_two_sessions(
         ("I like working late on Fridays.", "I don't like working late on Fridays."),
         ("I don't like working late on Fridays.", "I like working late on Fridays."),
         ("我喜欢喝咖啡。", "我不喜欢喝咖啡。"),
+        # A liking then a dislike of the same thing, in other words.
+        ("I like dark mode.", "I dislike dark mode."),
+        ("I love Vim.", "I can't stand Vim."),
     ],
 )
 def test_a_denial_conflicts_with_the_statement_it_denies(
@@ -136,6 +139,11 @@ def test_unrelated_and_additive_statements_do_not_conflict(owner: ApiClient, dra
         ("We don't use Kafka for billing", "We use Kafka for the event bus", False),
         # Same polarity: a restatement, not a contradiction.
         ("We use Kafka for the event bus", "We use Kafka for the event bus", False),
+        # A liking and a dislike of the same thing; not of two things.
+        ("I like dark mode", "I dislike dark mode", True),
+        ("I love Vim", "I can't stand Vim", True),
+        ("我喜欢喝咖啡", "我不喜欢喝咖啡", True),
+        ("I like dark mode", "I dislike light mode", False),
     ],
 )
 def test_contradicts(new: str, old: str, expected: bool) -> None:
