@@ -90,7 +90,7 @@ CHANGE: Final = _cue(
     r"|\bstepped\s+down\b|\brewr(?:ote|itten)\b[\w\s-]{1,40}?\bin\s+(?-i:[A-Z])",
     r"改(?:到|喝|吃|去|成|为|学|练|打|玩)|推迟|延期|改期|提前到|挪到",
     # Rescheduling: "the offsite got pushed to May".
-    r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped)\s+(?:back\s+|out\s+)?(?:to|until|till"
+    r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|slipped|slid)\s+(?:back\s+|out\s+)?(?:to|until|till"
     r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",
     # Back to an earlier choice, and a team said as where someone works now: "I've gone back to
     # Vim", "Marta now works on the growth team", "Ken is now on the data team".
@@ -123,6 +123,7 @@ CHANGE: Final = _cue(
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"
     r"|(?<!n't\s)(?<!not\s)(?<!never\s)\bquit\s+(?:my|his|her|their|our|the)\b"
+    r"|\bi\s+(?:just\s+|finally\s+|recently\s+)?quit\s+(?-i:[A-Z])"
     r"|\b(?:got|was|been|were|get|gets)\s+promoted\b|\bpromoted\s+to\b|\btook\s+over\s+as\b"
     r"|\bmoved\s+into\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}role\b",
     # Leaving a team or company, as English "left the … team": "张伟离开了数据组".

@@ -49,6 +49,7 @@ from memory.engine.prompts.extraction import (
     ExtractionOut,
     clean_list,
 )
+from memory.engine.reschedule import moved_thing
 from memory.engine.slot_supersession import TimelineEvent, detect_supersession
 from memory.engine.slots import SlotChoice, project_name, slot_choices
 from memory.engine.temporal import TemporalResolution, resolve_temporal, sentence_tense
@@ -170,7 +171,11 @@ def _classify(
         return _Kind("decision", "decision", default_status="occurred")
     if cues.MIGRATION.search(sentence):
         return _Kind("migration", "change", default_status="occurred")
-    if cues.CHANGE.search(sentence) or (not future and parse_change(sentence) is not None):
+    if (
+        cues.CHANGE.search(sentence)
+        or (not future and parse_change(sentence) is not None)
+        or moved_thing(sentence) is not None  # "Standup is now at 10"
+    ):
         # Also the imperative and present forms: "Switch X from A to B", "X now runs on B"; a
         # dated future move ("I'm moving to Madrid in September") stays a plan.
         return _Kind("change", "change", default_status="occurred")
@@ -364,7 +369,12 @@ def _event_fields(
     probe = resolve_temporal(sentence, mentioned_at=message.created_at, default_status="unknown")
     # Vague future wording alone ("soon", "eventually") plans nothing: a plan without a plan
     # cue needs a date.
-    future = probe.status == "planned" and probe.happened_start is not None
+    # A habit's next time is no plan either: "I do yoga every Wednesday evening", 我每周三上瑜伽课.
+    future = (
+        probe.status == "planned"
+        and probe.happened_start is not None
+        and not cues.RECURRING.search(sentence)
+    )
     dated = probe.happened_start is not None
     past = dated and probe.status == "occurred"
     kind = _classify(

@@ -138,8 +138,12 @@ def _hired(sentence: str) -> Relation | None:
 _SWITCHED: Final = re.compile(
     r"^(I|[A-Z][\w-]+)(?:\s+(?:have|has)|['’]ve)?\s+(?:(?:just|recently|finally|also)\s+)?"
     r"(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?"
-    r"(?:(?:my|his|her|their)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+)?"
+    r"(?:(?:my|his|her|their)\s+((?:[a-z][\w-]*\s+)?[a-z][\w-]*)\s+)?"
     r"(?:from\s+(.+?)\s+)?(?:over\s+)?to\s+(.+)$"
+)
+# "I switched my running app to Strava": what is switched is a tool, so is its new name.
+_TOOL_KINDS: Final = frozenset(
+    "app apps tool editor browser client provider bank tracker platform service".split()  # noqa: SIM905
 )
 
 
@@ -147,12 +151,13 @@ def _switched_to(sentence: str) -> Relation | None:
     found = _SWITCHED.match(sentence.strip())
     if found is None:
         return None
-    who, old, new = found.groups()
+    who, what, old, new = found.groups()
     if who != "I" and (who.lower() in NOT_SUBJECT or who.lower() in NOT_NAME or known_tool(who)):
         return None
     tool = tool_at(new)
     if tool is None:
-        if old is None or tool_at(old) is None:
+        a_tool = what is not None and what.split()[-1].casefold() in _TOOL_KINDS
+        if not a_tool and (old is None or tool_at(old) is None):
             return None
         bare = re.match(rf"(?:the\s+)?({CAPITALISED.pattern})", new)
         name = capitalised_name(bare.group(1)) if bare else ""

@@ -113,7 +113,7 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)是(?P<b>[A-Za-z][^是]*?)(?:写|开发|搭|做|实现)的$", "uses", "uses", "tool"),
     # "我现在改用Strava记录跑步了": a person's own tool after a switch (a service's switch is
     # read by `memory.engine.changes`).
-    (r"^(?P<a>.+?)(?:改用|换用|转用|改为使用)了?(?P<b>.+)$", "uses", "person", "tool"),
+    (r"^(?P<a>.+?)(?:改用|换用|转用|改为使用|换成)了?(?P<b>.+)$", "uses", "person", "tool"),
     (r"^(?P<a>.+?)(?:使用|采用|用|靠)(?P<b>.+)$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
     # "小付上周从运维组调到客服平台组了": the team moved to.
@@ -184,7 +184,9 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
         text = titled
     if not text or text in _ZH_NOT_SUBJECT:
         return None
-    if text == "我" or (kind == "uses" and re.fullmatch(r"[\u4e00-\u9fff]{1,4}我", text)):
+    if text == "我" or (
+        kind in ("uses", "person") and re.fullmatch(r"[\u4e00-\u9fff]{1,4}我", text)
+    ):
         # "记笔记我一般用Notion": what for, then the speaker
         return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
     if text in FUNCTION_NOUNS and kind in ("project", "uses"):
@@ -212,6 +214,20 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     ):
         return Entity(text, "person" if kind in ("owner", "person") else "project")
     return None
+
+
+# A Han product name, then what it is used for: "印象笔记记东西", "Keep记录跑步".
+_ZH_USED_FOR: Final = re.compile(
+    r"([\u4e00-\u9fff]{2,6})(?:来|去)?(?:(?:记录|管理|沟通)[\u4e00-\u9fff]{0,4}"
+    r"|(?:记|写|做|存|拍|看|听|学|跑|练|聊|画|剪|算)[\u4e00-\u9fff]{2,4})"
+)
+
+
+# A thing one uses that names no product, then what it did: "用手机拍照", "用电脑写代码".
+_ZH_DEVICE_USE: Final = re.compile(
+    r"(?:手机|电脑|笔记本|相机|平板|本子|纸|笔|脑子|手)(?:来|去)?"
+    r"[记写做存拍看听学跑练聊画剪算录打玩查][\u4e00-\u9fff]{0,3}"
+)
 
 
 def _zh_tool_before_verb(text: str, kind: str) -> str | None:
@@ -244,6 +260,11 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     tool = known_tool(text) or _zh_tool_before_verb(text, kind)
     if kind in ("tool", "project_or_tool") and tool:
         return Entity(tool, "tool")
+    if kind in ("tool", "project_or_tool") and _ZH_DEVICE_USE.fullmatch(text):
+        return None  # "用手机拍照": a device, no product
+    used_for = _ZH_USED_FOR.fullmatch(text)
+    if kind in ("tool", "project_or_tool") and used_for and han_tool(used_for.group(1)):
+        return Entity(used_for.group(1), "tool")  # "用印象笔记记东西": the product, then what for
     service = ZH_SERVICE.match(text)
     if service and kind in ("project", "project_or_tool"):
         name = zh_project_name(service, text)
@@ -300,6 +321,8 @@ def _zh_named_product(raw: str) -> Entity | None:
     if text.endswith(("的", "了")):
         return None
     text = re.sub(r"^(?:的是|是)", "", text)
+    if _ZH_DEVICE_USE.fullmatch(text):
+        return None  # "用手机拍照": a device and what it did
     return Entity(text, "tool") if han_tool(text) else None
 
 

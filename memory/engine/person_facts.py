@@ -100,6 +100,11 @@ _WORKS_AT_OTHER: Final = (
     # ("the tech lead of Nimbus" leads a project: `offline_relations`).
     re.compile(r"\b(?i:is|'s)\s+(?i:an?|the)\s+" + _ROLE_AT + rf"{NAME}"),
 )  # fmt: skip
+# What one moves to that is no home: a number ("Standup moved to 10"), an office or a building
+# ("我们搬到了新办公室").
+_NO_HOME: Final = re.compile(
+    r"^\d|办公室|公司|工位|写字楼|大楼|园区|新家$|(?i:office|building|desk)\b"
+)
 _CITY: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
@@ -221,6 +226,11 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
         elif employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
             found.append((employed[0], "works_at", employed[1]))
         housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, part, speaker)
-        if housed and slot_of(housed[1]) is None and known_tool(housed[1]) is None:
+        if (
+            housed
+            and slot_of(housed[1]) is None
+            and known_tool(housed[1]) is None
+            and not _NO_HOME.search(housed[1])
+        ):
             found.append((housed[0], "lives_in", housed[1]))
     return found

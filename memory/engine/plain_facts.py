@@ -266,6 +266,13 @@ def _tool_named(word: str) -> bool:
     return known_tool(word) is not None
 
 
+# When a recurring meeting starts: "站会九点半开始", "周会每周一上午十点".
+_ZH_MEETING_TIME: Final = re.compile(
+    r"^(?:我们的?)?(?:站会|周会|例会|晨会|早会|组会|周例会|双周会|复盘会)"
+    r"(?:每天|每周[一二三四五六日天]|每个?(?:周|星期|礼拜)[一二三四五六日天])?(?:都)?(?:是|在)?"
+    r"(?:早上|上午|中午|下午|晚上)?[一二三四五六七八九十两\d]+点(?:半|[一二三四五六七八九十\d]+分?)?"
+    r"(?:开始|开)?[。！!]?$"
+)
 # "我会说英语和日语": the languages someone speaks.
 _ZH_LANGUAGES: Final = re.compile(r"^我(?:们)?(?:会|能)?说[\u4e00-\u9fff]{1,4}语")
 
@@ -274,6 +281,8 @@ def _chinese(text: str) -> bool:
     if _ZH_NOT_FACT.search(text):
         return False
     if _ZH_RELATIVE.search(text) or _ZH_COMMUTE.match(text) or _ZH_LANGUAGES.match(text):
+        return True
+    if _ZH_MEETING_TIME.match(text):
         return True
     if _ZH_WORK_THING.match(text) or _ZH_DIET.match(text) or _ZH_OWNED.match(text):
         return True

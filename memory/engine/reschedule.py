@@ -8,10 +8,10 @@ active events. Pure rules.
 
 What moved is the words before the verb of moving, less articles and possessives ("the launch",
 "our standup", "周会"); an earlier event is about it when it holds every one of those words (as
-five-letter stems, Han text as it is), is a plan or a meeting, and had a time of its own: "the
-launch party is booked at the Hilton" says no time and stays. A habit moves when the new
-statement says it holds from now on, the old one says it recurs, both say a time, and their
-other words are the same ("We run retros every Tuesday" is another habit).
+five-letter stems, Han text as it is), is a plan, a meeting or a plain fact, and had a time of
+its own: "the launch party is booked at the Hilton" says no time and stays. A habit moves when
+the new statement says it holds from now on, the old one says it recurs, both say a time, and
+their other words are the same ("We run retros every Tuesday" is another habit).
 """
 
 from __future__ import annotations
@@ -23,15 +23,19 @@ from memory.engine.change_terms import folded
 
 __all__ = ["MOVABLE_TYPES", "habit_moved", "may_move_habit", "moved_thing", "names_moved", "timed"]
 
-# The kinds of event a time belongs to.
-MOVABLE_TYPES: Final = frozenset({"plan", "meeting"})
+# The kinds of event a time belongs to: a plan, a meeting, and a standing time said as a plain
+# fact ("站会九点半开始", "Standup is at 9:30 every day").
+MOVABLE_TYPES: Final = frozenset({"plan", "meeting", "other"})
 
 _MOVED_EN: Final = re.compile(
     r"^(?:(?:so|ok(?:ay)?|fyi|heads\s+up)[,:]?\s+)?(?:the\s+|our\s+|my\s+|this\s+week's\s+)?"
     r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+"
     r"(?:has\s+been\s+|have\s+been\s+|was\s+|were\s+|is\s+|are\s+|got\s+|is\s+being\s+)?"
-    r"(?:moved|pushed|postponed|rescheduled|delayed|bumped|shifted|brought\s+forward)"
-    r"(?:\s+(?:back|out|up))?\s+(?:to|until|till|from)\b",
+    r"(?:moved|pushed|postponed|rescheduled|delayed|bumped|shifted|slipped|slid|brought\s+forward)"
+    r"(?:\s+(?:back|out|up))?\s+(?:to|until|till|from)\b"
+    # "Standup is now at 10": the time said as now.
+    r"|^(?:the\s+|our\s+|my\s+)?(?P<now>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:is|are)\s+now\s+"
+    r"(?:at|on)\s+(?=\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|noon)",
     re.IGNORECASE,
 )
 _MOVED_ZH: Final = re.compile(
@@ -59,7 +63,7 @@ def moved_thing(text: str) -> str | None:
     match = _MOVED_ZH.match(said) or _MOVED_EN.match(said)
     if match is None:
         return None
-    what = match.group("what").strip()
+    what = (match.groupdict().get("what") or match.group("now")).strip()
     if what.casefold() in _NOT_A_THING or what.split()[0].casefold() in _NOT_A_THING:
         return None
     return what
@@ -92,7 +96,7 @@ _RECURRING: Final = re.compile(
 )
 # The time and the markers, taken out before the rest is compared.
 _HABIT_NOISE: Final = re.compile(
-    r"\b(?:from\s+now\s+on|going\s+forward|starting|every|each|on|at|daily|weekly|monthly|now"
+    r"\b(?:from\s+now\s+on|going\s+forward|starting|every|each|on|at|daily|weekly|monthly|now|days?"
     r"|instead|next|this|week|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|\d{1,2}(?::\d{2})?"
     r"(?:\s*[ap]m)?)\b"
     r"|每?个?(?:周|星期|礼拜)[一二三四五六日天]|每[天日周月]|[一二三四五六七八九十两\d]+点半?"

@@ -48,6 +48,7 @@ from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
 from memory.engine.slots import slot_of
 
 __all__ = [
+    "ANY",
     "SINGLE_PER_OBJECT",
     "SINGLE_PER_SUBJECT",
     "Fact",
@@ -184,11 +185,31 @@ _STOP_WORDS: Final = re.compile(r"\s*\b(?:anymore|any\s+more)\b|已经|了(?=\s*
 def ended_facts(text: str, speaker: str) -> frozenset[Fact]:
     """The relation facts `text` says hold no more (the facts of its affirmative form), or
     none when it says no such stop. A plain negation ("We don't use Kafka for billing") is no
-    stop: it may contradict, it does not end."""
+    stop: it may contradict, it does not end. The speaker leaving a job ends where they work:
+    "I quit Spotify" that employer, "I quit my job" / 我辞职了 any (value `ANY`)."""
     sentence = _without_label(text).strip()
-    if not STOPPED.search(sentence):
-        return frozenset()
-    return stated_facts(_STOP_WORDS.sub("", affirmed(sentence)), speaker)
+    found: set[Fact] = set()
+    for pattern in _QUIT:
+        quit_job = pattern.search(sentence)
+        if quit_job is not None:
+            employer = quit_job.group(1)
+            found.add(Fact(_key(speaker), "works_at", value_key(employer) if employer else ANY))
+            break
+    if STOPPED.search(sentence):
+        found |= stated_facts(_STOP_WORDS.sub("", affirmed(sentence)), speaker)
+    return frozenset(found)
+
+
+# A fact's value that stands for any value: the speaker's job ended, whichever it was.
+ANY: Final = ""
+# The speaker leaving a job: "I quit Spotify", "I just left Globex", "I quit my job", 我辞职了,
+# 我从京东离职了 (group 1: the employer, when named).
+_QUIT: Final = (
+    re.compile(r"\b(?:I|i)\s+(?:just\s+|finally\s+|recently\s+)?(?:quit|left)\s+"
+               r"(?:my\s+job\s+at\s+)?((?-i:[A-Z])[\w&.'’-]*(?:\s+(?-i:[A-Z])[\w&.'’-]*){0,2})"),
+    re.compile(r"\b(?:I|i)\s+(?:just\s+|finally\s+|recently\s+)?(?:quit|left)\s+my\s+job\b()"),
+    re.compile(r"我(?!们)(?:已经|刚|刚刚|上个?月|上周|去年)?(?:从([\u4e00-\u9fffA-Za-z]{2,8}))?(?:辞职|离职)"),
+)  # fmt: skip
 
 
 def names_agree(new_text: str, old_text: str) -> bool:
@@ -220,13 +241,13 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
     changed_subject = _key(change.subject) if change is not None and change.subject else None
     replaced = False
     team_moved = bool(_TEAM_MOVE.search(new_text))
-    handed = _HANDED_FROM.match(_without_label(new_text).strip())
+    handed = _handed_over(_without_label(new_text).strip())
     for fact in old - new:
         if (
             handed is not None
             and fact.role in _HANDED_ROLES
-            and fact.subject == _key(handed.group(1))
-            and value_key(fact.value) == value_key(handed.group(2))
+            and fact.subject == _key(handed[0])
+            and value_key(fact.value) == value_key(handed[1])
         ):
             replaced = True  # "Priya handed the search service over to Tom": hers no more
             continue
@@ -259,7 +280,21 @@ _HANDED_FROM: Final = re.compile(
     r"^([A-Z][\w'’-]+)\s+(?:has\s+|just\s+)*handed\s+(?:over\s+)?(?:the\s+|our\s+)?(.+?)\s+"
     r"(?:over\s+)?to\s+[A-Z]"
 )
+# "Ana took over the mobile team from Ben": the one it was taken from.
+_TAKEN_FROM: Final = re.compile(
+    r"\b(?:took|has\s+taken|have\s+taken|is\s+taking)\s+over\s+(?:the\s+|our\s+)?(.+?)\s+"
+    r"from\s+([A-Z][\w'’-]+)"
+)
 _HANDED_ROLES: Final = frozenset({"owns", "maintains", "leads"})
+
+
+def _handed_over(sentence: str) -> tuple[str, str] | None:
+    """(who gave it up, what) a hand-over says, or None."""
+    handed = _HANDED_FROM.match(sentence)
+    if handed is not None:
+        return handed.group(1), handed.group(2)
+    taken = _TAKEN_FROM.search(sentence)
+    return (taken.group(2), taken.group(1)) if taken is not None else None
 
 
 # A move to another team ends the membership it leaves: "Lucas switched to the web team".

@@ -28,7 +28,7 @@ from memory.engine.reschedule import (
     names_moved,
     timed,
 )
-from memory.engine.stated_facts import HOLDER, Fact, ended_facts, replaces, stated_facts
+from memory.engine.stated_facts import ANY, HOLDER, Fact, ended_facts, replaces, stated_facts
 from memory.models import Event, EventStatus
 from memory.models.rows import columns_of, read_values
 from memory.services.events import event_supersede
@@ -164,4 +164,7 @@ def _ends(
     old = stated_facts(summary, speaker)
     if stated.new and replaces(stated.new, old, stated.said):
         return True
-    return bool(old) and old <= stated.stopped
+    # Each of its facts said to hold no more, by value or for any value ("我辞职了").
+    return bool(old) and all(
+        f in stated.stopped or Fact(f.subject, f.role, ANY) in stated.stopped for f in old
+    )

@@ -353,6 +353,14 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("我的主管是李明。", "李明走了，现在我的主管是张华。"),
         ("We deploy every Tuesday.", "From now on we deploy on Thursdays."),
         ("我们每周二发版。", "以后改成每周四发版了。"),
+        # Round 34: a standing time said as a fact, a slip, a take-over, a job left.
+        ("Standup is at 9:30 every day.", "Standup is now at 10."),
+        ("The launch is planned for May 20.", "The launch slipped to June 3."),
+        ("站会九点半开始。", "站会改到十点了。"),
+        ("我每周三晚上上瑜伽课。", "瑜伽课改到周四了。"),
+        ("Ben leads the mobile team.", "Ana took over the mobile team from Ben."),
+        ("I work at Spotify.", "I quit Spotify, I'm freelancing now."),
+        ("我在京东工作。", "我辞职了，现在在家带娃。"),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
