@@ -68,7 +68,7 @@ _QUESTION_START: Final = re.compile(
 # "project", "tool", "team", "owner" (person or team), "uses" (person or project).
 _RELATIONS_EN: Final = (
     # (verb pattern, relation, subject kind, object kind, passive)
-    (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:owned|handled|looked\s+after|taken\s+care\s+of)"
+    (r"belongs?\s+to|(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:owned|handled|looked\s+after|taken\s+care\s+of)"
      r"\s+by", "owns", "owner", "project", True),
     (r"(?:is|are|was|has\s+been)\s+(?:now\s+)?(?:led|headed|run|managed)\s+by"
      r"|(?<=team\s)(?:now\s+)?reports?\s+(?:directly\s+)?to", "leads", "owner", "project", True),

@@ -133,7 +133,8 @@ _LIVES_IN: Final = (
                rf"{_HAN_AFTER_PLACE}"),
 )  # fmt: skip
 _LIVES_IN_OTHER: Final = (
-    re.compile(rf"\b(?i:lives)\s+(?i:in)\s+{NAME}"),
+    # "Omar lives with his parents in Cairo".
+    re.compile(rf"\b(?i:lives)\s+(?:(?i:with)\s+[^.,;!?]{{1,30}}?\s+)?(?i:in)\s+{NAME}"),
     # "Julia is based in Lisbon", "Chloe works remotely from Montreal".
     re.compile(rf"\b(?i:is\s+based\s+(?:in|out\s+of)|works\s+(?:remotely\s+)?from)\s+{NAME}"),
     re.compile(rf"\b(?i:just\s+|recently\s+)?(?i:moved|relocated)\s+(?i:to)\s+{NAME}"),

@@ -95,7 +95,11 @@ _USE_EN: Final = (
     re.compile(rf"^(.*?)\b(?:runs?|running)\s+(?:in|inside)\s+{VALUE_EN}", _I),
     # "Everything we deploy goes through ArgoCD", "everything is on AWS": the whole stack's.
     re.compile(rf"^(.*?)\b(?:everything|all\s+of\s+it)(?:\s+(?:that\s+)?(?:we|i)\s+[a-z]+)?\s+"
-               rf"(?:goes|runs|is|lives|sits)\s+(?:all\s+)?(?:through|via|on|in)\s+{VALUE_EN}", _I),
+               rf"(?:goes|go|runs|run|is|are|lives|live|sits|sit)\s+(?:all\s+)?(?:out\s+)?(?:through|via|on|in)"
+               rf"\s+{VALUE_EN}", _I),
+    # "Everything is containerized with Docker": what the stack is packaged or provisioned with.
+    re.compile(r"^(.*?)\b(?:is|are)\s+(?:all\s+)?(?:containeri[sz]ed|packaged|orchestrated|provisioned)"
+               rf"\s+(?:with|by|via|using|in)\s+{VALUE_EN}", _I),
     # "We don't host anything ourselves, it's all on AWS".
     re.compile(rf"^(.*?)\b(?:it's|it\s+is|everything's)\s+all\s+(?:on|in)\s+{VALUE_EN}", _I),
     # "I drive a Honda Fit"
@@ -166,8 +170,8 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:of\s+)?(?:our|the|my)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
                rf"\s+{VALUE_EN}", _I),
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
-               rf"(?:go|goes|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+(?:through"
-               rf"|via|to)\s+{VALUE_EN}", _I),
+               rf"(?:go|goes|run|runs|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+"
+               rf"(?:out\s+)?(?:through|via|to)\s+{VALUE_EN}", _I),
     # "logs are shipped to Datadog", "uploads are stored in S3", "secrets live in Vault"
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are|get"
                rf"|gets)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up|managed|handled"
