@@ -104,7 +104,8 @@ CHANGE: Final = _cue(
     r"\s+(?:at|for)\b|\bnow\s+works?\s+(?:at|for)\s+(?-i:[A-Z])"
     r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for|part\s+of)\s+the\s+"
     r"[\w\s-]{1,30}?team\b"
-    r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\s+(?:living|based)\s+in\b",
+    r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\s+(?:living|based)\s+in\b"
+    r"|\b(?:is|'s|am|'m|are|'re)\s+back\s+(?:on|in|with)\s+the\s+[\w\s-]{1,30}?team\b",
     # Roles and memberships: "Maria moved to the data team", "Sam got promoted".
     r"\b(?:joined|rejoined|resigned|transferred\s+to|became\s+(?:a|an|the|our))\b"
     # Someone leaving and a hand-over: "Yusuf left last month", "is now handled by Mei".
@@ -128,7 +129,7 @@ CHANGE: Final = _cue(
     r"|\bmoved\s+into\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}role\b",
     # Leaving a team or company, as English "left the … team": "张伟离开了数据组".
     r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))"
-    r"|转到了?[^，。,.]{0,8}?(?:组|团队|部门)"
+    r"|(?:转到|回到)了?[^，。,.]{0,8}?(?:组|团队|部门)"
     # "我现在在字节跳动做产品", "我现在住在深圳": the speaker's job or home said as now (as "I'm now
     # living in …"); not 目前 ("currently") nor "我现在在公司" (where one is this minute).
     r"|^我现在(?:在[^，。,.在]{2,12}?(?:工作|上班|做|当|任职)|住在)"

@@ -103,8 +103,8 @@ _RELATIONS_EN: Final = (
      r"|reads\s+from|writes\s+to|pulls\s+from|pushes\s+to|integrates\s+with|publishes\s+to"
      r"|consumes\s+from|subscribes\s+to", "depends_on",
      "project", "project_or_tool", False),
-    (r"(?:has\s+)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
-     rf"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
+    (r"(?:has\s+)?(?:re-?)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
+     rf"|(?:is|'s|am|'m)\s+(?:now\s+|back\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
      rf"|sits?\s+(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
      r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",

@@ -34,10 +34,12 @@ from memory.engine.offline_entities_en import (
 __all__ = ["shaped"]
 
 
-# "I'm a Neovim person", "Ana is a Postgres fan": a known tool someone prefers.
+# "I'm a Neovim person", "Ana is a Postgres fan", "Tom is a big Rust fan": a known tool someone
+# prefers.
 _PERSON_OF: Final = re.compile(
     r"(?:^|[,;]\s*|\b(?i:and)\s+)(I|[A-Z][\w'’-]+)(?:'m|’m|\s+am|\s+is|'s|’s)\s+"
     r"(?:(?i:more\s+of|kind\s+of|very\s+much|definitely|totally)\s+)?an?\s+"
+    r"(?:(?i:big|huge|massive|real|true|die-hard|diehard|loyal|longtime|long-time)\s+)?"
     r"([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:person|guy|girl|fan|user)\b"
 )
 

@@ -40,7 +40,7 @@ from memory.engine.change_terms import HAN, value_key
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed
 from memory.engine.offline_cues import STOPPED
-from memory.engine.offline_entities import LIKED, ME, function_noun, known_tool
+from memory.engine.offline_entities import LIKED, ME, TEAM_NOUNS, function_noun, known_tool
 from memory.engine.offline_relations import relations
 from memory.engine.offline_relations_zh import ZH_PERSON
 from memory.engine.person_facts import person_relations
@@ -195,9 +195,22 @@ def ended_facts(text: str, speaker: str) -> frozenset[Fact]:
             employer = quit_job.group(1)
             found.add(Fact(_key(speaker), "works_at", value_key(employer) if employer else ANY))
             break
+    for pattern in _LEFT_TEAM:
+        for left in pattern.finditer(sentence):
+            who = speaker if left.group(1) in ("I", "我") else left.group(1)
+            found.add(Fact(_key(who), "member_of", value_key(left.group(2))))
     if STOPPED.search(sentence):
         found |= stated_facts(_STOP_WORDS.sub("", affirmed(sentence)), speaker)
     return frozenset(found)
+
+
+# Someone leaving a team ends the membership: "Yuki left the search team", 张伟离开了数据组.
+_LEFT_TEAM: Final = (
+    re.compile(rf"(?:^|[,;:]\s*)(I|[A-Z][\w'’-]+)\s+(?:has\s+|just\s+|recently\s+)*left\s+"
+               rf"(?:the\s+|our\s+)?((?:[\w-]+\s+){{0,2}}{TEAM_NOUNS})\b"),
+    re.compile(r"(?:^|[，,：:]\s*)(我(?!们)|[\u4e00-\u9fff]{2,3}?)(?:已经|上周|上个?月)?离开了?"
+               r"([\u4e00-\u9fff]{1,8}?(?:组|团队|部门|小组))"),
+)  # fmt: skip
 
 
 # A fact's value that stands for any value: the speaker's job ended, whichever it was.

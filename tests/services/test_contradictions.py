@@ -361,6 +361,9 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("Ben leads the mobile team.", "Ana took over the mobile team from Ben."),
         ("I work at Spotify.", "I quit Spotify, I'm freelancing now."),
         ("我在京东工作。", "我辞职了，现在在家带娃。"),
+        # Round 36: leaving a team.
+        ("Yuki is on the search team.", "Yuki left the search team."),
+        ("张伟在数据组。", "张伟离开了数据组。"),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
