@@ -50,11 +50,11 @@ from typing import Final
 
 from rapidfuzz import fuzz
 
+from memory.engine.echoes import echo_words
 from memory.engine.event_types import normalize_key
 from memory.engine.negation import affirmed, negated
 from memory.engine.offline_cues import FILLER_PREFIX, STOP_WORDS
 from memory.engine.offline_entities import known_tool
-from memory.engine.offline_events import echo_words
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
 
@@ -169,7 +169,7 @@ def similarity(a: str, b: str) -> float:
 def substituted(a: str, b: str) -> bool:
     """True when each text has a content word the other lacks: one value replaced by another
     ("dark mode" / "light mode", 账单 / 订单). Words compare as the echo rule compares them
-    (`offline_events.echo_words`: five-letter stems without stop words, Han character pairs),
+    (`echoes.echo_words`: five-letter stems without stop words, Han character pairs),
     so "editor" / "editors" is no substitution; a word only added ("… please") is none either."""
     words_a, words_b = echo_words(_unmarked(a)), echo_words(_unmarked(b))
     return bool(words_a - words_b) and bool(words_b - words_a)

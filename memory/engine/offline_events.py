@@ -34,6 +34,14 @@ from typing import Final
 
 from memory.engine import offline_cues as cues
 from memory.engine.changes import parse_change, plain_use, stated_uses
+from memory.engine.echoes import (
+    ACK_OPEN,
+    computed_answer,
+    echo_words,
+    echoes,
+    numbers_in,
+    restates_dated,
+)
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.negation import third_person
 from memory.engine.offline_phrases import preferences
@@ -425,63 +433,7 @@ def _event_fields(
     return key, fields, tags
 
 
-# An assistant sentence whose words are at least this share of the user's words of the turn
-# restates them ("Noted: you decided to deploy on Fly.io"): it is no event of its own.
-ECHO_SHARE: Final = 0.6
-ECHO_MIN_WORDS: Final = 2
-ECHO_STEM: Final = 5  # words compare by their first letters: "migrate" is "migration"
-_ECHO_WORD: Final = re.compile(r"[^\W\d_]{3,}|\d+(?:[.,]\d+)*")
-_HAN_RUN: Final = re.compile(r"[\u4e00-\u9fff]+")
-
-
-def echo_words(text: str) -> set[str]:
-    """The words an echo is judged by: Latin words of three letters or more (their first
-    ECHO_STEM letters, stop words left out), numbers, and Han character pairs."""
-    words = {
-        w[:ECHO_STEM]
-        for w in (m.group().casefold() for m in _ECHO_WORD.finditer(_HAN_RUN.sub(" ", text)))
-        if w not in cues.STOP_WORDS
-    }
-    for run in _HAN_RUN.findall(text):
-        words |= {run[i : i + 2] for i in range(len(run) - 1)} or {run}
-    return words
-
-
-def echoes(sentence: str, said: set[str]) -> bool:
-    """True when an assistant sentence restates what the user stated in the turn: at least
-    ECHO_SHARE of its words (and at least ECHO_MIN_WORDS) were said by the user. New content (a
-    recommendation, a result, a tool outcome) brings words of its own and stays."""
-    words = echo_words(cues.ACKNOWLEDGEMENT.sub("", sentence))
-    if len(words) < ECHO_MIN_WORDS:
-        return False
-    return len(words & said) >= ECHO_SHARE * len(words)
-
-
-# An assistant sentence opening with an acknowledgement ("Okay, no Docker Swarm in production.",
-# "明白，月底前上线", "好的，不再推游戏相关的内容") restates the user or promises how it will
-# answer: not new content, unless it recommends something or works out a figure.
-_ACK_OPEN: Final = re.compile(
-    r"^\s*(?:ok(?:ay)?|sure|noted|understood|got\s+it|alright|all\s+right|will\s+do"
-    r"|good\s+to\s+know|好的|好|收到|明白了?|了解了?|知道了|记下了?|记住了|没问题|嗯|行)"
-    r"\s*[,，.。:：!！]",
-    re.IGNORECASE,
-)
-_NUMBER: Final = re.compile(r"\d[\d,.]*\d|\d")
-
-
 _CLAUSE_END: Final = re.compile(r"[，；;]|,\s+(?:and|but)\s+(?=\S)")
-
-
-def _restates_dated(
-    when: tuple[object, ...], sentence: str, dated_said: list[tuple[tuple[object, ...], set[str]]]
-) -> bool:
-    """An assistant sentence stating an event of the user's turn with its date said otherwise
-    ("Keisha's leaving at the end of the month" → "Keisha leaves at the end of May"): the same
-    type and occurrence time, and a word of the user's besides."""
-    if when[1] is None:
-        return False
-    words = echo_words(sentence)
-    return any(when == said_when and words & said for said_when, said in dated_said)
 
 
 def _fact_of_its_own(clause: str) -> bool:
@@ -514,17 +466,6 @@ def _facts_of(sentences: list[str], message: SourceMessage) -> list[tuple[str, s
     return out
 
 
-def _numbers(text: str) -> set[str]:
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
-
-
-def _computed(sentence: str, asked: bool, user_numbers: set[str]) -> bool:
-    """An assistant's answer to the user's question that works out a figure the user did not
-    say ("That is 8 vCPUs in total", "6个节点一共大约能扛18000 QPS")."""
-    new_figures = _numbers(sentence) - user_numbers
-    return asked and bool(new_figures) and bool(cues.COMPUTED.search(sentence))
-
-
 def extract_events(
     messages: Sequence[SourceMessage], *, timeline: Sequence[TimelineEvent] = ()
 ) -> ExtractionOut:
@@ -554,7 +495,7 @@ def extract_events(
                 if not _is_question(sentence):
                     said |= echo_words(sentence)
                 asked = asked or _is_question(sentence)
-            user_numbers |= _numbers(message.content)
+            user_numbers |= numbers_in(message.content)
         else:
             answered = True
         for sentence, quote in _facts_of(_sentences(message.content), message):
@@ -562,8 +503,8 @@ def extract_events(
                 continue
             computed = acknowledged = False
             if message.role == "assistant" and not message.speaker:
-                computed = _computed(sentence, asked, user_numbers)
-                acknowledged = not computed and bool(_ACK_OPEN.match(sentence))
+                computed = computed_answer(sentence, asked, user_numbers)
+                acknowledged = not computed and bool(ACK_OPEN.match(sentence))
                 acknowledged = acknowledged and not cues.RECOMMENDATION.search(sentence)
             if message.role == "assistant" and not computed and echoes(sentence, said):
                 continue
@@ -580,7 +521,7 @@ def extract_events(
             when = (fields["event_type"], fields["happened_start"], fields["happened_end"])
             if message.role == "user":
                 dated_said.append((when, echo_words(sentence)))
-            elif not (draft or computed or message.speaker) and _restates_dated(
+            elif not (draft or computed or message.speaker) and restates_dated(
                 when, sentence, dated_said
             ):
                 continue
