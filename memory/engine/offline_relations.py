@@ -106,6 +106,9 @@ _RELATIONS_EN: Final = (
     (r"(?:has\s+)?(?:re-?)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
      rf"|(?:is|'s|am|'m)\s+(?:now\s+|back\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
      rf"|sits?\s+(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
+     # "Max is our new intern on the web team": a role on a team.
+     r"|(?:is|'s)\s+(?:our|the|a|an)\s+(?:new\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:on|in)"
+     rf"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
      r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
      r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
      "member_of", "person", "team", False),

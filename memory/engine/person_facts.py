@@ -11,9 +11,15 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from memory.engine.change_terms import split_label
 from memory.engine.offline_entities import FAMILY_EN, ZH_CITIES, known_tool
 from memory.engine.offline_relations_zh import zh_employer_named
-from memory.engine.plain_clauses import corrected, one_subject_each, without_apposition
+from memory.engine.plain_clauses import (
+    asides_apart,
+    corrected,
+    one_subject_each,
+    without_apposition,
+)
 from memory.engine.slots import slot_of
 
 __all__ = ["HAN_NAME", "NAME", "clean_name", "first_name", "person_relations"]
@@ -220,7 +226,12 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     "I work at Globex" → (speaker, works_at, Globex), "Caroline lives in Boston" → Caroline's."""
     found: list[tuple[str, str, str]] = []
     # "Emma and Liam both work at Spotify"; "I don't work at Stripe, I'm at Shopify now".
-    for part in one_subject_each(without_apposition(corrected(text) or text)):
+    parts = [
+        part
+        for whole in asides_apart(split_label(corrected(text) or text)[1])
+        for part in one_subject_each(without_apposition(whole))
+    ]
+    for part in parts:
         employed = _stated(_WORKS_AT, _WORKS_AT_OTHER, part, speaker)
         if employed and employed[1] in ZH_CITIES:  # "我在杭州上班": where one is based
             found.append((employed[0], "lives_in", employed[1]))

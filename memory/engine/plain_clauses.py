@@ -34,7 +34,7 @@ def plain_clauses(sentence: str) -> list[str]:
     return [
         _plain(clause)
         for part in one_subject_each(without_apposition(sentence))
-        for clause in _without_asides(part)
+        for clause in asides_apart(part)
     ]
 
 
@@ -121,7 +121,9 @@ def _plain(sentence: str) -> str:
     return sentence
 
 
-def _without_asides(sentence: str) -> list[str]:
+def asides_apart(sentence: str) -> list[str]:
+    """The sentence without its asides, each aside a clause of its own: "Marek, who runs infra,
+    is based in Prague" → "Marek runs infra.", "Marek is based in Prague"."""
     sentence = _COLLEAGUE.sub("", without_apposition(sentence))
     if aside := _WHO_ASIDE.match(sentence):
         name = aside.group(1)
