@@ -353,7 +353,6 @@ _ZH_SUBJECTLESS: Final = re.compile(
     # "室友叫小王，在腾讯上班": where the one just named works.
     r"|在(?=[^，,。；;在]{1,12}?(?:上班|工作|实习|当|做|担任)))"
 )
-# Who opens a negated clause: "我不喜欢Java", "老李不在运维组了".
 # "李雷不维护支付服务了", then "交给了韩梅梅": someone no longer looks after a thing, given to
 # someone else in the next clause.
 _ZH_LET_GO: Final = re.compile(
@@ -362,6 +361,7 @@ _ZH_LET_GO: Final = re.compile(
 _ZH_GIVEN_TO: Final = re.compile(
     r"^(?:已经|现在)?(?:交给|转给|移交给|交接给)了?([\u4e00-\u9fff]{2,3})(?:来)?(?:负责|管|维护)?了?$"
 )
+# Who opens a negated clause: "我不喜欢Java", "老李不在运维组了".
 _ZH_NEGATED_BY: Final = re.compile(r"^(我(?!们)|[\u4e00-\u9fff]{2,3}?)(?:已经|现在|也)?(?:不|没)")
 # Two people with one predicate: "小张和小李都在测试组".
 _ZH_PAIR: Final = re.compile(r"^([\u4e00-\u9fff]{2,3})和([\u4e00-\u9fff]{2,3})(?:都|也都|也)(.+)$")
