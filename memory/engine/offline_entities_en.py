@@ -25,6 +25,7 @@ from memory.engine.offline_relations_zh import ZH_SERVICE, zh_project_name
 
 __all__ = [
     "CAPITALISED",
+    "DISCIPLINE",
     "LEADING",
     "NOT_NAME",
     "NOT_SUBJECT",
@@ -52,6 +53,14 @@ _SERVICE_NOUNS: Final = (
     r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler"
     r"|program|programme|blog|storefront|shop)"
 )
+# A discipline said alone where a team is meant: "Kai leads design", "Maria stepped down as design
+# lead".
+DISCIPLINE: Final = re.compile(
+    r"(?:the\s+)?(design|engineering|product|marketing|sales|support|operations|ops|finance"
+    r"|research|security|qa|infra|infrastructure|data|growth|hr|legal|recruiting)"
+    r"(?=\s*(?:$|[,.;!?]|\s+(?:now|since|these|today|lead|head|manager)\b))",
+    re.IGNORECASE,
+)
 _NOUN_AFTER: Final = re.compile(rf"\s+(?i:{_SERVICE_NOUNS})(?:e?s)?\b")
 _NAME_ONLY_NOUNS: Final = frozenset({"project", "app", "repo", "repository"})  # "Atlas project"
 _DETERMINER: Final = r"(?:the|our|my|their|his|her|its|this|a|an)"
@@ -60,7 +69,7 @@ _PLAIN_WORD: Final = (
     r"|now|also|not|it)\b)[\w.+#-]+"
 )
 SERVICE: Final = re.compile(
-    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS})(?:e?s\b)?)",
+    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS})(?:e?s)?)(?![\w-])",
     re.IGNORECASE,
 )
 TEAM: Final = re.compile(
@@ -206,6 +215,10 @@ def clause_object(text: str, kind: str) -> tuple[Entity, int] | None:
         team = TEAM.match(text)
         if team:
             return Entity(team.group(1), "organization"), team.end()
+        # "Kai leads design now": a discipline said alone is its team.
+        discipline = DISCIPLINE.match(text)
+        if discipline:
+            return Entity(f"{discipline.group(1)} team", "organization"), discipline.end(1)
     service = SERVICE.match(text)
     if service and kind in ("project", "project_or_tool", "tool"):
         # "the API gateway": a service noun right after another is part of the name.

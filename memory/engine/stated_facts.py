@@ -41,6 +41,7 @@ from memory.engine.changes import parse_change, stated_uses
 from memory.engine.negation import affirmed
 from memory.engine.offline_cues import STOPPED
 from memory.engine.offline_entities import LIKED, ME, TEAM_NOUNS, function_noun, known_tool
+from memory.engine.offline_entities_en import DISCIPLINE
 from memory.engine.offline_relations import relations
 from memory.engine.offline_relations_zh import ZH_PERSON
 from memory.engine.person_facts import person_relations
@@ -195,6 +196,12 @@ def ended_facts(text: str, speaker: str) -> frozenset[Fact]:
             employer = quit_job.group(1)
             found.add(Fact(_key(speaker), "works_at", value_key(employer) if employer else ANY))
             break
+    for down in _STEPPED_DOWN.finditer(sentence):
+        area = (down.group(2) or down.group(4) or "").strip()
+        if area:
+            area = f"{area} team" if DISCIPLINE.fullmatch(area) else area
+            role = _ROLE_OF_TITLE[down.group(3).casefold()]
+            found.add(Fact(_key(down.group(1)), role, value_key(area)))
     for pattern in _LEFT_TEAM:
         for left in pattern.finditer(sentence):
             who = speaker if left.group(1) in ("I", "我") else left.group(1)
@@ -204,6 +211,20 @@ def ended_facts(text: str, speaker: str) -> frozenset[Fact]:
     return frozenset(found)
 
 
+# Someone stepping down from a role ends it: "Maria stepped down as design lead", "Tom stepped
+# down as maintainer of the SDK" (group 2 or 4: what the role was over).
+_STEPPED_DOWN: Final = re.compile(
+    r"(?:^|[,;:]\s*)([A-Z][\w'’-]+)\s+(?:has\s+|just\s+)*stepped\s+down\s+as\s+(?:the\s+|our\s+)?"
+    r"(?:([\w-]+(?:\s+[\w-]+)?)\s+)?(lead|head|manager|owner|maintainer)\b"
+    r"(?:\s+(?:of|for|on)\s+(?:the\s+|our\s+)?([\w\s-]{2,40}?))?(?=\s*(?:[,;.!]|$))"
+)
+_ROLE_OF_TITLE: Final = {
+    "lead": "leads",
+    "head": "leads",
+    "manager": "leads",
+    "owner": "owns",
+    "maintainer": "maintains",
+}
 # Someone leaving a team ends the membership: "Yuki left the search team", 张伟离开了数据组.
 _LEFT_TEAM: Final = (
     re.compile(rf"(?:^|[,;:]\s*)(I|[A-Z][\w'’-]+)\s+(?:has\s+|just\s+|recently\s+)*left\s+"

@@ -47,7 +47,8 @@ def test_a_rewrite_is_a_change_of_language() -> None:
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("Maya stepped down as QA lead; Ben took over.", ("Ben", "leads", "QA")),
+        # A discipline said alone is its team (round 38): "QA lead" leads the QA team.
+        ("Maya stepped down as QA lead; Ben took over.", ("Ben", "leads", "QA team")),
         (
             "Maya stepped down as the payments team lead, and Omar took over.",
             ("Omar", "leads", "payments team"),

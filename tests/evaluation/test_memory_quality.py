@@ -220,8 +220,8 @@ TUNING_LEVELS = {
                                  "edge_precision": 1.0, "edge_recall": 1.0},
     "memory_quality_dev6.json": {"event_recall": 1.0, "supersession_recall": 0.917,
                                  "edge_precision": 0.971, "edge_recall": 0.971},
-    "memory_quality_dev7.json": {"event_recall": 1.0, "supersession_recall": 0.857,
-                                 "edge_precision": 1.0, "edge_recall": 0.943},
+    "memory_quality_dev7.json": {"event_recall": 1.0, "supersession_recall": 0.929,
+                                 "edge_precision": 1.0, "edge_recall": 0.971},
     "memory_quality_dev8.json": {"event_recall": 1.0, "supersession_recall": 0.778,
                                  "edge_precision": 1.0, "edge_recall": 1.0},
 }  # fmt: skip

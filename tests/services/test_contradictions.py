@@ -364,6 +364,8 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         # Round 36: leaving a team.
         ("Yuki is on the search team.", "Yuki left the search team."),
         ("张伟在数据组。", "张伟离开了数据组。"),
+        # Round 38: stepping down from a lead.
+        ("Maria runs the design team.", "Maria stepped down as design lead; Kai leads design now."),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
