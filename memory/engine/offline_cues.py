@@ -130,6 +130,7 @@ CHANGE: Final = _cue(
     # Leaving a team or company, as English "left the … team": "张伟离开了数据组".
     r"调到|调去|升职|升为|晋升|跳槽|辞职|离职|入职|退休|加入了|离开了?(?:[^，。,.]{0,8}?(?:组|团队|部门|公司))"
     r"|(?:转到|回到)了?[^，。,.]{0,8}?(?:组|团队|部门)"
+    r"|去了[^，。,.]{0,8}?(?:组|团队|部门)(?=$|[，。,.！!])"
     # "我现在在字节跳动做产品", "我现在住在深圳": the speaker's job or home said as now (as "I'm now
     # living in …"); not 目前 ("currently") nor "我现在在公司" (where one is this minute).
     r"|^我现在(?:在[^，。,.在]{2,12}?(?:工作|上班|做|当|任职)|住在)"

@@ -1,7 +1,7 @@
 """Issue 29's thirty-eighth round (2026-12-07): "Maria stepped down as design lead; Kai leads
 design now" ended Maria's lead of the design team and gave Kai nothing ("design" said alone
 named no team); "Kai heads up engineering" made Kai lead a project called "engine" (a service
-noun matched inside a longer word)."""
+noun matched inside a longer word); 李娜现在不在支付组了，去了风控组 stored nothing."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from memory.engine.offline_entities_en import SERVICE
 from memory.engine.stated_facts import Fact, ended_facts
+from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
 
@@ -45,3 +46,15 @@ def test_stepping_down_ends_the_role(content: str, ended: Fact) -> None:
 
 def test_stepping_down_from_a_title_alone_ends_nothing() -> None:
     assert ended_facts("Ana stepped down as CEO.", "Sam") == frozenset()
+
+
+def test_no_longer_on_one_team_and_gone_to_another() -> None:
+    content = "李娜现在不在支付组了，去了风控组。"
+    assert stored_events(content) == [("change", "occurred")]
+    assert _edges(content) == {("person:李娜", "member_of", "organization:风控组")}
+    assert Fact("李娜", "member_of", "支付组") in ended_facts(content, "Sam")
+
+
+def test_going_to_a_team_for_a_meeting_is_no_move() -> None:
+    assert _edges("我去了风控组开会。") == set()
+    assert ("change", "occurred") not in stored_events("我去了风控组开会。")

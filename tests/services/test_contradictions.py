@@ -366,6 +366,7 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("张伟在数据组。", "张伟离开了数据组。"),
         # Round 38: stepping down from a lead.
         ("Maria runs the design team.", "Maria stepped down as design lead; Kai leads design now."),
+        ("李娜在支付组。", "李娜现在不在支付组了，去了风控组。"),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
