@@ -231,14 +231,16 @@ _ZH_DEVICE_USE: Final = re.compile(
 
 
 def _zh_tool_before_verb(text: str, kind: str) -> str | None:
-    """A known tool opening a Han object, the rest saying what for: "飞书沟通" → 飞书."""
+    """A tool opening a Han object, the rest saying what for: a known one ("飞书沟通" → 飞书), or
+    a Han product name before a verb of use ("印象笔记记东西" → 印象笔记)."""
     if kind not in ("tool", "project_or_tool") or not re.match(r"[\u4e00-\u9fff]", text):
         return None
     for end in range(len(text) - 1, 1, -1):
         tool = known_tool(text[:end])
         if tool:
             return tool
-    return None
+    used_for = _ZH_USED_FOR.fullmatch(text)
+    return used_for.group(1) if used_for and han_tool(used_for.group(1)) else None
 
 
 def _zh_object(raw: str, kind: str) -> Entity | None:
@@ -257,14 +259,11 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
         where = text.rsplit("的", 1)[1]  # "自建机房的K8s": the tool, not where it stands
         if known_tool(where):
             text = where
+    if kind in ("tool", "project_or_tool") and _ZH_DEVICE_USE.fullmatch(text):
+        return None  # "用手机拍照": a device, no product
     tool = known_tool(text) or _zh_tool_before_verb(text, kind)
     if kind in ("tool", "project_or_tool") and tool:
         return Entity(tool, "tool")
-    if kind in ("tool", "project_or_tool") and _ZH_DEVICE_USE.fullmatch(text):
-        return None  # "用手机拍照": a device, no product
-    used_for = _ZH_USED_FOR.fullmatch(text)
-    if kind in ("tool", "project_or_tool") and used_for and han_tool(used_for.group(1)):
-        return Entity(used_for.group(1), "tool")  # "用印象笔记记东西": the product, then what for
     service = ZH_SERVICE.match(text)
     if service and kind in ("project", "project_or_tool"):
         name = zh_project_name(service, text)
