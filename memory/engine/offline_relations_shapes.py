@@ -31,7 +31,7 @@ from memory.engine.offline_entities_en import (
     tool_at,
 )
 
-__all__ = ["shaped"]
+__all__ = ["handed_from", "shaped"]
 
 
 # "I'm a Neovim person", "Ana is a Postgres fan", "Tom is a big Rust fan": a known tool someone
@@ -68,6 +68,19 @@ _WHOSE: Final = re.compile(r"^(.+?)\s+(?:is|are)\s+([A-Z][\w-]+)['’]s\s*[.!]?$
 _HANDED: Final = re.compile(
     r"\bhanded\s+(?:over\s+)?(.+?)\s+(?:over\s+)?to\s+([A-Z][\w'’-]+)", re.IGNORECASE
 )
+
+
+_GIVER: Final = re.compile(r"(?:^|[,;:]\s*)([A-Z][\w'’-]+)\s+(?:(?:has|had|just)\s+)*$")
+
+
+def handed_from(sentence: str) -> tuple[str, str] | None:
+    """(who handed it over, what) a hand-over says: "Priya handed the search service over to
+    Tom" → ("Priya", "search service"); None when no one named hands anything."""
+    handed = _HANDED.search(sentence)
+    giver = _GIVER.search(sentence[: handed.start()]) if handed is not None else None
+    if handed is None or giver is None:
+        return None
+    return giver.group(1), re.sub(r"^(?:the|our)\s+", "", handed.group(1), flags=re.IGNORECASE)
 
 
 def _handed_over(sentence: str) -> Relation | None:

@@ -113,7 +113,7 @@ def _plain(sentence: str) -> str:
     for cleft in _CLEFT:
         sentence = cleft.sub(r"\1 ", sentence)
     if handed := _TOOK_OVER.match(sentence):
-        relation = _HANDED_ROLE[handed.group("role").lower()]
+        relation = ROLE_OF_TITLE[handed.group("role").lower()]
         sentence = f"{handed.group('who')} {relation} {handed.group('what')}."
     if instead := _DOES_INSTEAD.match(sentence):
         verb = instead.group("verb") or third_person(instead.group("base"))
@@ -164,7 +164,9 @@ _TOOK_OVER: Final = re.compile(
     r"(?:took\s+over|has\s+taken\s+over|is\s+taking\s+over)\b",
     re.IGNORECASE,
 )
-_HANDED_ROLE: Final = {
+# The relation a role's title says its holder has (also what stepping down ends:
+# `stated_facts.ended_facts`).
+ROLE_OF_TITLE: Final = {
     "lead": "leads", "manager": "leads", "head": "leads", "owner": "owns",
     "maintainer": "maintains",
 }  # fmt: skip

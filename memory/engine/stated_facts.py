@@ -43,8 +43,10 @@ from memory.engine.offline_cues import STOPPED
 from memory.engine.offline_entities import LIKED, ME, TEAM_NOUNS, function_noun, known_tool
 from memory.engine.offline_entities_en import DISCIPLINE
 from memory.engine.offline_relations import relations
+from memory.engine.offline_relations_shapes import handed_from
 from memory.engine.offline_relations_zh import ZH_PERSON
 from memory.engine.person_facts import person_relations
+from memory.engine.plain_clauses import ROLE_OF_TITLE
 from memory.engine.prompts.graph import SINGLE_VALUED_RELATIONS
 from memory.engine.slots import slot_of
 
@@ -200,7 +202,7 @@ def ended_facts(text: str, speaker: str) -> frozenset[Fact]:
         area = (down.group(2) or down.group(4) or "").strip()
         if area:
             area = f"{area} team" if DISCIPLINE.fullmatch(area) else area
-            role = _ROLE_OF_TITLE[down.group(3).casefold()]
+            role = ROLE_OF_TITLE[down.group(3).casefold()]
             found.add(Fact(_key(down.group(1)), role, value_key(area)))
     for pattern in _LEFT_TEAM:
         for left in pattern.finditer(sentence):
@@ -218,13 +220,6 @@ _STEPPED_DOWN: Final = re.compile(
     r"(?:([\w-]+(?:\s+[\w-]+)?)\s+)?(lead|head|manager|owner|maintainer)\b"
     r"(?:\s+(?:of|for|on)\s+(?:the\s+|our\s+)?([\w\s-]{2,40}?))?(?=\s*(?:[,;.!]|$))"
 )
-_ROLE_OF_TITLE: Final = {
-    "lead": "leads",
-    "head": "leads",
-    "manager": "leads",
-    "owner": "owns",
-    "maintainer": "maintains",
-}
 # Someone leaving a team ends the membership: "Yuki left the search team", 张伟离开了数据组.
 _LEFT_TEAM: Final = (
     re.compile(rf"(?:^|[,;:]\s*)(I|[A-Z][\w'’-]+)\s+(?:has\s+|just\s+|recently\s+)*left\s+"
@@ -313,10 +308,6 @@ _RESPONSIBLE: Final = frozenset({"owns", "maintains"})
 
 # "Priya handed the search service over to Tom": the one who hands a thing over no longer
 # leads, owns or maintains it.
-_HANDED_FROM: Final = re.compile(
-    r"^([A-Z][\w'’-]+)\s+(?:has\s+|just\s+)*handed\s+(?:over\s+)?(?:the\s+|our\s+)?(.+?)\s+"
-    r"(?:over\s+)?to\s+[A-Z]"
-)
 # "Ana took over the mobile team from Ben": the one it was taken from.
 _TAKEN_FROM: Final = re.compile(
     r"\b(?:took|has\s+taken|have\s+taken|is\s+taking)\s+over\s+(?:the\s+|our\s+)?(.+?)\s+"
@@ -326,10 +317,10 @@ _HANDED_ROLES: Final = frozenset({"owns", "maintains", "leads"})
 
 
 def _handed_over(sentence: str) -> tuple[str, str] | None:
-    """(who gave it up, what) a hand-over says, or None."""
-    handed = _HANDED_FROM.match(sentence)
+    """(who gave it up, what) a hand-over or a take-over says, or None."""
+    handed = handed_from(sentence)
     if handed is not None:
-        return handed.group(1), handed.group(2)
+        return handed
     taken = _TAKEN_FROM.search(sentence)
     return (taken.group(2), taken.group(1)) if taken is not None else None
 
