@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from memory.engine.changes import parse_change
 from memory.engine.offline_entities import (
     AMBIGUOUS,
     ME,
@@ -150,11 +151,10 @@ def _hired(sentence: str) -> Relation | None:
 
 # "I switched from Notion to Obsidian", "I moved my recipes from Notion to Obsidian", "Ana
 # switched to VS Code": a person's own tool after a switch (a move "to Berlin" names no tool).
-_SWITCHED: Final = re.compile(
+# The switch itself is read by `engine.changes.parse_change`; here only who switched.
+_SWITCHER: Final = re.compile(
     r"^(I|[A-Z][\w-]+)(?:\s+(?:have|has)|['’]ve)?\s+(?:(?:just|recently|finally|also)\s+)?"
-    r"(?:switched|moved|migrated|changed|went)\s+(?:over\s+)?"
-    r"(?:(?:my|his|her|their)\s+((?:[a-z][\w-]*\s+)?[a-z][\w-]*)\s+)?"
-    r"(?:from\s+(.+?)\s+)?(?:over\s+)?to\s+(.+)$"
+    r"(?:switched|moved|migrated|changed|went)\b"
 )
 # "I switched my running app to Strava": what is switched is a tool, so is its new name.
 _TOOL_KINDS: Final = frozenset(
@@ -163,18 +163,20 @@ _TOOL_KINDS: Final = frozenset(
 
 
 def _switched_to(sentence: str) -> Relation | None:
-    found = _SWITCHED.match(sentence.strip())
-    if found is None:
+    switcher = _SWITCHER.match(sentence.strip())
+    change = parse_change(sentence) if switcher is not None else None
+    if switcher is None or change is None or change.new is None:
         return None
-    who, what, old, new = found.groups()
+    who = switcher.group(1)
     if who != "I" and (who.lower() in NOT_SUBJECT or who.lower() in NOT_NAME or known_tool(who)):
         return None
-    tool = tool_at(new)
+    tool = tool_at(change.new)
     if tool is None:
-        a_tool = what is not None and what.split()[-1].casefold() in _TOOL_KINDS
-        if not a_tool and (old is None or tool_at(old) is None):
+        kind = (change.subject or "").split()[-1:]
+        a_tool = bool(kind) and kind[0].casefold() in _TOOL_KINDS
+        if not a_tool and (change.old is None or tool_at(change.old) is None):
             return None
-        bare = re.match(rf"(?:the\s+)?({CAPITALISED.pattern})", new)
+        bare = re.match(rf"(?:the\s+)?({CAPITALISED.pattern})", change.new)
         name = capitalised_name(bare.group(1)) if bare else ""
         if not name or name.lower() in NOT_NAME or calendar_word(name):
             return None
