@@ -43,15 +43,11 @@ ZH_PERSON: Final = re.compile(
 )
 # The speaker's relative, named by the relation: "我老婆", "我的女儿".
 _ZH_RELATIVE: Final = re.compile(rf"(?:我的?|我们的?)({FAMILY_ZH})")
-# The speaker's relative or friend, then their name: "我姐姐陈静", "我同事小王".
-_ZH_KIN_NAMED: Final = re.compile(
-    rf"^(?:我的?|我们的?)(?:{FAMILY_ZH}|朋友|同事|室友|同学|领导|老板)([\u4e00-\u9fff]{{2,3}})$"
-)
 _HAN_AFTER: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
-# How someone is known to the speaker, before their name: "师兄李强", "同事小王".
+# How someone is known to the speaker, before their name: "师兄李强", "同事小王", "我姐姐陈静".
 _ZH_TITLE: Final = re.compile(
-    r"^(?:我的?)?(?:师兄|师姐|师弟|师妹|同事|同学|室友|老板|领导|导师)(?=.{2})"
+    rf"^(?:我的?)?(?:师兄|师姐|师弟|师妹|同事|同学|室友|老板|领导|导师|朋友|{FAMILY_ZH})(?=.{{2}})"
     # "新来的后端小周": a newcomer by their line of work.
     r"|^新来的(?:后端|前端|测试|产品经理?|设计师?|运维|实习生|工程师|同事)?(?=.{2})"
 )
@@ -176,9 +172,6 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
         text = led  # "吴刚负责支付服务": the 刚 of a name, not "just"
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的后端": ours, named by its noun
     text = re.sub(r"^比起.{1,12}?(?=我)", "", text)  # "比起Jira我更喜欢Linear"
-    kin = _ZH_KIN_NAMED.match(text)
-    if kin and ZH_PERSON.match(kin.group(1)):
-        text = kin.group(1)  # "我姐姐陈静住在杭州": the relative by name
     titled = _ZH_TITLE.sub("", text)
     if titled != text and ZH_PERSON.match(titled):
         text = titled
