@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memory.engine.history_mode import HISTORY_LAYERED, validate_history_mode
+from memory.engine.history_mode import HISTORY_LAYERED, validate_history_mode, view_saves
 from memory.engine.tokens import estimate_tokens
 from proxy.conversation import Conversation, Message, Request
 from proxy.errors import header_choice
@@ -59,10 +59,9 @@ class Layered:
 
 # Said once per run of blocks, before the first one: what these messages are.
 RUN_NOTE = (
-    "[StrataGate: the messages of earlier parts of this conversation are replaced by memory "
-    "blocks, each labelled [block id, turns, level], at a lower level of detail (L0 title and "
-    "tags, L1 summary, L2 key points, L3 condensed dialogue, L4 near-verbatim). The memory "
-    "tools, or memory_expand_block with a block's id, give more detail.]\n"
+    "[StrataGate: earlier parts of this conversation as memory blocks [block id, turns, level]:"
+    " L0 title and tags, L1 summary, L2 key points, L3 condensed, L4 near-verbatim."
+    " memory_expand_block with the id gives more.]\n"
 )
 
 
@@ -90,15 +89,26 @@ def request_tokens(request: Request) -> int:
     return estimate_tokens(request.system) + sum(message_tokens(m) for m in request.messages)
 
 
-def _runs(blocks: Sequence[HistoryBlock]) -> list[list[HistoryBlock]]:
-    """Blocks over consecutive segments, grouped: each run is one span (a turn stored in parts
-    puts two blocks on one segment; they always go together)."""
-    runs: list[list[HistoryBlock]] = []
+def _units(blocks: Sequence[HistoryBlock]) -> list[list[HistoryBlock]]:
+    """Blocks that share a segment (a turn stored in parts straddles them): they are sent
+    together or not at all."""
+    units: list[list[HistoryBlock]] = []
     for block in blocks:
-        if runs and block.segments[0] <= runs[-1][-1].segments[1] + 1:
-            runs[-1].append(block)
+        if units and block.segments[0] <= units[-1][-1].segments[1]:
+            units[-1].append(block)
         else:
-            runs.append([block])
+            units.append([block])
+    return units
+
+
+def _runs(units: Sequence[list[HistoryBlock]]) -> list[list[HistoryBlock]]:
+    """Units over consecutive segments, joined: each run is one span."""
+    runs: list[list[HistoryBlock]] = []
+    for unit in units:
+        if runs and unit[0].segments[0] == runs[-1][-1].segments[1] + 1:
+            runs[-1].extend(unit)
+        else:
+            runs.append(list(unit))
     return runs
 
 
@@ -125,10 +135,20 @@ def layered(
     starts = [0]
     for segment in conversation.earlier:
         starts.append(starts[-1] + len(segment))
+
+    def native_of(blocks: Sequence[HistoryBlock]) -> int:
+        first, end = starts[blocks[0].segments[0]], starts[blocks[-1].segments[1] + 1]
+        return sum(message_tokens(m) for m in request.messages[first:end])
+
+    worth = [
+        unit
+        for unit in _units(blocks)
+        if view_saves(sum(estimate_tokens(block_text(b)) for b in unit), native_of(unit))
+    ]
     spans: list[Span] = []
     used: list[HistoryBlock] = []
     sent = native
-    for run in _runs(blocks):
+    for run in _runs(worth):
         first, end = starts[run[0].segments[0]], starts[run[-1].segments[1] + 1]
         where = _item_span(request, first, end)
         if where is None:
@@ -136,6 +156,6 @@ def layered(
         texts = tuple(block_text(block, first=i == 0) for i, block in enumerate(run))
         spans.append(Span(where[0], where[1], texts))
         used += run
-        sent -= sum(message_tokens(m) for m in request.messages[first:end])
+        sent -= native_of(run)
         sent += sum(estimate_tokens(text) for text in texts)
     return Layered(HISTORY_LAYERED, tuple(spans), tuple(used), sent, native)

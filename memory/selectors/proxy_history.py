@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory.engine.decay import MAX_LEVEL
+from memory.engine.history_mode import view_saves
 from memory.engine.redact import redact
 from memory.engine.tokens import estimate_tokens
 from memory.models import ExchangeState, Message, ProxyExchange, Session
@@ -63,10 +64,16 @@ def proxied_tokens(
 ) -> int:
     """What a proxied request sending the whole session back sends of its history (the settings
     preview): `native` (session_raw_tokens), with each block that `sent_as_block` at its view
-    instead when `layered` (the blocks' short labels not counted)."""
+    instead when `layered` and the view is shorter (`view_saves`; the blocks' short labels not
+    counted)."""
     if not layered:
         return native
-    return native + sum(b.tokens - per_block.get(b.block.pk, 0) for b in blocks if sent_as_block(b))
+    saved = 0
+    for shown in blocks:
+        own = per_block.get(shown.block.pk, 0)
+        if sent_as_block(shown) and view_saves(shown.tokens, own):
+            saved += own - shown.tokens
+    return native - saved
 
 
 def _matched_turns(

@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from memory.models import Block, BlockStatus, ProxyCounter, Session
 from memory.selectors.blocks import block_display_list
 from memory.selectors.proxy import proxy_traffic
+from memory.selectors.proxy_history import proxied_tokens, session_raw_tokens
 from memory.services.blocks import block_expand
 from memory.services.jobs import jobs_drain
 from memory.services.settings import memory_settings_update
@@ -29,8 +30,10 @@ PLAIN = {"X-StrataGate-Session": SESSION, "X-StrataGate-Inject": "off"}
 
 
 def said(n: int) -> str:
-    """A turn long enough that a decayed view is shorter than its messages."""
+    """A turn long enough that a decayed view is shorter than its messages, with fillers that
+    L3 drops (SPEC §3), so that L3 is shorter too."""
     return (
+        "Ok!\nThanks!\nGot it!\nSure!\nYes!\nThank you!\nOkay!\n"
         f"Turn {n}: please remember fact {n} about project Kestrel. We went through the "
         f"storage layer again today and agreed that shard {n} moves to the Frankfurt region "
         "next sprint, after the backup window, because the latency budget for the checkout "
@@ -46,16 +49,21 @@ def talk(client, history: list[dict], text: str, **kw) -> object:
     return raw
 
 
-def conversation(proxy, upstream, turns: int, *, lam: float = 1.0) -> list[dict]:
+def plain(n: int) -> str:
+    """The same turn with no fillers: its L3 and L4 are its messages with a role label each."""
+    return said(n).rsplit("\n", 1)[1]
+
+
+def conversation(proxy, upstream, turns: int, *, lam: float = 1.0, say=said) -> list[dict]:
     """`turns` turns through the proxy in one named session (blocks of 2 turns), then every
     block processed. With λ 1.0 a block drops to L3 once one block is sealed after it and to
     L1 after two; the newest ready block shows L5 (its raw messages) and goes natively."""
     memory_settings_update(block_turns=2, block_lambda=lam)
-    upstream.script(*[Answer(f"Noted. {said(n + 1)}") for n in range(turns)])
+    upstream.script(*[Answer(f"Noted. {say(n + 1)}") for n in range(turns)])
     client = proxy.openai(default_headers=PLAIN)
     history: list[dict] = []
     for n in range(turns):
-        talk(client, history, said(n + 1))
+        talk(client, history, say(n + 1))
     proxy.settle()
     jobs_drain()
     return history
@@ -94,6 +102,29 @@ def test_ready_blocks_replace_exactly_their_turns_and_the_tail_stays_native(prox
     sent_tokens, native_tokens = tokens(raw)
     assert raw.headers["x-stratagate-history"] == "layered; blocks=2"
     assert 0 < sent_tokens < native_tokens
+
+
+def test_a_view_no_shorter_than_its_messages_leaves_them_native(proxy, upstream):
+    history = conversation(proxy, upstream, 7, say=plain)
+    shown = blocks()
+    assert [b.level for b in shown] == [1, 3, 5]
+    raw = talk(proxy.openai(default_headers=PLAIN), history, "Turn 8")
+    sent = upstream.last.json["messages"]
+    # Turns 1–2 as their L1 block; turns 3–4 at L3 would cost more than the agent's own
+    # messages (nothing to condense, a role label added to each), so they go as they came.
+    assert sent[0]["content"].startswith(RUN_NOTE) and ", L1]" in sent[0]["content"]
+    assert sent[1:] == history[4:-1]  # the last is the answer to this request
+    assert raw.headers["x-stratagate-history"] == "layered; blocks=1"
+    sent_tokens, native_tokens = tokens(raw)
+    assert 0 < sent_tokens < native_tokens
+    # The settings preview counts the same way: the L3 block saves nothing.
+    session = Session.objects.get(external_id=SESSION)
+    native, per_block = session_raw_tokens(session)
+    l1, l3 = shown[0], shown[1]
+    assert l3.tokens >= per_block[l3.block.pk]
+    assert proxied_tokens(shown, native, per_block, layered=True) == (
+        native - per_block[l1.block.pk] + l1.tokens
+    )
 
 
 def test_pending_blocks_stay_native_and_the_body_is_forwarded_byte_for_byte(proxy, upstream):
@@ -156,13 +187,16 @@ def test_a_lambda_change_and_an_expansion_change_the_level_sent(proxy, upstream)
     assert oldest.level == 1
     lowered = first_block_message()
     assert ", L1]" in lowered and lowered.endswith(oldest.content)
-    block_expand(block=oldest.block, target="L4", lifted_by="agent")
+    block_expand(block=oldest.block, target="L2", lifted_by="agent")
     lifted = first_block_message()
-    assert ", L4]" in lifted and lifted.endswith(blocks()[0].content)
-    # Lifted to L5, the block is its raw messages again: its turns go as the agent sent them.
-    block_expand(block=oldest.block, target="L5", lifted_by="agent")
-    client.chat.completions.create(model="m", messages=history)
-    assert upstream.last.json["messages"][:4] == history[:4]
+    assert ", L2]" in lifted and lifted.endswith(blocks()[0].content)
+    # Lifted to L4 (the messages with their fillers and a role label each: no shorter than
+    # what the agent sends) or to L5 (its raw messages), its turns go as the agent sent them.
+    for level in ("L4", "L5"):
+        block_expand(block=oldest.block, target=level, lifted_by="agent")
+        assert blocks()[0].level == int(level[1])
+        client.chat.completions.create(model="m", messages=history)
+        assert upstream.last.json["messages"][:4] == history[:4]
 
 
 def test_the_header_and_the_setting_choose_native(proxy, upstream):
@@ -232,7 +266,7 @@ def test_a_tool_loop_in_an_earlier_turn_goes_whole_into_its_block(proxy, upstrea
     answer = client.chat.completions.create(model="m", messages=history)
     history.append({"role": "assistant", "content": answer.choices[0].message.content})
     for n in range(4):
-        talk(client, history, f"Turn {n + 2}")
+        talk(client, history, said(n + 2))
     proxy.settle()
     jobs_drain()
     assert [b.level for b in blocks()] == [3, 5]
