@@ -5,9 +5,12 @@ network, no hash-order dependence). It works on the block's readable L4 (`Label:
 paragraphs) in English and Chinese:
 - keywords: stop-word-filtered Latin words plus Han terms (short Han runs whole, longer runs as
   character bigrams), ranked by frequency with earlier first position breaking ties;
-- title: the sentence that best covers the top keywords (user sentences preferred), cleaned of
-  leading filler and cut to 80 characters; else the keywords themselves; else a fixed fallback;
-- summary: extractive — the best-scoring sentences in original order with their speaker labels;
+- title: the sentence that best covers the top keywords and says more than names (user
+  sentences, and sentences that fit, preferred), without its bracketed aside or speaker, cleaned
+  of leading filler and cut to 60 characters; else the keywords; else a fixed fallback;
+- tags: the top keywords the title does not already say;
+- summary: extractive — the best-scoring sentences in original order, each line with who said it
+  (the speaker a transcript line names, else the role label);
 - key points: sentences carrying decision, preference, plan/deadline or outcome cues.
 """
 
@@ -21,13 +24,13 @@ from memory.engine.prompts.block_views import BlockViewsOut
 
 FALLBACK_TITLE = "Conversation block"
 EMPTY_SUMMARY = "No readable content in this block."
-TITLE_MAX = 80
+TITLE_MAX = 60
 SUMMARY_MAX = 600
 # The summary (L1) compresses: at most this share of the block's L4 text (but never less than
 # SUMMARY_MIN characters), so a short block's summary is not as long as the block itself.
-SUMMARY_SHARE = 0.25
+SUMMARY_SHARE = 0.2
 SUMMARY_MIN = 200
-TAGS_MAX = 8
+TAGS_MAX = 5
 KEY_POINTS_MAX = 8
 KEY_POINT_MAX_CHARS = 300
 TOP_KEYWORDS = 15  # keywords that count towards sentence scores
@@ -55,12 +58,22 @@ STOP_WORDS = _words(
     right also actually already still got going goes go know let lets sure fine great good new
     help able etc http https www com write writes read pick try look put take give find keep
     call tell ask show say says saying start today day back nice cool lot bit sounds hope
+    since anyway anyways lately kinda sorta gonna wanna gotta wait stay started starting
+    """
+)
+# Chat interjections and praise: frequent in talk, never what a block is about.
+STOP_WORDS |= _words(
+    """
+    wow woah whoa oof yay yep yup nope hmm haha hahaha lol omg btw congrats congratulations
+    awesome amazing wonderful fantastic incredible totally definitely glad hear stoked bye
+    goodbye
     """
 )
 # Cue verbs mark key points; they say nothing about the topic, so they are never keywords.
 CUE_WORDS = _words(
     """
-    decide decided decision switch switched prefer prefers preferred preference hate hates love
+    decide decided decision agree agreed settled switch switched prefer prefers preferred
+    preference hate hates love
     always never plan plans planned planning done fixed shipped completed complete finished
     resolved deadline tomorrow next week friday monday tuesday wednesday thursday saturday sunday
     """
@@ -77,6 +90,14 @@ HAN_STOP_WORDS = (
 
 # L4 role labels (SPEC §3) and tool summary lines; other "Word:" openings are message text.
 _LABEL_RE = re.compile(r"^(?P<label>User|Assistant|Tool(?: calls?| results?)?|System):[ \t]*")
+# A sentence's lead says who or what, not what it is about: a bracketed aside at its start (a
+# placeholder such as "[image]", a date stamp, an attachment's caption) and, at a message's
+# start, a speaker's name and a colon (a transcript line, "Gina: …"). Neither gives keywords or
+# a title; the aside stays in the sentence's text, the speaker becomes who said it.
+_ASIDE_RE = re.compile(r"\[[^\[\]\n]{1,200}\][ \t]*")
+_SPEAKER_RE = re.compile(
+    r"(?P<name>[A-Z][A-Za-z'’.-]{1,30}(?: [A-Z][A-Za-z'’.-]{1,30})?):[ \t]+(?=\S)"
+)
 _FENCE_RE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _SENTENCE_END_RE = re.compile(r"(?<=[。！？；])|(?<=[.!?;])(?=\s)")
 _BULLET_RE = re.compile(r"^(?:[-*•]\s+|\d{1,3}[.)]\s+)")
@@ -127,7 +148,9 @@ class _Sentence:
     index: int  # position in the block
     paragraph: int
     label: str  # "User", "Assistant", … or "" when the paragraph had no label
-    text: str
+    who: str  # the speaker the message names (_SPEAKER_RE), else its label
+    text: str  # without the speaker's name
+    lead: int  # length of the text's bracketed aside (_ASIDE_RE), 0 when it has none
     terms: tuple[str, ...]  # keyword terms in order of appearance, with repeats
     names: tuple[str, ...]  # terms written like names (SQLite, Postgres mid-sentence, gpt-4)
     fragments: tuple[str, ...]  # Han bigrams cut from a longer run (may straddle two words)
@@ -138,13 +161,20 @@ def offline_block_views(l4_text: str) -> BlockViewsOut:
     """Build L0–L2 for a block from its L4 text, deterministically and without a model."""
     sentences = _sentences(l4_text)
     weights = _keyword_weights(sentences)
+    # The people talking are who, not what: their names are no keywords ("Thanks, Gina!").
+    for sentence in sentences:
+        if sentence.who != sentence.label:
+            for word in sentence.who.lower().split():
+                weights.pop(word, None)
     ranked = sorted(weights, key=lambda t: (-weights[t][0], weights[t][1]))
     top = {term: weights[term][0] for term in ranked[:TOP_KEYWORDS]}
     scores = [_sentence_score(s, top) for s in sentences]
     key_points = _key_points(sentences, scores)
+    title = _title(sentences, scores, ranked)
+    said = set(_terms(title)[0])  # the tags add to the title; they do not repeat it
     return BlockViewsOut(
-        title=_title(sentences, scores, ranked),
-        tags=[term.lower() for term in ranked[:TAGS_MAX]],
+        title=title,
+        tags=[term.lower() for term in ranked[:TAGS_MAX] if term not in said],
         summary=_summary(sentences, scores, summary_budget(len(l4_text))),
         key_points=key_points,
         should_extract=bool(key_points),
@@ -157,21 +187,32 @@ def offline_block_views(l4_text: str) -> BlockViewsOut:
 def _sentences(l4_text: str) -> list[_Sentence]:
     out: list[_Sentence] = []
     paragraphs = re.split(r"\n[ \t]*\n", l4_text.replace("\r\n", "\n").strip())
-    label = ""
+    label = who = ""
     for p_index, paragraph in enumerate(paragraphs):
         match = _LABEL_RE.match(paragraph)
         if match:  # an unlabelled paragraph continues the previous message
-            label = match.group("label")
+            label = who = match.group("label")
         body = _FENCE_RE.sub("\n", paragraph[match.end() :] if match else paragraph)
+        opening = bool(match)  # the start of a message: where a speaker may be named
         for line in body.split("\n"):
             line = _BULLET_RE.sub("", line.strip())
             for piece in _SENTENCE_END_RE.split(line):
                 text = piece.strip()
                 if not text:
                     continue
+                aside = _ASIDE_RE.match(text)
+                lead = aside.end() if aside else 0
+                named = _SPEAKER_RE.match(text, lead) if opening else None
+                if named:
+                    who, text = named.group("name"), text[:lead] + text[named.end() :]
+                opening = False
                 cues = tuple(name for name, pattern in CUES.items() if pattern.search(text))
-                terms, names, fragments = _terms(text)
-                out.append(_Sentence(len(out), p_index, label, text, terms, names, fragments, cues))
+                terms, names, fragments = _terms(text[lead:])
+                out.append(
+                    _Sentence(
+                        len(out), p_index, label, who, text, lead, terms, names, fragments, cues
+                    )
+                )
     return out
 
 
@@ -264,12 +305,14 @@ def _title(sentences: list[_Sentence], scores: list[float], ranked: list[str]) -
     best: tuple[float, int] | None = None
     choice = ""
     for sentence in sentences:
-        if not leaders.intersection(sentence.terms):
+        # A sentence of names alone ("Wow, Jon!") says to whom, not about what.
+        if not leaders.intersection(sentence.terms) or set(sentence.terms) <= set(sentence.names):
             continue
-        score = scores[sentence.index] / (2 if len(sentence.text) > 2 * TITLE_MAX else 1)
+        # A sentence that fits reads better than one cut short: longer ones weigh less.
+        score = scores[sentence.index] / max(1.0, len(sentence.text) / TITLE_MAX)
         key = (score, -sentence.index)
         if best is None or key > best:
-            best, choice = key, sentence.text
+            best, choice = key, sentence.text[sentence.lead :]
     title = _clean_title(choice)
     if not title and ranked:
         words = [t.capitalize() if t.isascii() else t for t in ranked[:3]]
@@ -303,7 +346,7 @@ def _summary(sentences: list[_Sentence], scores: list[float], budget: int) -> st
             chosen = candidate
     if not chosen:  # the single best sentence is longer than the budget on its own
         first = sentences[order[0]]
-        prefix = f"{first.label}: " if first.label else ""
+        prefix = f"{first.who}: " if first.who else ""
         return prefix + _cut(first.text, budget - len(prefix))
     return _render(sentences, chosen)
 
@@ -318,7 +361,7 @@ def _render(sentences: list[_Sentence], indexes: list[int]) -> str:
             joiner = "" if lines[-1].endswith(("。", "！", "？", "；")) else " "
             lines[-1] += joiner + sentence.text
         else:
-            prefix = f"{sentence.label}: " if sentence.label else ""
+            prefix = f"{sentence.who}: " if sentence.who else ""
             lines.append(prefix + sentence.text)
         last_paragraph = sentence.paragraph
     return "\n".join(lines)
@@ -339,7 +382,7 @@ def _key_points(sentences: list[_Sentence], scores: list[float]) -> list[str]:
     points = []
     for i in candidates:
         sentence = sentences[i]
-        prefix = f"{sentence.label}: " if sentence.label else ""
+        prefix = f"{sentence.who}: " if sentence.who else ""
         points.append(prefix + _cut(sentence.text, KEY_POINT_MAX_CHARS - len(prefix)))
     return points
 

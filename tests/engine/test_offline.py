@@ -12,6 +12,7 @@ from memory.engine.offline import (
     SUMMARY_MAX,
     SUMMARY_MIN,
     SUMMARY_SHARE,
+    TAGS_MAX,
     offline_block_views,
     summary_budget,
 )
@@ -74,12 +75,14 @@ def test_title_is_a_salient_sentence_of_the_block() -> None:
     assert views.title == "Let's use Postgres for storage"
 
 
-def test_tags_are_at_most_eight_lower_case_keywords() -> None:
+def test_tags_are_at_most_five_lower_case_keywords_that_add_to_the_title() -> None:
     views = offline_block_views(STORAGE_BLOCK)
 
-    assert 0 < len(views.tags) <= 8
+    assert 0 < len(views.tags) <= TAGS_MAX == 5
     assert all(tag == tag.lower() for tag in views.tags)
-    assert "postgres" in views.tags and "storage" in views.tags
+    # The title says Postgres and storage; the tags name what else the block is about.
+    assert views.title == "Let's use Postgres for storage"
+    assert views.tags == ["server", "sqlite", "postgresql"]
     assert not {"the", "and", "ok", "let's", "i"} & set(views.tags)
 
 
@@ -92,8 +95,8 @@ def test_summary_is_extractive_bounded_and_keeps_speaker_labels() -> None:
     assert "let's use Postgres for storage." in views.summary
 
 
-def test_the_summary_compresses_a_block_to_a_quarter_of_its_text() -> None:
-    # A chatty block of about 2,000 characters: its summary is at most a quarter of it.
+def test_the_summary_compresses_a_block_to_a_fifth_of_its_text() -> None:
+    # A chatty block of about 2,000 characters: its summary is at most a fifth of it.
     text = "\n\n".join(
         f"User: We talked about the garden on day {i}, the tomatoes and the rain this week."
         for i in range(24)
@@ -221,3 +224,43 @@ def test_any_block_gives_valid_bounded_deterministic_views(
     assert 0 < len(views.summary) <= 600
     assert len(views.key_points) <= 8
     assert views.should_extract is bool(views.key_points)
+
+
+TRANSCRIPT = """\
+User: Jon: Hey Gina! Wow, Jon here.
+
+Assistant: Gina: Wow, Jon!
+
+User: Jon: I lost my job at the bank, so I'm opening a dance studio downtown.
+
+Assistant: Gina: Awesome, Jon! A dance studio downtown is a great idea. [shared an image: a photo \
+of a storefront with a big window]
+
+User: Jon: Thanks, Gina! The studio lease starts in March and the dance classes start in April.
+
+Assistant: Gina: Agreed!
+
+User: [image]
+
+Assistant: Gina: Wow, haha, congrats Jon!"""
+
+
+def test_a_transcript_line_names_its_speaker_who_is_not_what_the_block_is_about() -> None:
+    views = offline_block_views(TRANSCRIPT)
+    # Names alone ("Wow, Jon!"), a bracketed aside and interjections give no title or tags.
+    assert views.title == "I lost my job at the bank, so I'm opening a dance studio…"
+    assert not {"jon", "gina", "wow", "awesome", "haha", "congrats", "shared", "image"} & set(
+        views.tags
+    )
+    assert views.tags == ["downtown", "march", "april"]  # "downtown" is past the title's cut
+    # Each summary line says who said it, once: the speaker, not "User: Jon:".
+    lines = views.summary.splitlines()
+    assert lines and all(line.startswith(("Jon: ", "Gina: ")) for line in lines)
+    assert "User:" not in views.summary and "Assistant:" not in views.summary
+    # A bare "Agreed!" carries a cue and no topic: no key point.
+    assert not any(point.endswith("Agreed!") for point in views.key_points)
+
+
+def test_a_sentence_of_names_alone_is_never_a_title() -> None:
+    text = "User: Wow, Jon!\n\nAssistant: Hey Gina, Jon!\n\nUser: Gina and Jon met the Kestrel team"
+    assert offline_block_views(f"{text}.").title == "Gina and Jon met the Kestrel team"
