@@ -109,8 +109,9 @@ _RELATIONS_EN: Final = (
      # "Max is our new intern on the web team": a role on a team.
      r"|(?:is|'s)\s+(?:our|the|a|an)\s+(?:new\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:on|in)"
      rf"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
-     r"|(?:works?|moved|started|switched)\s+(?:over\s+)?(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\s+)?(?:on|to)"
-     r"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+team\b)",
+     r"|(?:works?|moved|started|switched|transferred)\s+(?:over\s+)?"
+     rf"(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\s+)?(?:on|to)"
+     rf"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)",
      "member_of", "person", "team", False),
     (r"(?:prefers?|preferred)(?:\s+(?:working\s+(?:in|with)|using|to\s+use|writing\s+in"
      r"|coding\s+in))?"

@@ -162,8 +162,19 @@ _TOOL_KINDS: Final = frozenset(
 )
 
 
+# "I'm not using Notion anymore; I switched to Obsidian", "I stopped using Notion and switched
+# to Obsidian": the speaker's later clause says the switch.
+_LATER_SWITCH: Final = re.compile(
+    r"^I\b[^.;!?]{0,60}?(?:[,;]\s*(?:and\s+|so\s+)?|\s+and\s+)(?:I(?:['’]ve|\s+have)?\s+)?"
+    r"(?=(?:(?:just|recently|finally|also)\s+)?(?:switched|moved|migrated|went)\s)"
+)
+
+
 def _switched_to(sentence: str) -> Relation | None:
-    switcher = _SWITCHER.match(sentence.strip())
+    sentence = sentence.strip()
+    if later := _LATER_SWITCH.match(sentence):
+        sentence = f"I {sentence[later.end() :]}"
+    switcher = _SWITCHER.match(sentence)
     change = parse_change(sentence) if switcher is not None else None
     if switcher is None or change is None or change.new is None:
         return None

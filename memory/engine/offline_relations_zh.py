@@ -341,6 +341,8 @@ _ZH_ACTIVITY: Final = re.compile(
 _ZH_SUBJECTLESS: Final = re.compile(
     r"^(?:主要|也|还|同时|另外|并且|而且|目前|现在)*(?:负责|维护|管理|带|加入|(?:更|比较|还是)喜欢"
     r"|(?:被)?(?:调到|调去|转到|转去|回到)|(?:已经)?搬(?:到|去)"
+    # "我不用微信办公，用钉钉": what the one who opened the sentence uses instead.
+    r"|(?:只|就|都|还是|改)?用(?=[A-Za-z\u4e00-\u9fff])"
     # "李娜不在支付组了，去了风控组": the team gone to.
     r"|去了(?=[^，,。；;]{1,8}(?:组|团队|部门|小组)$)"
     r"|在(?=[^，,。；;]{1,10}(?:组|团队|部门|部)$)"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from memory.engine.change_terms import split_label
-from memory.engine.offline_entities import FAMILY_EN, ZH_CITIES, known_tool
+from memory.engine.offline_entities import FAMILY_EN, TEAM_NOUNS, ZH_CITIES, known_tool
 from memory.engine.offline_relations_zh import zh_employer_named
 from memory.engine.plain_clauses import (
     asides_apart,
@@ -111,6 +111,14 @@ _WORKS_AT_OTHER: Final = (
 _NO_HOME: Final = re.compile(
     r"^\d|办公室|公司|工位|写字楼|大楼|园区|新家$|(?i:office|building|desk)\b"
 )
+# "she moved to the ML team": a team one moves to is no home (`member_of`, offline_relations).
+_TEAM_AFTER: Final = rf"\s+(?i:{TEAM_NOUNS})\b"
+
+
+def _a_team(name: str, text: str) -> bool:
+    return re.search(re.escape(name) + _TEAM_AFTER, text) is not None
+
+
 _CITY: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
@@ -118,6 +126,9 @@ _LIVES_IN: Final = (
     re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+)?(?i:based)\s+(?i:in|out\s+of)\s+{NAME}"),
     re.compile(rf"\b(?i:i|we)(?i:\s+have|['’]ve)?\s+(?i:just\s+|recently\s+|finally\s+)?(?i:moved|relocated)\s+"
                rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{NAME}"),
+    # "I left Berlin and moved to Lyon": the speaker's later clause.
+    re.compile(r"(?:^|[:：]\s*)(?i:i)\b[^.;!?:]{0,40}?\s(?i:and|then)\s+(?i:just\s+|recently\s+|finally\s+)?"
+               rf"(?i:moved|relocated)\s+(?i:to)\s+{NAME}"),
     # "I no longer live in Boston; I'm in Denver now": where the speaker is after a home ended.
     re.compile(rf"\b(?i:live|lived|living)\s+(?i:in)\s+[^.;!?]{{1,40}}?[,;]\s*(?i:i'm|i\s+am)\s+"
                rf"(?i:now\s+)?(?i:in|based\s+in)\s+{NAME}"),
@@ -243,6 +254,7 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
             and slot_of(housed[1]) is None
             and known_tool(housed[1]) is None
             and not _NO_HOME.search(housed[1])
+            and not _a_team(housed[1], part)
         ):
             found.append((housed[0], "lives_in", housed[1]))
     return found

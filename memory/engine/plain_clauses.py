@@ -45,6 +45,8 @@ _DENIED: Final = re.compile(
     r"(?P<predicate>[a-z][\w\s.'’-]{1,60}?)(?:\s+(?:anymore|any\s+more))?\s*[,;]\s*(?:but\s+)?"
     r"(?:(?:it|he|she|they|we|I)(?:['’]s|['’]re|['’]m|\s+is|\s+are|\s+am)\s+(?:now\s+|actually\s+)?"
     r"|(?:only|just)\s+)?"
+    # What holds instead is a thing, not a clause of its own ("…; I prefer Neovim").
+    r"(?!(?:I|we|he|she|they|you|it)\s)"
     r"(?P<instead>(?:(?:on|in|at|to|for|with|by|from)\s+)?(?:the\s+|an?\s+|our\s+)?"
     r"[\w.+#'’-]+(?:\s+[\w.+#'’-]+){0,2}?)(?:\s+(?:now|instead|these\s+days))?\s*[.!]?$"
 )
@@ -117,6 +119,8 @@ def _plain(sentence: str) -> str:
         sentence = f"{handed.group('who')} {relation} {handed.group('what')}."
     if instead := _DOES_INSTEAD.match(sentence):
         verb = instead.group("verb") or third_person(instead.group("base"))
+        if instead.group("again") not in (None, verb):
+            return sentence  # "…; Raj reviews it now" says another thing of it
         sentence = f"{instead.group('who')} {verb} {instead.group('what')}."
     return sentence
 
@@ -150,11 +154,12 @@ _TIME_FIRST: Final = re.compile(
     re.IGNORECASE,
 )
 
-# "Sam doesn't maintain the billing service anymore; Dana does": what the second name does.
+# "Sam doesn't maintain the billing service anymore; Dana does" (or "Dana maintains it now"):
+# what the second name does.
 _DOES_INSTEAD: Final = re.compile(
     r"^.+?\s+(?:(?P<not>doesn't|does\s+not)\s+(?P<base>[a-z]+)|no\s+longer\s+(?P<verb>[a-z]+))"
     r"\s+(?P<what>.+?)(?:\s+(?:anymore|any\s+more))?\s*[,;]\s*(?:now\s+)?(?:it's\s+)?"
-    r"(?P<who>[A-Z][\w'’-]+)\s+does(?:\s+now)?\s*[.!]?$"
+    r"(?P<who>[A-Z][\w'’-]+)\s+(?:does|(?P<again>[a-z]+s)\s+it)(?:\s+now)?\s*[.!]?$"
 )
 
 # "Maya stepped down as QA lead; Ben took over": the one who took over holds the role.

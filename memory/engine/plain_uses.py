@@ -84,10 +84,14 @@ _USE_EN: Final = (
                rf"|speaks)\s+(?:to|with)\s+(?:the\s+|our\s+)?(.+?)\s+(?:over|via|through)"
                rf"\s+{VALUE_EN}", _I),
     # "The team is all on Linear now": where the whole team works.
-    re.compile(rf"^(.*?)\b(?:(?:the|our)\s+)?(?:whole\s+)?(?:team|company|everyone|everybody)\s+(?:is|are)\s+(?:all\s+)?(?:on"
+    # "The team has always been on Jira".
+    re.compile(rf"^(.*?)\b(?:(?:the|our)\s+)?(?:whole\s+)?(?:team|company|everyone|everybody)\s+(?:is|are"
+               rf"|has\s+(?:always\s+|long\s+)?been|have\s+(?:always\s+|long\s+)?been)\s+(?:all\s+)?(?:on"
                rf"|using)\s+{VALUE_EN}", _I),
-    # "We're on AWS", "we're all on Postgres 15", "Everything runs in Docker".
-    re.compile(rf"^(.*?)\b(?:we're|we\s+are)\s+(?:all\s+|fully\s+|still\s+|now\s+)?(?:on|using"
+    # "We're on AWS", "we're all on Postgres 15", "we've always been on Postgres", "we've been
+    # on Postgres for years", "Everything runs in Docker".
+    re.compile(rf"^(.*?)\b(?:we're|we\s+are|we've\s+(?:always\s+|long\s+)?been|we\s+have\s+"
+               rf"(?:always\s+|long\s+)?been)\s+(?:all\s+|fully\s+|still\s+|now\s+)?(?:on|using"
                rf"|running\s+on)\s+{VALUE_EN}", _I),
     # "We're a Python shop": what the whole team works in.
     re.compile(r"^(.*?)\b(?:we're|we\s+are)\s+(?:mostly\s+|basically\s+|pretty\s+much\s+)?an?"

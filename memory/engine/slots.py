@@ -89,8 +89,9 @@ _GO_VERB_FOLLOWERS: Final = re.compile(
 # Words that mark the value a sentence moves *away from* ("from npm", "instead of npm").
 _OLD_VALUE_BEFORE: Final = re.compile(
     r"(?:\bfrom|\boff(?:\s+of)?|\binstead\s+of|\brather\s+than|\bover|\bno\s+longer(?:\s+\w+){0,2}|\bdrop|"
-    # "not on AWS", "aren't using Terraform", "isn't hosted on Heroku"
-    r"(?:\bnot|n't)(?:\s+(?:\w+ly|use|need|run|using|running|hosted|deployed|on|in|with)){0,2}|"
+    # "not on AWS", "aren't using Terraform", "isn't hosted on Heroku", "doesn't depend on Redis"
+    r"(?:\bnot|n't)(?:\s+(?:\w+ly|use|need|run|using|running|hosted|deployed|on|in|with|depend"
+    r"|rely|host|deploy|store|call|talk|to)){0,2}|"
     r"\bditch|\breplace|\breplacing|\bswap(?:s|ped|ping)?(?:\s+out)?|\bstopped\s+(?:using|running)"
     r"|\bagainst|\bruled\s+out|\b(?:nobody|no\s+one)\s+(?:\w+\s+)?(?:uses|needs|runs|touches)"
     r"|\brejected|\bvetoed|\bpassed\s+on"
