@@ -182,6 +182,10 @@ _CHANGES_EN: Final = (
                               rf"\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:don't|do\s+not|doesn't|does\s+not)\s+(?:use|run\s+on"
                               rf"|need)\s+{_V}\s+(?:anymore|any\s+more)\b", _I)),
+    # "I'm not using Chrome anymore", "We aren't using Jira any more".
+    ("stop", "pa", re.compile(rf"^(.*?)(?:\b(?:i'm|i\s+am|we're|we\s+are|(?:it|he|she)(?:'s|\s+is))"
+                              rf"\s+not|\b(?:we|they)\s+aren't|\b(?:it|he|she)\s+isn't)\s+"
+                              rf"(?:using|running\s+on)\s+{_V}\s+(?:anymore|any\s+more)\b", _I)),
     # X now runs on B; X is now hosted on B; we now use B
     ("now", "pb", re.compile(rf"^(.*?)\b(?:(?:is|are)\s+)?now\s+(?:runs?\s+on|is\s+running\s+on"
                              rf"|lives\s+on|(?:is\s+|are\s+)?(?:hosted|deployed|running)\s+(?:on|to|at)"

@@ -27,7 +27,8 @@ KNOWN_TOOLS: Final = frozenset(
     pulumi kong envoy linkerd spinnaker artifactory sonarqube snyk dependabot jaeger zipkin
     opentelemetry kibana logstash fluentd databricks airbyte fivetran dagster planetscale scylladb
     neo4j weaviate qdrant milvus pgvector fastly akamai launchdarkly podman kustomize openshift
-    next.js nextjs nuxt clojure haskell zig gitea caddy zoom
+    next.js nextjs nuxt clojure haskell zig gitea caddy zoom chrome firefox safari chromium brave
+    vivaldi
     """.split()  # noqa: SIM905
 )
 # Days and months: a time, never a name or a tool ("runs on Mondays").

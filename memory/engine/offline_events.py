@@ -183,6 +183,12 @@ def _classify(
         cues.CHANGE.search(sentence)
         or (not future and parse_change(sentence) is not None)
         or moved_thing(sentence) is not None  # "Standup is now at 10"
+        # "I'm in Manchester now": a home or an employer said as now.
+        or (
+            person
+            and bool(cues.NOW_SAID_LAST.search(sentence))
+            and bool(person_relations(sentence, ""))
+        )
     ):
         # Also the imperative and present forms: "Switch X from A to B", "X now runs on B"; a
         # dated future move ("I'm moving to Madrid in September") stays a plan.

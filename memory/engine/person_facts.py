@@ -135,9 +135,10 @@ _LIVES_IN: Final = (
     # "I grew up in Madrid but live in Barcelona now": the speaker's later clause.
     re.compile(r"(?:^|[:：]\s*)(?i:i)\b[^.;!?:]{0,60}?\b(?i:but|and)\s+(?i:now\s+)?(?i:live|living)\s+(?i:in)\s+"
                rf"{NAME}"),
-    # "Home is Melbourne these days", "I'm in Toronto these days".
+    # "Home is Melbourne these days", "I'm in Toronto these days", "I'm in Manchester now" (not
+    # "I'm in London now for the conference").
     re.compile(rf"(?:^|[:：]\s*)(?i:my\s+)?(?i:home)\s+(?i:is)\s+(?i:now\s+)?{NAME}"),
-    re.compile(rf"\b(?i:i'm|i\s+am)\s+(?i:now\s+)?(?i:in)\s+{NAME}\s+(?i:these\s+days)\b"),
+    re.compile(rf"\b(?i:i'm|i\s+am)\s+(?i:now\s+)?(?i:in)\s+{NAME}\s+(?i:these\s+days|now)(?=\s*(?:[.!;,]|$))"),
     re.compile(rf"我(?:现在|目前)?住在{HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我住浦东" (no 在), "我在上海" (a city, the clause ending there).
     re.compile(r"我(?:现在|目前)?住(?![在得的了过着])([\u4e00-\u9fff]{2,4})(?:[，。,.!！]|$)"),

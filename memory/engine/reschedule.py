@@ -35,7 +35,11 @@ _MOVED_EN: Final = re.compile(
     r"(?:\s+(?:back|out|up))?\s+(?:to|until|till|from)\b"
     # "Standup is now at 10": the time said as now.
     r"|^(?:the\s+|our\s+|my\s+)?(?P<now>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:is|are)\s+now\s+"
-    r"(?:at|on)\s+(?=\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|noon)",
+    r"(?:at|on)\s+(?=\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|noon)"
+    # "Standup is at 10 now", "Retro is on Thursdays now".
+    r"|^(?:the\s+|our\s+|my\s+)?(?P<then>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:is|are)\s+"
+    r"(?:at|on)\s+(?=\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|noon)[^.;!?]{1,30}?\s+now"
+    r"\s*[.!]?$",
     re.IGNORECASE,
 )
 _MOVED_ZH: Final = re.compile(
@@ -63,7 +67,10 @@ def moved_thing(text: str) -> str | None:
     match = _MOVED_ZH.match(said) or _MOVED_EN.match(said)
     if match is None:
         return None
-    what = (match.groupdict().get("what") or match.group("now")).strip()
+    said_as = match.groupdict()
+    what = (said_as.get("what") or said_as.get("now") or said_as.get("then") or "").strip()
+    if not what:
+        return None
     if what.casefold() in _NOT_A_THING or what.split()[0].casefold() in _NOT_A_THING:
         return None
     return what

@@ -5,12 +5,15 @@ negated dependency kept its tool as used ("The auth service doesn't depend on Re
 stated nothing; and no edge for "we've always been on Postgres", "The team has always been on
 Jira", "…; Raj maintains it now", "I'm not using Notion anymore; I switched to Obsidian",
 "I left Berlin and moved to Lyon", 我不用微信办公，用钉钉, or a move to a team said as a squad,
-a group or a transfer."""
+a group or a transfer. A probe of 27 pairs of a fact and its later change found "Standup is at
+10 now", "I'm in Manchester now" (no event at all) and "I'm not using Chrome anymore; I
+switched to Firefox" superseding nothing (browsers were no known tools either)."""
 
 from __future__ import annotations
 
 import pytest
 
+from memory.engine.changes import parse_change
 from memory.engine.plain_clauses import corrected
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
@@ -148,3 +151,38 @@ def test_the_one_who_does_it_now_said_with_the_verb_again(
 )
 def test_the_speakers_later_clause_after_a_denial(content: str, edge: tuple[str, ...]) -> None:
     assert _edges(content) == {edge}
+
+
+@pytest.mark.parametrize(
+    ("content", "event"),
+    [
+        ("I'm in Manchester now.", ("change", "occurred")),
+        ("I live in Manchester now.", ("change", "occurred")),
+        ("Ravi works at Stripe now.", ("change", "occurred")),
+        ("Standup is at 10 now.", ("change", "occurred")),
+        ("Retro is on Thursdays now.", ("change", "occurred")),
+    ],
+)
+def test_where_one_is_or_when_a_thing_is_said_as_now_is_a_change(
+    content: str, event: tuple[str, str]
+) -> None:
+    assert stored_events(content) == [event]
+
+
+@pytest.mark.parametrize("content", ["I'm in London now for the conference.", "I'm in Slack now."])
+def test_now_beside_a_visit_or_a_tool_is_no_home(content: str) -> None:
+    assert stored_events(content) == []
+    assert _edges(content) == set()
+
+
+@pytest.mark.parametrize(
+    ("content", "old"),
+    [
+        ("I'm not using Chrome anymore.", "Chrome"),
+        ("We aren't using Jira anymore.", "Jira"),
+        ("We're not using Jira anymore, we moved to Linear.", "Jira"),
+    ],
+)
+def test_not_using_a_thing_anymore_stops_its_use(content: str, old: str) -> None:
+    change = parse_change(content)
+    assert change is not None and (change.kind, change.old) == ("stop", old)

@@ -367,6 +367,12 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         # Round 38: stepping down from a lead.
         ("Maria runs the design team.", "Maria stepped down as design lead; Kai leads design now."),
         ("李娜在支付组。", "李娜现在不在支付组了，去了风控组。"),
+        # Round 39: a time or a home said as now, said last; a use denied, then a switch.
+        ("Standup is at 9:30.", "Standup is at 10 now."),
+        ("Retro is on Fridays.", "Retro is on Thursdays now."),
+        ("I live in Leeds.", "I'm in Manchester now."),
+        ("I use Chrome.", "I'm not using Chrome anymore; I switched to Firefox."),
+        ("Lisa leads the growth team.", "Lisa isn't leading growth anymore; Omar does."),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
