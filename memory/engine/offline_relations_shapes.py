@@ -48,14 +48,14 @@ _PERSON_OF: Final = re.compile(
 # "My go-to editor is Neovim", "Sublime is my editor of choice", "my favourite language is Go".
 _MY_CHOICE: Final = (
     re.compile(
-        r"^(?:my|our)\s+(?:go-to|favou?rite|preferred|default|usual)\s+[\w-]+(?:\s+[\w-]+)?"
-        r"\s+(?:is|are)\s+([\w.+#-]+(?:\s+[\w.+#-]+)?)",
+        r"^(?:my|our)\s+(?:go-to|favou?rite|preferred|default|usual)\s+(?P<kind>[\w-]+(?:\s+[\w-]+)?)"
+        r"\s+(?:is|are)\s+(?P<name>[\w.+#-]+(?:\s+[\w.+#-]+)?)",
         re.IGNORECASE,
     ),
     re.compile(
-        r"^([\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:go-to|favou?rite"
-        r"|preferred|default|usual)\s+(?!person\b|guy\b|contact\b|expert\b)[\w-]+"
-        r"|[\w-]+\s+of\s+choice)\b",
+        r"^(?P<name>[\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:go-to|favou?rite"
+        r"|preferred|default|usual)\s+(?!person\b|guy\b|contact\b|expert\b)(?P<kind>[\w-]+)"
+        r"|(?P<chosen>[\w-]+)\s+of\s+choice)\b",
         re.IGNORECASE,
     ),
 )
@@ -107,15 +107,40 @@ def _whose(sentence: str) -> Relation | None:
     return Relation(Entity(whose.group(2), "person"), "owns", owned)
 
 
+# "Sam's favourite editor is Helix": someone else's choice.
+_THEIR_CHOICE: Final = re.compile(
+    r"^([A-Z][\w-]+)['’]s\s+(?:go-to|favou?rite|preferred|usual)\s+(?P<kind>[\w-]+(?:\s+[\w-]+)?)"
+    r"\s+(?:is|are)\s+(?P<name>[\w.+#-]+(?:\s+[\w.+#-]+)?)"
+)
+# What a favourite names when its name is no known tool: a kind of tool ("my favourite editor
+# is Helix"), not a band, a city or a dish.
+_CHOICE_KINDS: Final = frozenset(
+    """
+    editor ide language database db framework library lib browser terminal shell app tool os
+    distro cloud orm linter formatter client platform stack runtime host hosting provider
+    """.split()  # noqa: SIM905
+)
+
+
 def _my_choice(sentence: str) -> Relation | None:
-    for pattern in _MY_CHOICE:
-        chosen = pattern.match(sentence.strip())
+    text = sentence.strip()
+    found: list[tuple[Entity, re.Match[str] | None]] = [
+        (Entity(ME, "person"), pattern.match(text)) for pattern in _MY_CHOICE
+    ]
+    theirs = _THEIR_CHOICE.match(text)
+    if theirs is not None:
+        who = theirs.group(1)
+        if who.lower() not in NOT_SUBJECT and who.lower() not in NOT_NAME and not known_tool(who):
+            found.append((Entity(who, "person"), theirs))
+    for subject, chosen in found:
         if chosen is None:
             continue
-        name = chosen.group(1).rstrip(".")
+        name = chosen.group("name").rstrip(".")
+        kind = (chosen.group("kind") or chosen.group("chosen") or "").split()[-1:]
         tool = known_tool(name)
-        if tool or name[:1].isupper():
-            return Relation(Entity(ME, "person"), "prefers", Entity(tool or name, "tool"))
+        a_tool = bool(kind) and kind[0].casefold() in _CHOICE_KINDS and name[:1].isupper()
+        if tool or a_tool:
+            return Relation(subject, "prefers", Entity(tool or name, "tool"))
     return None
 
 

@@ -7,7 +7,9 @@ Jira", "…; Raj maintains it now", "I'm not using Notion anymore; I switched to
 "I left Berlin and moved to Lyon", 我不用微信办公，用钉钉, or a move to a team said as a squad,
 a group or a transfer. A probe of 27 pairs of a fact and its later change found "Standup is at
 10 now", "I'm in Manchester now" (no event at all) and "I'm not using Chrome anymore; I
-switched to Firefox" superseding nothing (browsers were no known tools either)."""
+switched to Firefox" superseding nothing (browsers were no known tools either). A third, 12
+everyday statements, found "Priya's favourite editor is Helix" (no edge), "My favourite city is
+Lisbon" (a tool "Lisbon") and 新同事小周加入了前端组 (no edge)."""
 
 from __future__ import annotations
 
@@ -186,3 +188,31 @@ def test_now_beside_a_visit_or_a_tool_is_no_home(content: str) -> None:
 def test_not_using_a_thing_anymore_stops_its_use(content: str, old: str) -> None:
     change = parse_change(content)
     assert change is not None and (change.kind, change.old) == ("stop", old)
+
+
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        ("Priya's favourite editor is Helix.", {("person:priya", "prefers", "tool:helix")}),
+        ("My favourite editor is VS Code.", {(SAM, "prefers", "tool:vscode")}),
+        ("Helix is my editor of choice.", {(SAM, "prefers", "tool:helix")}),
+        # A favourite that is no kind of tool names no tool.
+        ("My favourite city is Lisbon.", set()),
+        ("Tom's favourite band is Muse.", set()),
+    ],
+)
+def test_a_favourite_is_a_preferred_tool_only_when_it_is_a_tool(
+    content: str, edges: set[tuple[str, ...]]
+) -> None:
+    assert _edges(content) == edges
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        ("新同事小周加入了前端组。", ("person:小周", "member_of", "organization:前端组")),
+        ("新人小李在测试组。", ("person:小李", "member_of", "organization:测试组")),
+    ],
+)
+def test_a_newcomer_is_named_after_how_they_are_known(content: str, edge: tuple[str, ...]) -> None:
+    assert _edges(content) == {edge}
