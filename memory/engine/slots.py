@@ -24,6 +24,7 @@ database: PostgreSQL = postgres | postgresql ; MySQL ; SQLite = sqlite | sqlite3
 cache: Redis ; Memcached ; Valkey
 frontend_framework: React = react | reactjs ; Vue = vue | vuejs | vue.js ;
     Svelte = svelte | sveltekit ; Angular ; SolidJS ; Preact
+mobile_framework: React Native = react native ; Flutter ; Ionic ; Xamarin
 backend_framework: Django ; Flask ; FastAPI ; Express = Express | expressjs | express.js ; Rails ;
     Spring Boot ; NestJS ; Laravel
 language: Python ; TypeScript ; JavaScript ; Go = Go | golang ; Rust ; Java ; Kotlin ; Ruby ;

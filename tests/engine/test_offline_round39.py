@@ -17,6 +17,7 @@ import pytest
 
 from memory.engine.changes import parse_change
 from memory.engine.plain_clauses import corrected
+from memory.engine.slots import slot_of
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
@@ -216,3 +217,22 @@ def test_a_favourite_is_a_preferred_tool_only_when_it_is_a_tool(
 )
 def test_a_newcomer_is_named_after_how_they_are_known(content: str, edge: tuple[str, ...]) -> None:
     assert _edges(content) == {edge}
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        (
+            "Our mobile app is built with React Native.",
+            ("project:mobileapp", "uses", "tool:reactnative"),
+        ),
+        (
+            "We moved the mobile app from Flutter to React Native.",
+            ("project:mobileapp", "uses", "tool:reactnative"),
+        ),
+        ("We use React for the web app.", ("project:project", "uses", "tool:react")),
+    ],
+)
+def test_react_native_is_a_mobile_framework_of_its_own(content: str, edge: tuple[str, ...]) -> None:
+    assert _edges(content) == {edge}
+    assert slot_of("react native") == ("mobile_framework", "React Native")

@@ -373,6 +373,7 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("I live in Leeds.", "I'm in Manchester now."),
         ("I use Chrome.", "I'm not using Chrome anymore; I switched to Firefox."),
         ("Lisa leads the growth team.", "Lisa isn't leading growth anymore; Omar does."),
+        ("We use Flutter for the mobile app.", "We switched from Flutter to React Native."),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
