@@ -108,11 +108,6 @@ CHANGE: Final = _cue(
     r"|\b(?:now\s+works?|works?\s+now|is\s+now|'s\s+now)\s+(?:on|in|with|for|part\s+of)\s+the\s+"
     r"[\w\s-]{1,30}?team\b"
     r"|\b(?:i'm|i\s+am|we're|we\s+are)\s+now\s+(?:living|based)\s+in\b"
-    # "I live in Leeds now", "Ravi works at Stripe now": where one is now, said last ("I'm in
-    # Manchester now" is read with its home: `offline_events`).
-    # ("I grew up in Madrid but live in Barcelona now" contrasts, it tells no change.)
-    r"|(?<!\bbut\s)\b(?:live|lives|living|based|work|works|working)\s+(?:in|at|for)\s+"
-    r"(?-i:[A-Z])[\w&.'’-]*(?:\s+(?-i:[A-Z])[\w&.'’-]*){0,2}\s+now\s*(?:[.!;,]|$)"
     r"|\b(?:is|'s|am|'m|are|'re)\s+back\s+(?:on|in|with)\s+the\s+[\w\s-]{1,30}?team\b",
     # Roles and memberships: "Maria moved to the data team", "Sam got promoted".
     r"\b(?:joined|rejoined|resigned|transferred\s+to|became\s+(?:a|an|the|our))\b"

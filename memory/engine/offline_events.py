@@ -183,7 +183,7 @@ def _classify(
         cues.CHANGE.search(sentence)
         or (not future and parse_change(sentence) is not None)
         or moved_thing(sentence) is not None  # "Standup is now at 10"
-        # "I'm in Manchester now": a home or an employer said as now.
+        # "I'm in Manchester now", "Ravi works at Stripe now": a home or an employer said as now.
         or (
             person
             and bool(cues.NOW_SAID_LAST.search(sentence))
