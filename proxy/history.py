@@ -136,15 +136,15 @@ def layered(
     for segment in conversation.earlier:
         starts.append(starts[-1] + len(segment))
 
-    def native_of(blocks: Sequence[HistoryBlock]) -> int:
-        first, end = starts[blocks[0].segments[0]], starts[blocks[-1].segments[1] + 1]
-        return sum(message_tokens(m) for m in request.messages[first:end])
-
-    worth = [
-        unit
-        for unit in _units(blocks)
-        if view_saves(sum(estimate_tokens(block_text(b)) for b in unit), native_of(unit))
-    ]
+    # Each unit's messages' tokens, counted once: they decide whether its view is worth
+    # sending and, for the units sent, what the request saves.
+    worth: list[list[HistoryBlock]] = []
+    own: dict[int, int] = {}
+    for unit in _units(blocks):
+        first, end = starts[unit[0].segments[0]], starts[unit[-1].segments[1] + 1]
+        own[unit[0].block_id] = sum(message_tokens(m) for m in request.messages[first:end])
+        if view_saves(sum(estimate_tokens(block_text(b)) for b in unit), own[unit[0].block_id]):
+            worth.append(unit)
     spans: list[Span] = []
     used: list[HistoryBlock] = []
     sent = native
@@ -156,6 +156,6 @@ def layered(
         texts = tuple(block_text(block, first=i == 0) for i, block in enumerate(run))
         spans.append(Span(where[0], where[1], texts))
         used += run
-        sent -= native_of(run)
+        sent -= sum(own.get(block.block_id, 0) for block in run)
         sent += sum(estimate_tokens(text) for text in texts)
     return Layered(HISTORY_LAYERED, tuple(spans), tuple(used), sent, native)
