@@ -42,11 +42,11 @@ _AUX_TAIL_EN: Final = re.compile(
 _DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|their|its|a|an|this|that|your)\s+", _I)
 _LEAD_ZH: Final = re.compile(
     r"^(?:上个?月|下个?月|这个?月|本月|今年|去年|明年|昨天|今天|明天|最近|现在|目前|以后|之后|后来"
-    r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要|会|都|也|就|还|一直|正在|统一|那就"
+    r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要|会|都|也|就|还|一直|正在|统一|那就|直接"
     r"|好的?|所以|另外|然后|那|的|用的|，|,|\s)+"
 )
 _TAIL_ZH: Final = re.compile(
-    r"(?:我们|咱们|我|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|全部|全|都|也|就|还|一直|正在"
+    r"(?:我们|咱们|我|现在|目前|平时|平常|一般|通常|主要|基本上?|已经|全部|全|都|也|就|还|一直|正在|直接"
     # "订单服务上周迁到了AWS": when it moved is no part of what moved.
     r"|上周|上个?月|上星期|这周|本周|昨天|前天|今天|今年|去年|最近|刚刚?|前几天|周末"
     r"|决定|打算|要|会|的|了|是|这一?块|那一?块|这一?套|那一?套|这边|那边|方面|，|,|\s)+$"
@@ -113,6 +113,8 @@ def same_value(a: str, b: str) -> bool:
 
 # "我们组用飞书沟通": the speakers' own group is "we" (_LEAD_ZH takes 我们, 团队 and 公司 off).
 _COLLECTIVE_ZH: Final = frozenset({"组", "小组", "部门"})
+# What a clause is about, before what it says of it: "后端是一个Django单体".
+ABOUT_ZH: Final = re.compile(r"^([\u4e00-\u9fff]{2,6}?)(?:是|用的是|用|跑在|部署在)")
 
 
 def subject_of(prefix: str | None) -> str | None:
@@ -120,8 +122,12 @@ def subject_of(prefix: str | None) -> str | None:
     if prefix is None:
         return None
     if HAN.search(prefix):
-        clause = re.split(r"[，,；;]", prefix.strip())[-1]  # "提醒一下，监控那套…": the last clause
-        text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", clause.strip()))
+        clauses = re.split(r"[，,；;]", prefix.strip())
+        text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", clauses[-1].strip()))  # "提醒一下，监控那套…"
+        if not text and len(clauses) > 1:
+            # "前端是Next.js写的，直接部署在Vercel上": the clause before says what it is about.
+            about = ABOUT_ZH.match(clauses[-2].strip())
+            text = about.group(1) if about else ""
         return None if text in _COLLECTIVE_ZH else text or None
     text = prefix.strip(" ,;:")
     if "," in text:  # "For billing, we …": the clause after the last comma

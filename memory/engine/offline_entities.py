@@ -28,9 +28,10 @@ KNOWN_TOOLS: Final = frozenset(
     opentelemetry kibana logstash fluentd databricks airbyte fivetran dagster planetscale scylladb
     neo4j weaviate qdrant milvus pgvector fastly akamai launchdarkly podman kustomize openshift
     next.js nextjs nuxt clojure haskell zig gitea caddy zoom chrome firefox safari chromium brave
-    vivaldi
+    vivaldi spotify tidal deezer netflix whatsapp telegram discord strava duolingo dropbox trello
+    asana gmail anki canva lightroom photoshop icloud
     """.split()  # noqa: SIM905
-)
+) | {"apple music", "youtube music", "google docs", "google drive", "google calendar"}
 # Days and months: a time, never a name or a tool ("runs on Mondays").
 CALENDAR_WORDS: Final = frozenset(
     """

@@ -46,7 +46,7 @@ from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
 from memory.engine.negation import third_person
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
-from memory.engine.offline_relations_zh import carried_clauses
+from memory.engine.offline_relations_zh import carried_clauses, carried_service
 from memory.engine.person_facts import person_relations
 from memory.engine.plain_facts import states_plain_fact
 from memory.engine.prompts.extraction import (
@@ -170,7 +170,7 @@ def _classify(
         return _Kind("other", "recommendation")
     if computed:  # a figure the assistant worked out for the user ("That is 8 vCPUs in total")
         return _Kind("other", "computed")
-    if cues.CANCELLATION.search(sentence):
+    if cues.CANCELLATION.search(sentence) and not cues.CANCELLED_FOR.search(sentence):
         return _Kind("cancellation", "cancellation", default_status="cancelled")
     if person and not _is_question(sentence) and cues.INSTRUCTION.search(sentence):
         # How the assistant is to answer, for good: a preference to keep.
@@ -181,6 +181,7 @@ def _classify(
         return _Kind("migration", "change", default_status="occurred")
     if (
         cues.CHANGE.search(sentence)
+        or cues.CANCELLED_FOR.search(sentence)
         or (not future and parse_change(sentence) is not None)
         or moved_thing(sentence) is not None  # "Standup is now at 10"
         # "I'm in Manchester now", "Ravi works at Stripe now": a home or an employer said as now.
@@ -462,7 +463,8 @@ def _facts_of(sentences: list[str], message: SourceMessage) -> list[tuple[str, s
         clauses = [c.strip().rstrip("，；;").strip() for c in _CLAUSE_END.split(sentence)]
         clauses = [c for c in clauses if c]
         if len(clauses) > 1 and all(_fact_of_its_own(c) for c in clauses):
-            out += [(c, c) for c in clauses]
+            read = carried_service(clauses) if _HAN.search(sentence) else clauses
+            out += list(zip(read, clauses, strict=True))
             continue
         carried = carried_clauses(sentence) if len(clauses) > 1 and _HAN.search(sentence) else None
         if carried is not None and len(carried) == len(clauses):

@@ -52,7 +52,7 @@ from memory.engine.offline_entities_en import (
     team_led,
     tool_at,
 )
-from memory.engine.offline_relations_shapes import shaped
+from memory.engine.offline_relations_shapes import TOOL_KINDS, shaped
 from memory.engine.offline_relations_zh import chinese_relations
 from memory.engine.plain_clauses import plain_clauses
 from memory.engine.slots import slot_of
@@ -64,6 +64,10 @@ _QUESTION_START: Final = re.compile(
     re.IGNORECASE,
 )
 
+# Perfect and progressive forms: "Luis has been maintaining the Android app", "Ana's led it".
+_SP: Final = r"\s+"
+_HAS: Final = r"(?:has|have|'s|'ve)\s+"
+_HAS_BEEN: Final = r"(?:(?:is|are|am|'s|'re|'m)|(?:has|have|'s|'ve)\s+been)\s+"
 # Kinds of entity a relation takes, by side: "person" (a person, or a team for ownership),
 # "project", "tool", "team", "owner" (person or team), "uses" (person or project).
 _RELATIONS_EN: Final = (
@@ -76,17 +80,21 @@ _RELATIONS_EN: Final = (
      True),
     (r"owns?|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the\s+)?(?:new\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
      r"|looks?\s+after|takes?\s+care\s+of|handles"
+     # "Priya has owned checkout for a year", "Kim's been looking after the wiki".
+     rf"|{_HAS}(?:always\s+)?owned|{_HAS_BEEN}(?:owning|handling|looking\s+after|taking\s+care\s+of)"
      r"|(?:is|'s)\s+(?:the|our)\s+go-to\s+(?:person|guy|contact)\s+(?:for|on)", "owns", "owner",
      "project", False),
     (r"(?:leads?|heads?(?:\s+up)?|manages?|runs?(?!\s+on\b|\s+in\b|\s+off\b))"
-     r"|(?:is|'s|are)\s+(?:now\s+)?(?:heading|leading|managing|running)(?:\s+up)?"
+     rf"|(?:is|'s|are|{_HAS_BEEN.removesuffix(_SP)})\s+(?:now\s+)?(?:heading|leading|managing|running)(?:\s+up)?"
      r"(?!\s+on\b|\s+in\b|\s+off\b|\s+late\b)"
      r"|(?:is|'s|am|'m)\s+in\s+charge\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
      r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
      "leads", "owner", "project", False),
-    (r"(?:took|has\s+taken|have\s+taken|is\s+taking)\s+over", "owns", "owner", "project", False),
-    (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of",
+    (r"(?:took|has\s+taken|have\s+taken|is\s+taking)\s+over|(?:has\s+)?picked\s+up",
+     "owns", "owner", "project", False),
+    (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of"
+     rf"|(?:is|'s|are|am|'m|{_HAS_BEEN.removesuffix(_SP)})\s+maintaining|{_HAS}maintained(?!\s+by)",
      "maintains", "owner", "project", False),
     (r"(?:runs?|is\s+running|are\s+running)\s+(?:on|off)|lives?\s+on", "runs_on", "project",
      "tool", False),
@@ -134,12 +142,21 @@ _RELATIONS_EN: Final = (
     (r"(?:code|codes|program|programs|write|writes|develop|develops)\s+(?:everything\s+|mostly\s+)?"
      r"in", "uses", "person", "known_tool", False),
     # "I do my budgeting in YNAB", "we keep our runbooks in Notion": a task done with a tool.
-    (r"(?:do|does|keep|keeps|track|tracks|write|writes|manage|manages|plan|plans)\s+(?:all\s+)?"
-     r"(?:of\s+)?(?:my|our|his|her|their)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:in|with|on)",
+    # "I log every climbing session in Crimpd".
+    (r"(?:do|does|keep|keeps|track|tracks|write|writes|manage|manages|plan|plans|log|logs"
+     r"|record|records)\s+(?:all\s+)?"
+     r"(?:of\s+)?(?:my|our|his|her|their|every|each)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:in|with|on)",
      "uses", "uses", "tool", False),
 )  # fmt: skip
 _VERBS_EN: Final = tuple(
-    (re.compile(rf"(?<![\w'])(?:{verb})(?![\w])", re.IGNORECASE), rel, subj, obj, passive)
+    # A contraction opens its verb ("Priya's responsible for"); no other match starts in a word.
+    (
+        re.compile(rf"(?:(?<![\w'])|(?=['’]))(?:{verb})(?![\w])", re.IGNORECASE),
+        rel,
+        subj,
+        obj,
+        passive,
+    )
     for verb, rel, subj, obj, passive in _RELATIONS_EN
 )
 _ADVERBS_AFTER: Final = re.compile(r"^\s+(?:(?:now|mainly|mostly|primarily|also)\s+)*")
@@ -311,6 +328,9 @@ def _placed(sentence: str) -> list[Relation]:
     service = SERVICE.match(sentence, opening.end())
     if not service or function_noun(service.group(1)):
         return []  # "We moved the docs to Notion": the team's docs, a use of the project's
+    mine = sentence[opening.end() :].lower().startswith("my ")
+    if mine and service.group(1).split()[-1].casefold() in TOOL_KINDS - {"platform", "service"}:
+        return []  # "I switched my running app to Strava": the app one uses, not one's project
     target = _PLACED_TARGET.match(sentence, service.end())
     tool = tool_at(sentence[target.end() :]) if target else None
     if not tool:

@@ -182,7 +182,7 @@ _SWITCHER: Final = re.compile(
     r"(?:switched|moved|migrated|changed|went)\b"
 )
 # "I switched my running app to Strava": what is switched is a tool, so is its new name.
-_TOOL_KINDS: Final = frozenset(
+TOOL_KINDS: Final = frozenset(
     "app apps tool editor browser client provider bank tracker platform service".split()  # noqa: SIM905
 )
 
@@ -209,7 +209,7 @@ def _switched_to(sentence: str) -> Relation | None:
     tool = tool_at(change.new)
     if tool is None:
         kind = (change.subject or "").split()[-1:]
-        a_tool = bool(kind) and kind[0].casefold() in _TOOL_KINDS
+        a_tool = bool(kind) and kind[0].casefold() in TOOL_KINDS
         if not a_tool and (change.old is None or tool_at(change.old) is None):
             return None
         bare = re.match(rf"(?:the\s+)?({CAPITALISED.pattern})", change.new)

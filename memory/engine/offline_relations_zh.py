@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from memory.engine.change_terms import ABOUT_ZH
 from memory.engine.offline_entities import (
     FAMILY_ZH,
     FUNCTION_NOUNS,
@@ -218,10 +219,11 @@ _ZH_USED_FOR: Final = re.compile(
 )
 
 
-# A thing one uses that names no product, then what it did: "用手机拍照", "用电脑写代码".
+# A thing one uses that names no product, then what it did: "用手机拍照", "用电脑写代码",
+# "用筷子吃饭".
 _ZH_DEVICE_USE: Final = re.compile(
-    r"(?:手机|电脑|笔记本|相机|平板|本子|纸|笔|脑子|手)(?:来|去)?"
-    r"[记写做存拍看听学跑练聊画剪算录打玩查][\u4e00-\u9fff]{0,3}"
+    r"(?:手机|电脑|笔记本|相机|平板|本子|纸|笔|脑子|手|筷子|勺子|刀叉)(?:来|去)?"
+    r"[记写做存拍看听学跑练聊画剪算录打玩查吃喝][\u4e00-\u9fff]{0,3}"
 )
 
 
@@ -395,6 +397,24 @@ def carried_clauses(sentence: str) -> list[str] | None:
         return None
     out = [clauses[0], *(subject + c for c in clauses[1:])]
     return out if all(len(chinese_relations(c)) == 1 for c in out) else None
+
+
+# A later clause that says where or with what the service named before runs, with no subject
+# of its own: "前端是Next.js写的，直接部署在Vercel上".
+_ZH_SERVICE_VERB: Final = re.compile(r"^(?:直接|也|都|还|目前|现在)*(?:部署|跑在|托管|运行在|用)")
+
+
+def carried_service(clauses: list[str]) -> list[str]:
+    """The clauses, each later one that opens with a verb of where or with what a service
+    runs read with the service the first clause is about ("前端是Next.js写的，直接部署在
+    Vercel上" → [..., "前端直接部署在Vercel上"])."""
+    about = ABOUT_ZH.match(clauses[0]) if clauses else None
+    if about is None or not ZH_SERVICE.match(about.group(1)):
+        return clauses
+    return [
+        clauses[0],
+        *(about.group(1) + c if _ZH_SERVICE_VERB.match(c) else c for c in clauses[1:]),
+    ]
 
 
 def _person_subject(clause: str) -> str | None:

@@ -71,9 +71,19 @@ _WORKS_AT: Final = (
     # "I left Globex and now work at Initech".
     re.compile(r"\b(?i:i)\s+(?i:left|quit)\s+[^.;!?]{1,40}?\s+(?i:and)\s+(?i:now\s+)?"
                rf"(?i:work|am\s+working)\s+(?i:at|for)\s+{NAME}"),
-    # "I just started at Canva", "I started a new job at Figma".
-    re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
+    # "I just started at Canva", "I started a new job at Figma", "I've left Canva and started
+    # at Atlassian".
+    re.compile(r"\b(?i:i|i've)\s+(?:(?i:left|quit)\s+[^.;!?]{1,40}?\s+(?i:and)\s+)?"
+               r"(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
                rf"(?i:at)\s+{NAME}"),
+    # "I do UX research at Canva", "I do backend work for Monzo": the speaker's work there.
+    re.compile(r"\b(?i:i)\s+(?i:do)\s+(?:[a-zA-Z][\w-]*\s+){0,2}(?i:research|design|engineering"
+               r"|marketing|sales|support|consulting|analytics|work|development|testing|ops)\s+"
+               rf"(?i:at|for)\s+{NAME}"),
+    # "I'm Ifeoma, a data engineer on the data platform team at Tramline": a role said after
+    # the speaker's name.
+    re.compile(r"\b(?i:i'm|i\s+am)\s+[A-Z][\w-]+,\s+(?i:an?|the)\s+[^,.;!?]{2,60}?\s+(?i:at)\s+"
+               rf"{NAME}"),
     re.compile(rf"我(?:现在|目前)?在{HAN_NAME}(?:工作|上班)"),
     re.compile(rf"我(?:已经|刚|刚刚|上个?月|去年)?跳槽(?:去|到)了?{HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我已经不在阿里工作了，现在在字节": the old employer, then the new one without a subject.
@@ -126,9 +136,15 @@ _LIVES_IN: Final = (
     re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+)?(?i:based)\s+(?i:in|out\s+of)\s+{NAME}"),
     re.compile(rf"\b(?i:i|we)(?i:\s+have|['’]ve)?\s+(?i:just\s+|recently\s+|finally\s+)?(?i:moved|relocated)\s+"
                rf"(?:(?i:from)\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)?\s+)?(?i:to)\s+{NAME}"),
-    # "I left Berlin and moved to Lyon": the speaker's later clause.
-    re.compile(r"(?:^|[:：]\s*)(?i:i)\b[^.;!?:]{0,40}?\s(?i:and|then)\s+(?i:just\s+|recently\s+|finally\s+)?"
+    # "I left Berlin and moved to Lyon", "Theo and I took the plunge and moved to Coburg": the
+    # speaker's later clause.
+    re.compile(r"(?:^|[:：]\s*)(?:[A-Z][\w-]+\s+(?i:and)\s+)?(?i:i)\b[^.;!?:]{0,40}?\s(?i:and|then)\s+"
+               r"(?i:just\s+|recently\s+|finally\s+)?"
                rf"(?i:moved|relocated)\s+(?i:to)\s+{NAME}"),
+    # "My partner Theo and I rent a flat in Brunswick": a home one rents or owns.
+    re.compile(r"\b(?i:i|we)\s+(?:(?i:now|currently|still)\s+)?(?i:rent|own|share|bought)\s+"
+               r"(?i:an?|the|our|my)\s+(?:(?i:small|tiny|little|new|two-bedroom|one-bedroom)\s+)?"
+               rf"(?i:flat|apartment|house|place|condo|room|home)\s+(?i:in)\s+{NAME}"),
     # "I no longer live in Boston; I'm in Denver now": where the speaker is after a home ended.
     re.compile(rf"\b(?i:live|lived|living)\s+(?i:in)\s+[^.;!?]{{1,40}}?[,;]\s*(?i:i'm|i\s+am)\s+"
                rf"(?i:now\s+)?(?i:in|based\s+in)\s+{NAME}"),

@@ -165,9 +165,10 @@ _USE_ZH: Final = (
 # "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
 # a team function (`offline_entities.FUNCTION_NOUNS`) said with the tool that serves it.
 _FUNCTION_USE_EN: Final = (
-    # "Our docs are in Notion"; "Files are in Google Drive now" (a function opening the sentence)
-    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are)\s+(?:all\s+)?"
-               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+|(?:is|are)\s+"
+    # "Our docs are in Notion"; "Files are in Google Drive now" (a function opening the sentence);
+    # "On-call's handled through Opsgenie".
+    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)(?:\s+(?:(?:is|are)\s+(?:all\s+)?"
+               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+)|(?:\s+(?:is|are)|['’]s)\s+"
                rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){VALUE_EN}", _I),
     re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+"
                rf"(?:(?:pretty\s+much|almost|nearly|basically|mostly)\s+)?(?:all\s+)?"
@@ -175,7 +176,7 @@ _FUNCTION_USE_EN: Final = (
                rf"\s+{VALUE_EN}", _I),
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
                rf"(?:go|goes|run|runs|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+"
-               rf"(?:out\s+)?(?:through|via|to)\s+{VALUE_EN}", _I),
+               rf"(?:out\s+)?(?:through|via|to|into)\s+{VALUE_EN}", _I),
     # "logs are shipped to Datadog", "uploads are stored in S3", "secrets live in Vault"
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are|get"
                rf"|gets)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up|managed|handled"
