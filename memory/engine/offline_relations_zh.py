@@ -45,7 +45,9 @@ ZH_PERSON: Final = re.compile(
 # The speaker's relative, named by the relation: "我老婆", "我的女儿".
 _ZH_RELATIVE: Final = re.compile(rf"(?:我的?|我们的?)({FAMILY_ZH})")
 _HAN_AFTER: Final = re.compile(r"[\u4e00-\u9fff]")
-_ZH_LEADING: Final = re.compile(r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下)+")
+_ZH_LEADING: Final = re.compile(
+    r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下|说起来|话说)+"
+)
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王", "我姐姐陈静".
 _ZH_TITLE: Final = re.compile(
     rf"^(?:我的?)?(?:师兄|师姐|师弟|师妹|同事|同学|室友|老板|领导|导师|朋友|{FAMILY_ZH})(?=.{{2}})"
@@ -53,6 +55,8 @@ _ZH_TITLE: Final = re.compile(
     r"|^新来的(?:后端|前端|测试|产品经理?|设计师?|运维|实习生|工程师|同事)?(?=.{2})"
     # "新同事小周", "新人小周".
     r"|^新(?:同事|人|员工|实习生)(?=.{2})"
+    # "我们唯一的设计师阿凯": someone by their role on the team.
+    r"|^(?:我们|咱们)?(?:的|唯一的)?(?:设计师|产品经理|工程师|运营|测试|运维|实习生|架构师)(?=.{2})"
 )
 _ZH_TRAILING: Final = re.compile(
     r"(?:从[^从]{1,6}?(?:开始|起)|现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
@@ -109,11 +113,17 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:依赖(?:于)?|调用)(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
     # "我们的后端是用Go写的": what it is written in.
     (r"^(?P<a>.+?)是?用(?P<b>[^用]+?)(?:写|开发|搭|做|实现)(?:的)?$", "uses", "uses", "tool"),
+    # "后端是一个Django单体": a service that is a known technology uses it.
+    (r"^(?P<a>.+?)(?<!的)是(?:一个|一套)?(?P<b>[A-Za-z][A-Za-z0-9.+#-]*)"
+     r"(?:单体|项目|应用|服务|工程)?$", "uses", "project", "known_tool"),
     (r"^(?P<a>.+?)是(?P<b>[A-Za-z][^是]*?)(?:写|开发|搭|做|实现)的$", "uses", "uses", "tool"),
     # "我现在改用Strava记录跑步了": a person's own tool after a switch (a service's switch is
     # read by `memory.engine.changes`).
     (r"^(?P<a>.+?)(?:改用|换用|转用|改为使用|换成)了?(?P<b>.+)$", "uses", "person", "tool"),
     (r"^(?P<a>.+?)(?:使用|采用|用|靠)(?P<b>.+)$", "uses", "uses", "tool"),
+    # "开销我都记在Money Manager里", "代码评审我习惯在GitLab上做": where a task is done.
+    (r"^(?P<a>.+?)(?:记|存|放|写)在(?P<b>[A-Za-z][^在]*?)(?:里|上)?$", "uses", "uses", "tool"),
+    (r"^(?P<a>.+?)在(?P<b>[A-Za-z][^在]*?)上(?:做|搞|写|弄|跑)$", "uses", "uses", "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
     # "小付上周从运维组调到客服平台组了": the team moved to.
     (r"^(?P<a>.+?)(?:从[^从]+?)?(?:调到|调去|转到|转去|回到|去了)(?:了)?(?P<b>[^到去]+?(?:组|团队|部门|小组))(?:了)?$",
@@ -121,14 +131,17 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
     # "刘洋跳槽到了腾讯", "小周上个月入职字节跳动".
-    (r"^(?P<a>.+?)(?:跳槽到|跳槽去|入职|加盟)了?(?P<b>[^了]+?)了?$", "works_at", "person",
-     "organization"),
+    (r"^(?P<a>.+?)(?:从[^从]{1,12}?)?(?:跳槽到|跳槽去|入职|加盟)了?(?P<b>[^了]+?)了?$", "works_at",
+     "person", "organization"),
     # "我老婆在协和医院当医生": a role held somewhere.
     (r"^(?P<a>.+?)在(?P<b>[^在]{2,12}?)(?:当|做|担任)[\u4e00-\u9fff]{1,6}(?<!工作)(?<!上班)$",
      "works_at", "person", "organization"),
     (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
+    # "我跟室友在大巴窑合租": a home rented or bought somewhere.
+    (r"^(?P<a>.+?)(?:(?:跟|和)[^在]{1,6})?在(?P<b>[^在]{2,6}?)(?:合租|租房|租了?房子?|买了?房子?)$",
+     "lives_in", "person", "place"),
     # "小林搬去了上海" (after "小林不在北京了"): a move of someone named is a new home.
-    (r"^(?P<a>.+?)(?:已经)?搬(?:到|去)了?(?P<b>[^了已快都有]{2,6}?)(?:(?:已经|快|都|有).*)?(?:了)?$",
+    (r"^(?P<a>.+?)(?:已经)?(?:从[^从]{1,8}?)?搬(?:到|去)了?(?P<b>[^了已快都有]{2,6}?)(?:(?:已经|快|都|有).*)?(?:了)?$",
      "lives_in", "person", "place"),
     # "我在浙大读博": a school studied at is an organisation; "我在多伦多读研": a city lived in.
     (r"^(?P<a>.+?)在(?P<b>[^在]{1,10}?(?:大学|大|学院|学校|中学|小学|高中|研究所|研究院))"
@@ -139,11 +152,17 @@ _ZH_RELATIONS: Final = (
      "lives_in", "person", "place"),
     # "我最喜欢的编辑器是VS Code", "比起Jira我更喜欢Linear".
     (r"^(?P<a>.+?)最喜欢的[\u4e00-\u9fff]{1,6}是(?P<b>.+)$", "prefers", "person", "tool"),
-    (r"^(?P<a>.+?)(?:更|比较|最|特别|非常|很|挺|超|一直|还是)*(?:喜欢用|偏好|偏爱|喜欢)(?P<b>.+)$",
+    (r"^(?P<a>.+?)(?:更|比较|最|特别|非常|很|挺|超|一直|还是)*(?:喜欢用|习惯用|偏好|偏爱|喜欢)(?P<b>.+)$",
      "prefers", "person", "tool"),
 )  # fmt: skip
 _VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
 _ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?]")
+# A move said from where, with no one named: "从大巴窑搬到了榜鹅".
+_ZH_MOVED_FROM: Final = re.compile(r"^从[^从，,]{1,8}?搬(?:到|去)")
+# How long it has held, after what holds: "我在Shopee做数据分析也快两年了".
+_ZH_HOW_LONG: Final = re.compile(
+    r"(?:也|都|已经)*(?:快|有|差不多|将近)?[一二三四五六七八九十两半几\d]+个?多?(?:年|个月|月|星期|周|天)多?了$"
+)
 # The parts of a list said as one object: "Redis、Kafka和MySQL".
 _ZH_AND: Final = re.compile(r"、|以及|和|与|及")
 _ZH_NOT_SUBJECT: Final = frozenset(
@@ -181,7 +200,7 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     if not text or text in _ZH_NOT_SUBJECT:
         return None
     if text == "我" or (
-        kind in ("uses", "person") and re.fullmatch(r"[\u4e00-\u9fff]{1,4}我", text)
+        kind in ("uses", "person") and re.fullmatch(r"[\u4e00-\u9fffA-Za-z]{1,8}我", text)
     ):
         # "记笔记我一般用Notion": what for, then the speaker
         return Entity(ME, "person") if kind in ("owner", "person", "uses") else None
@@ -256,6 +275,8 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
         where = text.rsplit("的", 1)[1]  # "自建机房的K8s": the tool, not where it stands
         if known_tool(where):
             text = where
+    if kind == "known_tool":
+        return Entity(tool, "tool") if (tool := known_tool(text)) else None
     if kind in ("tool", "project_or_tool") and _ZH_DEVICE_USE.fullmatch(text):
         return None  # "用手机拍照": a device, no product
     tool = known_tool(text) or _zh_tool_before_verb(text, kind)
@@ -454,7 +475,7 @@ def chinese_relations(sentence: str) -> list[Relation]:
     previous = left_by = ""
     dropped = ""  # what the clause before said someone no longer looks after
     for clause in _ZH_CLAUSE.split(zh_corrected(sentence)):
-        clause = clause.strip()
+        clause = _ZH_HOW_LONG.sub("", clause.strip())
         if dropped and (given := _ZH_GIVEN_TO.match(clause)):
             # "李雷不维护支付服务了，交给了韩梅梅": the one it went to owns it now.
             receiver = _zh_subject(given.group(1), "owner")
@@ -478,6 +499,8 @@ def chinese_relations(sentence: str) -> list[Relation]:
         left_by = ""
         if previous and _ZH_SUBJECTLESS.match(clause):
             clause = previous + clause
+        elif not previous and _ZH_MOVED_FROM.match(clause):
+            clause = "我" + clause  # "上个月搬家了，从大巴窑搬到了榜鹅": the speaker's move
         elif previous and clause[:1] in ("他", "她"):  # "陈晨负责前端，她在前端组"
             clause = previous + clause[1:]
         previous = ""

@@ -156,7 +156,7 @@ def test_a_use_said_through_what_it_is_for(content: str, edge: tuple[str, ...]) 
         ),
         (
             "后端是一个Django单体，跑在腾讯云的轻量服务器上。",
-            {("project:后端", "runs_on", "tool:腾讯云")},
+            {("project:后端", "uses", "tool:django"), ("project:后端", "runs_on", "tool:腾讯云")},
         ),
         ("我平时用筷子吃饭。", set()),
     ],
@@ -165,3 +165,45 @@ def test_a_chinese_clause_carries_the_service_it_is_about(
     content: str, edges: set[tuple[str, ...]]
 ) -> None:
     assert _edges(content) == edges
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        ("说起来我在Shopee做数据分析也快两年了。", (SAM, "works_at", "organization:shopee")),
+        (
+            "我表哥陈默在腾讯做游戏策划，天天加班到半夜。",
+            ("person:陈默", "works_at", "organization:腾讯"),
+        ),
+        (
+            "还有，我已经从Shopee跳槽到Grab了，上周一入职的。",
+            (SAM, "works_at", "organization:grab"),
+        ),
+        ("我跟室友在大巴窑合租，走到地铁站五分钟。", (SAM, "lives_in", "place:大巴窑")),
+        ("上个月搬家了，从大巴窑搬到了榜鹅，房子新很多。", (SAM, "lives_in", "place:榜鹅")),
+        ("小王从北京搬到了上海。", ("person:小王", "lives_in", "place:上海")),
+        (
+            "我们唯一的设计师阿凯住在苏州，一直远程跟我们合作。",
+            ("person:阿凯", "lives_in", "place:苏州"),
+        ),
+        ("每个月的开销我都记在Money Manager里，好几年了。", (SAM, "uses", "tool:moneymanager")),
+        ("代码评审我还是习惯在GitLab上做。", (SAM, "uses", "tool:gitlab")),
+        ("写SQL我更习惯用DBeaver。", (SAM, "uses", "tool:dbeaver")),
+        ("存储是MySQL分库分表，缓存那层用的Redis。", ("project:project", "uses", "tool:redis")),
+        (
+            "后端是一个Django单体，跑在腾讯云的轻量服务器上。",
+            ("project:后端", "uses", "tool:django"),
+        ),
+    ],
+)
+def test_chinese_jobs_homes_and_tools_said_in_passing(content: str, edge: tuple[str, ...]) -> None:
+    assert edge in _edges(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["我在家做饭。", "我在公司上班三年了。", "我们老板是Tony。", "CI用的是Jenkins。"]
+)
+def test_chinese_no_employer_home_or_service_where_none_is_named(content: str) -> None:
+    edges = _edges(content)
+    assert not {e for e in edges if e[1] in ("works_at", "lives_in")}
+    assert not {e for e in edges if e[0].startswith("project:") and e[0] != "project:project"}
