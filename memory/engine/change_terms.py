@@ -21,6 +21,7 @@ HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 ARTICLES: Final = frozenset({"the", "our", "my", "a", "an", "their", "its", "this", "that"})
 _LEAD_EN: Final = re.compile(
     r"^(?:(?:ok(?:ay)?|so|also|and|but|then|well|yes|yeah|now|currently|actually|anyway|today"
+    r"|though|although"
     r"|please|just|still|always|never|usually|generally|normally|mostly|only|going\s+forward"
     r"|from\s+now\s+on|as\s+of\s+\w+|starting\s+\w+)\b[,:]?\s*)+",
     _I,

@@ -433,7 +433,7 @@ def _along(clause: str, value: str) -> list[str]:
 # Clauses: "…, and …", "…; …", and a comma before a new subject ("We aren't on GCP, we're on
 # AWS"; "We don't use Swarm, everything is on Kubernetes").
 _CLAUSES: Final = re.compile(
-    r",\s*(?:and|but|while)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're|everything|everything's)\s)"
+    r",\s*(?:and|but|while|though|although)\s+|;\s*|[，；]|,\s*(?=(?:we|we're|we've|i|i'm|it|it's|they|they're|everything|everything's)\s)"
     # "…, docs live in Notion": a clause with its own subject and verb of place.
     r"|,\s*(?=(?:the\s+|our\s+|all\s+)?[a-z][\w-]*\s+(?:now\s+)?(?:live|lives|sit|sits|go|goes)\s+(?:in|on|through)\s)"
     # "We no longer run on Heroku, the API is on Fly.io".

@@ -165,7 +165,7 @@ _ALIASES: Final = {"k8s": "Kubernetes", "kubernetes": "Kubernetes"}
 def employer_of(relation: Relation) -> Relation:
     """ "Tom joined Globex": joining a named organisation, not a team, is an employer."""
     if relation.relation == "member_of" and not re.search(
-        rf"(?i:{TEAM_NOUNS})$|(?:组|团队|部门|小组|中心)$", relation.object.name
+        rf"(?i:{TEAM_NOUNS})$|(?:组|团队|部门|小组|中心|中台)$", relation.object.name
     ):
         return Relation(relation.subject, "works_at", relation.object)
     return relation

@@ -440,7 +440,9 @@ def _event_fields(
     return key, fields, tags
 
 
-_CLAUSE_END: Final = re.compile(r"[，；;]|,\s+(?:and|but)\s+(?=\S)")
+# Also "when" before a name: "Ji-woo picked up the ledger API when Ravi moved to the fraud
+# team" states two facts.
+_CLAUSE_END: Final = re.compile(r"[，；;]|,\s+(?:and|but)\s+(?=\S)|\s+when\s+(?=[A-Z][a-z])")
 
 
 def _fact_of_its_own(clause: str) -> bool:

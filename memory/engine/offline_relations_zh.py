@@ -32,7 +32,7 @@ ZH_SERVICE: Final = re.compile(
     rf"|(?:{_ZH_BARE_SERVICES}))$"
 )
 _ZH_LED_TEAM: Final = re.compile(r"(?:组|团队|部门)$")  # not 中心: "用户中心" is a service too
-_ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心)$")
+_ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心|中台)$")
 _ZH_SURNAMES: Final = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
     "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
@@ -46,7 +46,7 @@ ZH_PERSON: Final = re.compile(
 _ZH_RELATIVE: Final = re.compile(rf"(?:我的?|我们的?)({FAMILY_ZH})")
 _HAN_AFTER: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEADING: Final = re.compile(
-    r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下|说起来|话说)+"
+    r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下|说起来|话说|所以|因此|于是)+"
 )
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王", "我姐姐陈静".
 _ZH_TITLE: Final = re.compile(
@@ -82,8 +82,9 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)管(?!理|道|控|用)(?P<b>.+)$", "owns", "owner", "project"),
     # "我在风控组": membership of a team (a company is `works_at`, "在X工作"); not the 在 of
     # 现在 or 正在.
-    (r"^(?P<a>.+?)(?<![现正实存所自])在(?P<b>[^在]+?(?:组|团队|部门|小组))(?:工作|上班)?$",
-     "member_of", "person", "team"),
+    # "我在得物的交易中台": the team, at a company said before it (`person_facts`).
+    (r"^(?P<a>.+?)(?<![现正实存所自])在(?:[^在的]{2,10}的)?(?P<b>[^在的]+?(?:组|团队|部门|小组|中台))"
+     r"(?:工作|上班)?$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)是(?P<b>[^是]+?(?:组|团队|部门|小组))的(?:人|成员)?$", "member_of", "person",
      "team"),
     # "数据组由吴刚带领", "数据组是吴刚带的": who leads a team.
@@ -111,6 +112,11 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:要|会|需要|得)?调(?:用)?(?P<b>[^调]+?)的(?:接口|API|api)$", "depends_on",
      "project", "project_or_tool"),
     (r"^(?P<a>.+?)(?:依赖(?:于)?|调用)(?P<b>.+)$", "depends_on", "project", "project_or_tool"),
+    # "订单服务下游挂着库存服务和优惠券服务", "订单服务现在改成直接调营销服务".
+    (r"^(?P<a>.+?)下游(?:挂着|是|有|接着|连着)(?P<b>.+)$", "depends_on", "project",
+     "project_or_tool"),
+    (r"^(?P<a>.+?)(?:改成|改为)?(?:直接)?调(?P<b>[^调]{2,12}?(?:服务|系统))$", "depends_on",
+     "project", "project"),
     # "我们的后端是用Go写的": what it is written in.
     (r"^(?P<a>.+?)是?用(?P<b>[^用]+?)(?:写|开发|搭|做|实现)(?:的)?$", "uses", "uses", "tool"),
     # "后端是一个Django单体": a service that is a known technology uses it.
@@ -156,7 +162,7 @@ _ZH_RELATIONS: Final = (
      "prefers", "person", "tool"),
 )  # fmt: skip
 _VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in _ZH_RELATIONS)
-_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?]")
+_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?：]")  # "先交代下背景：我在…": a lead-in
 # A move said from where, with no one named: "从大巴窑搬到了榜鹅".
 _ZH_MOVED_FROM: Final = re.compile(r"^从[^从，,]{1,8}?搬(?:到|去)")
 # How long it has held, after what holds: "我在Shopee做数据分析也快两年了".

@@ -85,6 +85,9 @@ _WORKS_AT: Final = (
     re.compile(r"\b(?i:i'm|i\s+am)\s+[A-Z][\w-]+,\s+(?i:an?|the)\s+[^,.;!?]{2,60}?\s+(?i:at)\s+"
                rf"{NAME}"),
     re.compile(rf"我(?:现在|目前)?在{HAN_NAME}(?:工作|上班)"),
+    # "我在得物的交易中台": a team of a named company.
+    re.compile(r"我(?:现在|目前)?在([^\s，。,.的在]{2,10})的[^\s，。,.]{1,10}?(?:组|团队|部门|中台|事业部|事业群)"
+               r"(?:[，。,.!！]|$)"),
     re.compile(rf"我(?:已经|刚|刚刚|上个?月|去年)?跳槽(?:去|到)了?{HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我已经不在阿里工作了，现在在字节": the old employer, then the new one without a subject.
     re.compile(rf"我(?!们)(?:已经)?不在[^，。,]{{1,12}}(?:工作|上班)了?[，,]\s*(?:现在|目前)(?:在|去了)"

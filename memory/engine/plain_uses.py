@@ -79,6 +79,12 @@ _USE_EN: Final = (
     # Where things are kept: "we store uploads in S3", "we keep the backups on B2".
     re.compile(rf"^(.*?)\b(?:store|stores|stored|keep|keeps|kept|save|saves|saved)\s+{THING_EN}"
                rf"(?:in|on)\s+{VALUE_EN}", _I),
+    # "We pay Astronomer to host it": a host paid for.
+    re.compile(r"^(.*?)\b(?:pay|pays|paid)\s+([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+to\s+"
+               r"(?:host|run|manage)\b"),
+    # "Airflow schedules all of it": a tool named doing the team's work.
+    re.compile(r"^(.*?)(?<![\w'])(?!(?:It|This|That|He|She|They|We|I|You)\b)([A-Z][\w.+#-]*)\s+"
+               r"(?:schedules|orchestrates|monitors|handles)\s+(?:all|every|everything|our)\b"),
     # "Our robots talk to the scheduler over MQTT": what a service is spoken to over.
     re.compile(rf"^(.*?)\b(?:talk|talks|talked|communicate|communicates|connect|connects|speak"
                rf"|speaks)\s+(?:to|with)\s+(?:the\s+|our\s+)?(.+?)\s+(?:over|via|through)"

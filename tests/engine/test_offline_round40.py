@@ -207,3 +207,52 @@ def test_chinese_no_employer_home_or_service_where_none_is_named(content: str) -
     edges = _edges(content)
     assert not {e for e in edges if e[1] in ("works_at", "lives_in")}
     assert not {e for e in edges if e[0].startswith("project:") and e[0] != "project:project"}
+
+
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        (
+            "Airflow schedules all of it, though we pay Astronomer to host it.",
+            {("project:project", "uses", "tool:airflow")},
+        ),
+        ("It schedules all of it.", set()),
+        (
+            "Ji-woo picked up the ledger API when Ravi moved over to the fraud team.",
+            {
+                ("person:jiwoo", "owns", "project:ledgerapi"),
+                ("person:ravi", "member_of", "organization:fraudteam"),
+            },
+        ),
+        (
+            "先交代下背景：我在得物的交易中台，组里主要负责订单链路。",
+            {(SAM, "works_at", "organization:得物"), (SAM, "member_of", "organization:交易中台")},
+        ),
+        (
+            "订单服务下游挂着库存服务和优惠券服务，随便哪个挂了，下单都会失败。",
+            {
+                ("project:订单服务", "depends_on", "project:库存服务"),
+                ("project:订单服务", "depends_on", "project:优惠券服务"),
+            },
+        ),
+        (
+            "优惠券服务已经并进营销服务了，所以订单服务现在改成直接调营销服务。",
+            {("project:订单服务", "depends_on", "project:营销服务")},
+        ),
+        ("小王调岗到运营了。", set()),
+    ],
+)
+def test_a_tool_at_work_a_team_of_a_company_and_what_a_service_calls(
+    content: str, edges: set[tuple[str, ...]]
+) -> None:
+    assert _edges(content) == edges
+
+
+def test_two_facts_joined_by_when_are_two_events() -> None:
+    assert stored_events(
+        "Ji-woo picked up the ledger API when Ravi moved over to the fraud team."
+    ) == [
+        ("other", "ongoing"),
+        ("change", "occurred"),
+    ]
+    assert len(stored_events("I was happy when Tom called me about the release.")) <= 1
