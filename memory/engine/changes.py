@@ -293,12 +293,22 @@ def _parse_en(sentence: str) -> Change | None:
             raw = values.get("p")
         subject = subject_of(raw)
         new = values.get("b")
-        if shape == "xb" and subject is None and not names_thing(new or ""):
-            return None  # "we moved to the next item": nothing named to supersede by
+        if (
+            shape == "xb"
+            and not names_thing(new or "")
+            and (subject is None or _NO_THING.match(subject))
+        ):
+            # "we moved to the next item": nothing named to supersede by; "stacked PRs make large
+            # changes much easier to review": "changes" a noun, and no thing moved
+            return None
         return Change(
             kind, subject, value_of(values.get("a")), value_of(new), _role(match.group(0))
         )
     return _now_use_en(sentence)
+
+
+# Words that open no subject of a move: "changes much easier to review".
+_NO_THING: Final = re.compile(r"(?:much|more|less|very|so|way|far|too|quite)\b", _I)
 
 
 # A plain use said as what holds from now on ("payments now go through Adyen", "going forward

@@ -256,3 +256,11 @@ def test_two_facts_joined_by_when_are_two_events() -> None:
         ("change", "occurred"),
     ]
     assert len(stored_events("I was happy when Tom called me about the release.")) <= 1
+
+
+def test_a_noun_said_like_a_move_is_no_change() -> None:
+    assert (
+        stored_events("Stacked PRs do make large changes much easier to review in small pieces.")
+        == []
+    )
+    assert stored_events("We moved the billing service to Fly.io.") == [("change", "occurred")]

@@ -224,19 +224,25 @@ TUNING_LEVELS = {
                                  "edge_precision": 1.0, "edge_recall": 0.971},
     "memory_quality_dev8.json": {"event_recall": 1.0, "supersession_recall": 0.778,
                                  "edge_precision": 1.0, "edge_recall": 1.0},
+    # Written fresh for the fortieth round (first score 0.706 / 0.235 / 0.857 / 0.286); two
+    # restatements in other words ("nothing's changed there", "没变，还是6月5号") stay events.
+    "memory_quality_dev9.json": {"event_recall": 0.800, "supersession_recall": 0.588,
+                                 "edge_precision": 0.978, "edge_recall": 0.714,
+                                 "duplicates": 0.024},
 }  # fmt: skip
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(TUNING_LEVELS))
 def test_the_fifth_round_tuning_sets_stay_at_their_level(name: str) -> None:
-    """set, dev3–dev8 (about 2–5 s each): every event stored is right, none twice, and recall,
-    supersession and edges stay where the round left them."""
+    """set, dev3–dev9 (about 2–5 s each): every event stored is right, none twice (dev9: as
+    few as then), and recall, supersession and edges stay where the round left them."""
     figures = memory_quality_score(quality_set_load(HERE / name)).overall.figures()
 
+    levels = dict(TUNING_LEVELS[name])
     assert figures["event_precision"] == 1.0
-    assert figures["duplicates"] == 0.0
-    for figure, level in TUNING_LEVELS[name].items():
+    assert figures["duplicates"] <= levels.pop("duplicates", 0.0) + 0.001
+    for figure, level in levels.items():
         assert figures[figure] is not None and figures[figure] >= level - 0.001, figure
 
 
