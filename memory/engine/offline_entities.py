@@ -29,7 +29,7 @@ KNOWN_TOOLS: Final = frozenset(
     neo4j weaviate qdrant milvus pgvector fastly akamai launchdarkly podman kustomize openshift
     next.js nextjs nuxt clojure haskell zig gitea caddy zoom chrome firefox safari chromium brave
     vivaldi spotify tidal deezer netflix whatsapp telegram discord strava duolingo dropbox trello
-    asana gmail anki canva lightroom photoshop icloud
+    asana gmail anki canva lightroom photoshop icloud graphite
     """.split()  # noqa: SIM905
 ) | {"apple music", "youtube music", "google docs", "google drive", "google calendar"}
 # Days and months: a time, never a name or a tool ("runs on Mondays").

@@ -217,7 +217,7 @@ def _person(event: ProjectionEvent) -> str:
 _EMPLOYER_BEFORE: Final = re.compile(
     r"\b(?:left|quit|joined|joins|joining|works?\s+(?:at|for)|working\s+(?:at|for)|worked\s+"
     r"(?:at|for)|employed\s+(?:at|by)|hired\s+(?:at|by)|interview(?:s|ed|ing)?\s+(?:at|with)"
-    r"|offer\s+from|job\s+at)\s+(?:the\s+)?$",
+    r"|offer\s+from|job\s+at|started\s+at)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
 

@@ -114,6 +114,9 @@ _RELATIONS_EN: Final = (
     (r"(?:has\s+)?(?:re-?)?joined|(?:is|'s|am|'m)\s+(?:now\s+)?(?:a\s+)?member\s+of"
      rf"|(?:is|'s|am|'m)\s+(?:now\s+|back\s+)?(?:on|in|part\s+of)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
      rf"|sits?\s+(?:on|in)(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
+     # "I'm Ifeoma, a data engineer on the data platform team": a role after one's name.
+     r"|(?:'m|am)\s+[A-Z][\w-]+,\s+an?\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:on|in)"
+     rf"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
      # "Max is our new intern on the web team": a role on a team.
      r"|(?:is|'s)\s+(?:our|the|a|an)\s+(?:new\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:on|in)"
      rf"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)"
@@ -138,6 +141,10 @@ _RELATIONS_EN: Final = (
      r"|(?:'m|am|is)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of", "prefers", "person", "known_tool",
      False),
     (r"(?:tend|tends)\s+to\s+use", "uses", "uses", "tool", False),
+    # "I'd much rather review stacked PRs in Graphite than click around the GitHub UI" (not
+    # "I'd rather stay in Lisbon than move").
+    (r"(?:'d|would)\s+(?:much\s+)?rather\s+[a-z]+(?:\s+[\w-]+){0,3}\s+(?:in|with|on)"
+     r"(?=\s+[A-Z][\w.-]*\s+than\b)", "prefers", "person", "known_tool", False),
     # "I mostly code in TypeScript", "Ana writes everything in Go": the language one works in.
     (r"(?:code|codes|program|programs|write|writes|develop|develops)\s+(?:everything\s+|mostly\s+)?"
      r"in", "uses", "person", "known_tool", False),

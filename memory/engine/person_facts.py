@@ -113,8 +113,10 @@ _WORKS_AT_OTHER: Final = (
     # "Leo switched jobs, he's at Accenture now".
     re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"
                rf"(?i:he's|she's|he\s+is|she\s+is)\s+(?i:now\s+)?(?i:at|with)\s+{NAME}"),
-    re.compile(r"\b(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?(?i:at)\s+"
-               rf"{NAME}"),
+    # "Grace has started as a paediatric nurse at the Royal Children's Hospital".
+    re.compile(r"\b(?i:has\s+|'s\s+)?(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
+               r"(?:(?i:as)\s+(?i:an?)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+)?"
+               rf"(?i:at)\s+{NAME}"),
     # "Priya is a nurse at Rush", "Tom is the CFO at Globex": a role at a named organisation
     # ("the tech lead of Nimbus" leads a project: `offline_relations`).
     re.compile(r"\b(?i:is|'s)\s+(?i:an?|the)\s+" + _ROLE_AT + rf"{NAME}"),

@@ -264,3 +264,31 @@ def test_a_noun_said_like_a_move_is_no_change() -> None:
         == []
     )
     assert stored_events("We moved the billing service to Fly.io.") == [("change", "occurred")]
+
+
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        (
+            "Hi! I'm Ifeoma, a data engineer on the data platform team at Tramline.",
+            {
+                (SAM, "works_at", "organization:tramline"),
+                (SAM, "member_of", "organization:dataplatformteam"),
+            },
+        ),
+        (
+            "My sister Grace has started as a paediatric nurse at the Royal Children's Hospital.",
+            {("person:grace", "works_at", "organization:royalchildren'shospital")},
+        ),
+        ("Tom started at Stripe last week.", {("person:tom", "works_at", "organization:stripe")}),
+        (
+            "Also, I'd much rather review stacked PRs in Graphite than click around the GitHub UI.",
+            {(SAM, "prefers", "tool:graphite")},
+        ),
+        ("I'd rather stay in Lisbon than move.", set()),
+    ],
+)
+def test_a_role_on_a_team_a_job_started_and_a_tool_rather_than_another(
+    content: str, edges: set[tuple[str, ...]]
+) -> None:
+    assert _edges(content) == edges
