@@ -119,8 +119,10 @@ _NOW_SAID_LAST: Final = re.compile(
     _I,
 )
 _SWITCH_VERB: Final = (
-    r"\b(?:switch|mov|migrat|chang|convert|port|transition|swap|shift|upgrad|downgrad)"
+    r"(?:\b(?:switch|mov|migrat|chang|convert|port|transition|swap|shift|upgrad|downgrad)"
     r"(?:e|es|ed|ing|s)?\b"
+    # "we cut every interface over from Rhapsody to Mirth Connect": a cutover.
+    r"|\bcut(?=\s+(?:[\w-]+\s+){0,3}over\s+from\b))"
 )
 # Verbs that end a use: "we retired Jenkins", "dropped Jira".
 _ENDED: Final = (
@@ -147,6 +149,9 @@ _CHANGES_EN: Final = (
                                  rf"(?=(?-i:[A-Z])){_V}", _I)),
     # swapped A for B: "We swapped Datadog for Grafana Cloud"
     ("replace", "ab", re.compile(rf"\bswap(?:s|ped|ping)?\s+{_V}\s+(?:out\s+)?for\s+{_V}", _I)),
+    # "I also ditched InvoiceXpress for Moloni", "we swapped dbt out for SQLMesh".
+    ("replace", "ab", re.compile(rf"\b(?:ditched|dropped|swapped|traded|replaced)\s+{_V}\s+"
+                                 rf"(?:out\s+)?for\s+(?=(?-i:[A-Z])){_V}", _I)),
     # sold A and bought B: "We sold the Honda and bought a Toyota Aqua"
     ("replace", "ab", re.compile(rf"\bsold\s+{_V}\s+and\s+(?:then\s+)?bought\s+{_V}", _I)),
     # instead of A, use B

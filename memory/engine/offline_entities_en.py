@@ -155,7 +155,10 @@ def tool_at(text: str) -> tuple[str, int] | None:
     return None
 
 
-_FOR_WHAT: Final = re.compile(r"^(?:for|at|in)\s+[\w\s-]{1,30}?,?\s+(?=I$)", re.IGNORECASE)
+# "For email I use Fastmail", "Invoicing I do in InvoiceXpress": what for, then the speaker.
+_FOR_WHAT: Final = re.compile(
+    r"^(?:(?:for|at|in)\s+[^,;:]{1,30}?|[A-Za-z]+ing),?\s+(?=I$)", re.IGNORECASE
+)
 
 
 _MAIN_FUNCTION: Final = re.compile(

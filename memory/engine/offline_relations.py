@@ -91,7 +91,7 @@ _RELATIONS_EN: Final = (
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
      r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
      "leads", "owner", "project", False),
-    (r"(?:took|has\s+taken|have\s+taken|is\s+taking)\s+over|(?:has\s+)?picked\s+up",
+    (r"(?:took|has\s+taken|have\s+taken|'s\s+taken|is\s+taking)\s+over|(?:has\s+)?picked\s+up",
      "owns", "owner", "project", False),
     (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of"
      rf"|(?:is|'s|are|am|'m|{_HAS_BEEN.removesuffix(_SP)})\s+maintaining|{_HAS}maintained(?!\s+by)",
@@ -124,7 +124,8 @@ _RELATIONS_EN: Final = (
      rf"(?:from\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\s+)?(?:on|to)"
      rf"(?=\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+{TEAM_NOUNS}\b)",
      "member_of", "person", "team", False),
-    (r"(?:prefers?|preferred)(?:\s+(?:working\s+(?:in|with)|using|to\s+use|writing\s+in"
+    (r"(?:(?:much|really|definitely|strongly|far|generally)\s+)?(?:prefers?|preferred)"
+     r"(?:\s+(?:working\s+(?:in|with)|using|to\s+use|writing\s+in"
      r"|coding\s+in))?"
      r"|(?:would\s+(?:much\s+)?)?rather\s+(?:we\s+)?(?:use|write|code\s+in|work\s+(?:in|with)"
      r"|go\s+with)"
@@ -148,6 +149,12 @@ _RELATIONS_EN: Final = (
     # "I mostly code in TypeScript", "Ana writes everything in Go": the language one works in.
     (r"(?:code|codes|program|programs|write|writes|develop|develops)\s+(?:everything\s+|mostly\s+)?"
      r"in", "uses", "person", "known_tool", False),
+    # "I sketch pretty much everything in Procreate", "Invoicing I do in InvoiceXpress": what one
+    # does one's work in.
+    (r"(?:sketch|sketches|draw|draws|design|designs|edit|edits|paint|paints|do|does)\s+"
+     r"(?:(?:pretty\s+much|almost|nearly)\s+)?(?:everything|all\s+of\s+it|all\s+my\s+[a-z]+)\s+in"
+     r"|(?<=ing\sI\s)do\s+(?:in|with|on)|(?<=ing\swe\s)do\s+(?:in|with|on)", "uses", "uses",
+     "tool", False),
     # "I do my budgeting in YNAB", "we keep our runbooks in Notion": a task done with a tool.
     # "I log every climbing session in Crimpd".
     (r"(?:do|does|keep|keeps|track|tracks|write|writes|manage|manages|plan|plans|log|logs"

@@ -179,7 +179,7 @@ def _hired(sentence: str) -> Relation | None:
 # The switch itself is read by `engine.changes.parse_change`; here only who switched.
 _SWITCHER: Final = re.compile(
     r"^(I|[A-Z][\w-]+)(?:\s+(?:have|has)|['’]ve)?\s+(?:(?:just|recently|finally|also)\s+)?"
-    r"(?:switched|moved|migrated|changed|went)\b"
+    r"(?:switched|moved|migrated|changed|went|ditched|dropped|swapped|traded)\b"
 )
 # "I switched my running app to Strava": what is switched is a tool, so is its new name.
 TOOL_KINDS: Final = frozenset(

@@ -74,6 +74,11 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<b>[^是]{1,10}?(?:组|团队|部门|小组))是(?P<a>.+?)在?(?:带|领导|带领)(?:的)?$", "leads",
      "owner", "team"),
     (r"^(?P<b>.+?)是(?P<a>.+?)在?(?:负责|管理?|跟进?)(?:的)?$", "owns", "owner", "project"),
+    # "实验室的机械臂一直是赵凯师兄在维护".
+    (r"^(?P<b>.+?)(?:一直|现在|目前)?是(?P<a>.+?)在?维护(?:的)?$", "maintains", "owner", "project"),
+    # "赵凯师兄毕业去大疆了": where someone went on leaving school or a job.
+    (r"^(?P<a>.+?)(?:毕业|辞职|离职)(?:以?后|了)?(?:就)?去了?(?P<b>[^了，]{2,8}?)(?:工作|上班)?了?$",
+     "works_at", "person", "organization"),
     (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
      "owns", "owner", "project"),
     # "王强现在带前端组": who leads a team.
@@ -129,7 +134,8 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:使用|采用|用|靠)(?P<b>.+)$", "uses", "uses", "tool"),
     # "开销我都记在Money Manager里", "代码评审我习惯在GitLab上做": where a task is done.
     (r"^(?P<a>.+?)(?:记|存|放|写)在(?P<b>[A-Za-z][^在]*?)(?:里|上)?$", "uses", "uses", "tool"),
-    (r"^(?P<a>.+?)在(?P<b>[A-Za-z][^在]*?)上(?:做|搞|写|弄|跑)$", "uses", "uses", "tool"),
+    (r"^(?P<a>.+?)在(?P<b>[A-Za-z][^在]*?)上(?:做|搞|写|弄|跑|下单|买|订)$", "uses", "uses",
+     "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
     # "小付上周从运维组调到客服平台组了": the team moved to.
     (r"^(?P<a>.+?)(?:从[^从]+?)?(?:调到|调去|转到|转去|回到|去了)(?:了)?(?P<b>[^到去]+?(?:组|团队|部门|小组))(?:了)?$",
@@ -203,6 +209,9 @@ def _zh_subject(raw: str, kind: str) -> Entity | None:
     titled = _ZH_TITLE.sub("", text)
     if titled != text and ZH_PERSON.match(titled):
         text = titled
+    senior = re.sub(r"(?:师兄|师姐|师弟|师妹)$", "", text)  # "赵凯师兄": the name before the title
+    if senior != text and ZH_PERSON.match(senior):
+        text = senior
     if not text or text in _ZH_NOT_SUBJECT:
         return None
     if text == "我" or (
@@ -404,11 +413,13 @@ _ZH_CALLED: Final = re.compile(
 
 # Someone leaving, then where they went: "刘洋离开了我们公司，去了腾讯" (they work there now).
 _ZH_LEFT: Final = re.compile(
-    r"^(?P<a>我|[\u4e00-\u9fff]{2,3}?)(?:已经|上个?月|去年|最近|前段时间)*"
-    r"(?:离职|辞职|离开了?[^，,。]{0,8}?(?:公司|单位|集团|团队))"
+    r"^(?P<a>我|[\u4e00-\u9fff]{2,3}?)(?:也|已经|上个?月|去年|最近|前段时间)*"
+    r"(?:离职|辞职|跳槽|离开了?[^，,。]{0,8}?(?:公司|单位|集团|团队))了?$"
 )
+# Where someone who left went: "去了腾讯", "现在在华侨银行做风控".
 _ZH_WENT_TO: Final = re.compile(
     r"^(?:去了|去|到了|跳槽到了?|跳槽去了?|加入了?)(?P<b>[^，,。了]{2,12})了?$"
+    r"|^(?:现在|目前)在(?P<at>[^，,。在]{2,10}?)(?:做|当|工作|上班)[\u4e00-\u9fff]{0,6}$"
 )
 
 
@@ -501,7 +512,7 @@ def chinese_relations(sentence: str) -> list[Relation]:
             previous = named if named and _zh_subject(named, "person") else ""
             continue
         if left_by and (went := _ZH_WENT_TO.match(clause)):
-            clause = f"{left_by}在{went.group('b')}工作"
+            clause = f"{left_by}在{went.group('b') or went.group('at')}工作"
         left_by = ""
         if previous and _ZH_SUBJECTLESS.match(clause):
             clause = previous + clause

@@ -66,6 +66,8 @@ _ROLE_AT: Final = (
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                r"(?i:work|working|study|studying)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?"
+               # "I work in IT at Mercy Ridge Hospital": a department before the employer.
+               r"(?:(?i:in)\s+(?:IT|HR|[a-z]+(?:\s+[a-z]+)?)\s+(?=(?i:at|for)\s))?"
                rf"{_AS_ROLE}(?i:at|for)\s+"
                rf"(?:(?i:an?)\s+[\w\s-]{{1,30}}?\s+(?i:called|named)\s+)?{NAME}"),
     # "I left Globex and now work at Initech".

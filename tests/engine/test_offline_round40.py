@@ -292,3 +292,44 @@ def test_a_role_on_a_team_a_job_started_and_a_tool_rather_than_another(
     content: str, edges: set[tuple[str, ...]]
 ) -> None:
     assert _edges(content) == edges
+
+
+# dev10, a second fresh set written during the round (first score 0.983 / 0.726 / 0.041 / 0.389 /
+# 0.833 / 0.377, against 0.983 / 0.726 / 0.041 / 0.389 / 0.826 / 0.358 for the code before the
+# round: the dev9 rules carried over little), and what its misses showed.
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        (
+            "Some context: I work in IT at Mercy Ridge Hospital.",
+            {(SAM, "works_at", "organization:mercyridgehospital")},
+        ),
+        ("I work in a team at Google.", {(SAM, "works_at", "organization:google")}),
+        (
+            "Oh, and for C# stuff I much prefer Rider over Visual Studio, so shortcuts for Rider.",
+            {(SAM, "prefers", "tool:rider")},
+        ),
+        (
+            "Work-wise, I sketch pretty much everything in Procreate on my iPad.",
+            {(SAM, "uses", "tool:procreate")},
+        ),
+        (
+            "Invoicing I do in InvoiceXpress, mostly because my accountant insisted.",
+            {(SAM, "uses", "tool:invoicexpress")},
+        ),
+        (
+            "Big weekend: we finally cut every interface over from Rhapsody to Mirth Connect.",
+            {("project:project", "uses", "tool:mirthconnect")},
+        ),
+        ("实验室的机械臂一直是赵凯师兄在维护。", {("person:赵凯", "maintains", "project:机械臂")}),
+        ("赵凯师兄毕业去大疆了。", {("person:赵凯", "works_at", "organization:大疆")}),
+        ("小李毕业去北京了。", {("person:小李", "lives_in", "place:北京")}),
+        (
+            "陈伟也跳槽了，现在在华侨银行做风控。",
+            {("person:陈伟", "works_at", "organization:华侨银行")},
+        ),
+        ("家里买菜我基本都在RedMart上下单，周末一次性买齐。", {(SAM, "uses", "tool:redmart")}),
+    ],
+)
+def test_dev10_jobs_tools_and_keepers(content: str, edges: set[tuple[str, ...]]) -> None:
+    assert _edges(content) == edges
