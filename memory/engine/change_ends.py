@@ -61,7 +61,7 @@ def _function(subject: str) -> bool:
 
 # What a person keeps with one tool at a time; their uses are the person's, not the team's, so
 # they are no team function for the graph (`offline_entities.function_noun`).
-_OWN_FUNCTIONS_ZH: Final = ("笔记", "记账", "记东西")
+_OWN_FUNCTIONS_ZH: Final = ("笔记", "记账", "记东西", "买菜")
 
 
 _SYSTEM_ZH: Final = re.compile(r"(?:系统|平台|工具|服务|通道|渠道)$")
@@ -91,6 +91,16 @@ def _named_first(short: str, long: str) -> bool:
     return 0 < len(a) < len(b) and b[: len(a)] == a
 
 
+# A version after a tool's name: "Unity 2022 LTS", "Postgres 16", "Python 3.12".
+_VERSION: Final = re.compile(r"\s+v?\d+(?:\.\d+)*(?:\s+LTS)?$", re.IGNORECASE)
+
+
+def _other_version(new: str, old: str) -> bool:
+    """ "Unity 6" after "Unity 2022 LTS": the same tool at another version, one at a time."""
+    bare_new, bare_old = _VERSION.sub("", new), _VERSION.sub("", old)
+    return bare_new != new and bare_old != old and same_value(bare_new, bare_old)
+
+
 def _ends(change: Change, use: Use, text: str) -> bool:
     same_slot = False
     if change.old is not None:
@@ -102,7 +112,9 @@ def _ends(change: Change, use: Use, text: str) -> bool:
         if change.new is None or same_value(use.value, change.new):
             return False
         slot = _slot(change.new)
-        same_slot = slot is not None and slot == _slot(use.value)
+        same_slot = (slot is not None and slot == _slot(use.value)) or _other_version(
+            change.new, use.value
+        )
         # Where a thing runs has one value; so has the tool of a team function ("our CI",
         # "监控系统"): any other tool a thing uses may sit beside the new one.
         # A function's tool is one whatever the verb said it with ("We use Travis for CI", then

@@ -29,7 +29,7 @@ KNOWN_TOOLS: Final = frozenset(
     neo4j weaviate qdrant milvus pgvector fastly akamai launchdarkly podman kustomize openshift
     next.js nextjs nuxt clojure haskell zig gitea caddy zoom chrome firefox safari chromium brave
     vivaldi spotify tidal deezer netflix whatsapp telegram discord strava duolingo dropbox trello
-    asana gmail anki canva lightroom photoshop icloud graphite
+    asana gmail anki canva lightroom photoshop icloud graphite unity godot
     """.split()  # noqa: SIM905
 ) | {"apple music", "youtube music", "google docs", "google drive", "google calendar"}
 # Days and months: a time, never a name or a tool ("runs on Mondays").
@@ -65,10 +65,10 @@ FUNCTION_NOUNS: Final = frozenset(
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
     uploads backups secrets assets attachments artifacts files data flags warehouse runbooks
-    playbooks support reports crashes
+    playbooks support reports crashes engine source
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
     passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
-    工单 全栈 技术栈 云 云服务 邮件服务 短信服务
+    工单 全栈 技术栈 云 云服务 邮件服务 短信服务 收银 外卖 排班 文献管理
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录 设计稿 文件
     制品 镜像 备份 环境 测试环境 生产环境 预发环境 线上环境
@@ -98,7 +98,7 @@ LIKED: Final = re.compile(r"(?:(?:my|our)\s+)?(?:favou?rite|preferred|go-to|drea
 # of the Cardiff rowing club" is no employer).
 TEAM_NOUNS: Final = (
     r"(?:team|squad|group|department|guild|division|crew|chapter|club|choir|orchestra|band"
-    r"|league|society|association|committee|council)"
+    r"|league|society|association|committee|council|desk)"
 )
 # Chinese cities said where an employer could be ("我在杭州上班" works in a city, not for one):
 # the municipalities, provincial capitals and the largest other cities, and Hong Kong, Macau

@@ -462,7 +462,9 @@ def _project_relations(builder: _Builder, event: ProjectionEvent) -> set[str]:
         origin = builder.node(kind, name, event)
         tag = "employer" if found.relation == "works_at" else ""
         tag = "residence" if found.relation == "lives_in" else tag
-        to = builder.node(target.type, target.name, event, tag=tag)
+        # "upgraded Frostbound to Unity 6": a known tool at a version is that tool.
+        bare = known_tool(_VERSION.sub("", target.name)) if target.type == "tool" else None
+        to = builder.node(target.type, bare or target.name, event, tag=tag)
         slot = slot_of(target.name) if found.relation == "uses" else None
         builder.edge(origin, to, found.relation, event, slot=slot[0] if slot else "")
         covered.add(normalize_key(target.name))

@@ -79,6 +79,9 @@ _USE_EN: Final = (
     # Where things are kept: "we store uploads in S3", "we keep the backups on B2".
     re.compile(rf"^(.*?)\b(?:store|stores|stored|keep|keeps|kept|save|saves|saved)\s+{THING_EN}"
                rf"(?:in|on)\s+{VALUE_EN}", _I),
+    # "We run Epic as the EHR": a tool in a role of the team's.
+    re.compile(r"^(.*?)\b(?:run|runs|use|uses)\s+([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+as\s+"
+               r"(?:the|our|an?)\s+"),
     # "We pay Astronomer to host it": a host paid for.
     re.compile(r"^(.*?)\b(?:pay|pays|paid)\s+([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+to\s+"
                r"(?:host|run|manage)\b"),
@@ -129,6 +132,8 @@ _USE_EN: Final = (
 )  # fmt: skip
 _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){VALUE_ZH}"),
+    # "家里买菜我基本都在RedMart上下单": a shop ordered from.
+    re.compile(rf"^(.*?)在(?=[A-Za-z]){VALUE_ZH}上(?:下单|买|订)"),
     # "喜欢用X" is a preference, not a statement of use.
     # Where data is kept: "日志目前存在Elasticsearch里".
     re.compile(
@@ -166,7 +171,9 @@ _USE_ZH: Final = (
     ),
     # What a service is wired to: "短信验证接的是腾讯云短信".
     # "支付走的是微信支付": what a flow goes through.
-    re.compile(rf"^(.*?)(?:接的是|接入的是|对接的是|接入了|走的是){VALUE_ZH}"),
+    re.compile(
+        rf"^(.*?)(?:接的是|接入的是|对接的是|接入了|走的是|(?:基本|一般|全部)?都走){VALUE_ZH}"
+    ),
 )
 # "Our CI is CircleCI", "we do our dashboards in Grafana", "on-call alerts go through Opsgenie":
 # a team function (`offline_entities.FUNCTION_NOUNS`) said with the tool that serves it.

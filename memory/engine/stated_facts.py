@@ -273,6 +273,7 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
     changed_subject = _key(change.subject) if change is not None and change.subject else None
     replaced = False
     team_moved = bool(_TEAM_MOVE.search(new_text))
+    taken_over = bool(_TAKEN_OVER.search(new_text))
     handed = _handed_over(_without_label(new_text).strip())
     for fact in old - new:
         if (
@@ -288,7 +289,7 @@ def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
         said_of = changed_subject or (
             fact.subject if any(n.subject == fact.subject for n in new) else None
         )
-        if any(_new_value(fact, n, team_moved=team_moved) for n in new) or (
+        if any(_new_value(fact, n, team_moved=team_moved, taken_over=taken_over) for n in new) or (
             ended is not None
             and value_key(fact.value) == value_key(ended)
             and fact.subject == said_of
@@ -314,6 +315,9 @@ _TAKEN_FROM: Final = re.compile(
     r"from\s+([A-Z][\w'’-]+)"
 )
 _HANDED_ROLES: Final = frozenset({"owns", "maintains", "leads"})
+# A take-over ends whoever led it too: "Lucia's taken over the service desk" after "Desmond runs
+# the service desk".
+_TAKEN_OVER: Final = re.compile(r"\b(?:took|taken|taking)\s+over\b|接手|接管|交给", re.IGNORECASE)
 
 
 def _handed_over(sentence: str) -> tuple[str, str] | None:
@@ -335,8 +339,9 @@ _TEAM_MOVE: Final = re.compile(
 )
 
 
-def _new_value(old: Fact, new: Fact, *, team_moved: bool = False) -> bool:
-    if old.role in _RESPONSIBLE and new.role in _RESPONSIBLE:
+def _new_value(old: Fact, new: Fact, *, team_moved: bool = False, taken_over: bool = False) -> bool:
+    responsible = _RESPONSIBLE | ({"leads"} if taken_over else set())
+    if old.role in responsible and new.role in responsible:
         return old.value == new.value and old.subject != new.subject
     if old.role != new.role:
         return False

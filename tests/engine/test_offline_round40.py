@@ -333,3 +333,46 @@ def test_a_role_on_a_team_a_job_started_and_a_tool_rather_than_another(
 )
 def test_dev10_jobs_tools_and_keepers(content: str, edges: set[tuple[str, ...]]) -> None:
     assert _edges(content) == edges
+
+
+@pytest.mark.parametrize(
+    ("content", "edges"),
+    [
+        (
+            "We run Epic as the EHR, and our interface engine is Rhapsody.",
+            {
+                ("project:project", "uses", "tool:epic"),
+                ("project:project", "uses", "tool:rhapsody"),
+            },
+        ),
+        (
+            "Builds run on TeamCity, and all the source lives in Perforce, art included.",
+            {
+                ("project:project", "uses", "tool:teamcity"),
+                ("project:project", "uses", "tool:perforce"),
+            },
+        ),
+        (
+            "我们收银用的是Square，外卖基本都走DoorDash。",
+            {
+                ("project:project", "uses", "tool:square"),
+                ("project:project", "uses", "tool:doordash"),
+            },
+        ),
+        (
+            "Desmond runs the service desk.",
+            {("person:desmond", "leads", "organization:servicedesk")},
+        ),
+        (
+            "We upgraded Frostbound to Unity 6 last week.",
+            {("project:frostbound", "uses", "tool:unity")},
+        ),
+        ("I sat at my desk all day.", set()),
+    ],
+)
+def test_dev10_team_tools_a_desk_and_a_version(content: str, edges: set[tuple[str, ...]]) -> None:
+    assert _edges(content) == edges
+
+
+def test_two_uses_joined_by_and_are_two_events() -> None:
+    assert len(stored_events("We run Epic as the EHR, and our interface engine is Rhapsody.")) == 2

@@ -229,18 +229,24 @@ TUNING_LEVELS = {
     "memory_quality_dev9.json": {"event_recall": 0.800, "supersession_recall": 0.588,
                                  "edge_precision": 0.980, "edge_recall": 0.762,
                                  "duplicates": 0.024},
+    # The second fresh set of the round (first score 0.983 / 0.726 / 0.041 / 0.389 / 0.833 /
+    # 0.377); "不说了，明天还得早起备料" is still a plan, three restatements still events.
+    "memory_quality_dev10.json": {"event_recall": 0.849, "supersession_recall": 0.667,
+                                  "edge_precision": 0.974, "edge_recall": 0.698,
+                                  "duplicates": 0.041, "event_precision": 0.985},
 }  # fmt: skip
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(TUNING_LEVELS))
 def test_the_fifth_round_tuning_sets_stay_at_their_level(name: str) -> None:
-    """set, dev3–dev9 (about 2–5 s each): every event stored is right, none twice (dev9: as
-    few as then), and recall, supersession and edges stay where the round left them."""
+    """set, dev3–dev10 (about 2–5 s each): every event stored is right, none twice (dev9 and
+    dev10: as right and as few as then), and recall, supersession and edges stay where the
+    round left them."""
     figures = memory_quality_score(quality_set_load(HERE / name)).overall.figures()
 
     levels = dict(TUNING_LEVELS[name])
-    assert figures["event_precision"] == 1.0
+    assert figures["event_precision"] >= levels.pop("event_precision", 1.0) - 0.001
     assert figures["duplicates"] <= levels.pop("duplicates", 0.0) + 0.001
     for figure, level in levels.items():
         assert figures[figure] is not None and figures[figure] >= level - 0.001, figure

@@ -374,6 +374,20 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("I use Chrome.", "I'm not using Chrome anymore; I switched to Firefox."),
         ("Lisa leads the growth team.", "Lisa isn't leading growth anymore; Omar does."),
         ("We use Flutter for the mobile app.", "We switched from Flutter to React Native."),
+        # Round 40 (dev9, dev10): a take-over ends a lead, a version ends another, a cutover,
+        # a shop, a job and a home said from where.
+        (
+            "Desmond runs the service desk.",
+            "Desmond retired, and Lucia's taken over the service desk.",
+        ),
+        ("Frostbound is built on Unity 2022 LTS.", "We upgraded Frostbound to Unity 6 last week."),
+        (
+            "Our interface engine is Rhapsody.",
+            "We cut every interface over from Rhapsody to Mirth Connect.",
+        ),
+        ("家里买菜我基本都在RedMart上下单。", "买菜我不再用RedMart了，改用FairPrice的app。"),
+        ("说起来我在Shopee做数据分析也快两年了。", "我已经从Shopee跳槽到Grab了。"),
+        ("我跟室友在大巴窑合租。", "上个月搬家了，从大巴窑搬到了榜鹅。"),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
