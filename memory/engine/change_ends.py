@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from memory.engine.change_terms import ARTICLES, HAN, folded, same_value, value_key
+from memory.engine.change_terms import ARTICLES, HAN, VERSION, folded, same_value, value_key
 from memory.engine.changes import HOSTING, Change, Use, stated_uses
 from memory.engine.offline_entities import function_noun
 from memory.engine.slots import slot_of
@@ -91,13 +91,9 @@ def _named_first(short: str, long: str) -> bool:
     return 0 < len(a) < len(b) and b[: len(a)] == a
 
 
-# A version after a tool's name: "Unity 2022 LTS", "Postgres 16", "Python 3.12".
-_VERSION: Final = re.compile(r"\s+v?\d+(?:\.\d+)*(?:\s+LTS)?$", re.IGNORECASE)
-
-
 def _other_version(new: str, old: str) -> bool:
     """ "Unity 6" after "Unity 2022 LTS": the same tool at another version, one at a time."""
-    bare_new, bare_old = _VERSION.sub("", new), _VERSION.sub("", old)
+    bare_new, bare_old = VERSION.sub("", new), VERSION.sub("", old)
     return bare_new != new and bare_old != old and same_value(bare_new, bare_old)
 
 

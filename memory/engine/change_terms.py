@@ -113,6 +113,8 @@ def same_value(a: str, b: str) -> bool:
     return bool(a) and value_key(a) == value_key(b)
 
 
+# A version after a tool's name: "Postgres 15", "Unity 2022 LTS", "Python 3.12".
+VERSION: Final = re.compile(r"\s+v?\d+(?:\.\d+)*(?:\s+LTS)?$", re.IGNORECASE)
 # "我们组用飞书沟通": the speakers' own group is "we" (_LEAD_ZH takes 我们, 团队 and 公司 off).
 _COLLECTIVE_ZH: Final = frozenset({"组", "小组", "部门"})
 # What a clause is about, before what it says of it: "后端是一个Django单体".

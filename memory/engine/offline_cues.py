@@ -49,13 +49,13 @@ DECISION: Final = _cue(
     r"|adopt|stick\s+with)\s+\S",
     r"决定|改用|就用|选用|采用|(?<!搞)定了|定下来|(?:最终|最后|还是)(?:选|定)了?|敲定|拍板|统一用|用.{1,20}吧|以后.{0,6}?(?:都|统一|一律)|一律|从现在起|一致同意",
 )
-# Verb forms only: "the migration guide" is not a migration.
 # A subscription ended for another one: "I cancelled Spotify and use Apple Music now" is a
 # change of what is used, not an event called off.
 CANCELLED_FOR: Final = _cue(
     r"\bcancel(?:l?ed)\b[^.;!?]{1,40}?\b(?:and|,)\s+(?:(?:i|we)\s+)?(?:now\s+)?(?:(?:i|we)\s+)?"
     r"(?:use|using|switched\s+to|moved\s+to|went\s+with|signed\s+up\s+for|got)\b",
 )
+# Verb forms only: "the migration guide" is not a migration.
 MIGRATION: Final = _cue(
     r"(?<!n't\s)(?<!not\s)(?<!never\s)\bmigrat(?:e|ed|es|ing)\b|\bported\b"
     r"|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b",

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-from memory.engine.change_terms import HAN
+from memory.engine.change_terms import HAN, VERSION
 from memory.engine.changes import HOSTING, USING, said_of_others, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
 from memory.engine.offline_entities import (
@@ -280,7 +280,6 @@ _WHOLE_STACK: Final = frozenset(
 _FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s*,")
 
 
-_VERSION: Final = re.compile(r"\s+v?\d+(?:\.\d+)*$")
 _POSSESSION: Final = re.compile(r"\b(?:drive|drives|drove|ride|rides|rode|sold|bought)\b", re.I)
 
 
@@ -334,7 +333,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
                 )
             )
         )
-        value = _VERSION.sub("", use.value)  # "Postgres 15" is PostgreSQL
+        value = VERSION.sub("", use.value)  # "Postgres 15" is PostgreSQL
         tool = known_tool(value) or (use.value if unknown else None)
         if tool is None or normalize_key(tool) in covered:
             continue
@@ -463,7 +462,7 @@ def _project_relations(builder: _Builder, event: ProjectionEvent) -> set[str]:
         tag = "employer" if found.relation == "works_at" else ""
         tag = "residence" if found.relation == "lives_in" else tag
         # "upgraded Frostbound to Unity 6": a known tool at a version is that tool.
-        bare = known_tool(_VERSION.sub("", target.name)) if target.type == "tool" else None
+        bare = known_tool(VERSION.sub("", target.name)) if target.type == "tool" else None
         to = builder.node(target.type, bare or target.name, event, tag=tag)
         slot = slot_of(target.name) if found.relation == "uses" else None
         builder.edge(origin, to, found.relation, event, slot=slot[0] if slot else "")

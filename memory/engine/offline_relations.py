@@ -64,10 +64,10 @@ _QUESTION_START: Final = re.compile(
     re.IGNORECASE,
 )
 
-# Perfect and progressive forms: "Luis has been maintaining the Android app", "Ana's led it".
-_SP: Final = r"\s+"
+# Perfect and progressive forms: "Luis has been maintaining the Android app", "Priya has owned
+# checkout for a year".
 _HAS: Final = r"(?:has|have|'s|'ve)\s+"
-_HAS_BEEN: Final = r"(?:(?:is|are|am|'s|'re|'m)|(?:has|have|'s|'ve)\s+been)\s+"
+_BE: Final = r"(?:is|are|am|'s|'re|'m|(?:has|have|'s|'ve)\s+been)"
 # Kinds of entity a relation takes, by side: "person" (a person, or a team for ownership),
 # "project", "tool", "team", "owner" (person or team), "uses" (person or project).
 _RELATIONS_EN: Final = (
@@ -81,11 +81,11 @@ _RELATIONS_EN: Final = (
     (r"owns?|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the\s+)?(?:new\s+)?owner\s+of|(?:is|am|'s|'m)\s+responsible\s+for"
      r"|looks?\s+after|takes?\s+care\s+of|handles"
      # "Priya has owned checkout for a year", "Kim's been looking after the wiki".
-     rf"|{_HAS}(?:always\s+)?owned|{_HAS_BEEN}(?:owning|handling|looking\s+after|taking\s+care\s+of)"
+     rf"|{_HAS}(?:always\s+)?owned|{_BE}\s+(?:owning|handling|looking\s+after|taking\s+care\s+of)"
      r"|(?:is|'s)\s+(?:the|our)\s+go-to\s+(?:person|guy|contact)\s+(?:for|on)", "owns", "owner",
      "project", False),
     (r"(?:leads?|heads?(?:\s+up)?|manages?|runs?(?!\s+on\b|\s+in\b|\s+off\b))"
-     rf"|(?:is|'s|are|{_HAS_BEEN.removesuffix(_SP)})\s+(?:now\s+)?(?:heading|leading|managing|running)(?:\s+up)?"
+     rf"|{_BE}\s+(?:now\s+)?(?:heading|leading|managing|running)(?:\s+up)?"
      r"(?!\s+on\b|\s+in\b|\s+off\b|\s+late\b)"
      r"|(?:is|'s|am|'m)\s+in\s+charge\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
@@ -94,7 +94,7 @@ _RELATIONS_EN: Final = (
     (r"(?:took|has\s+taken|have\s+taken|'s\s+taken|is\s+taking)\s+over|(?:has\s+)?picked\s+up",
      "owns", "owner", "project", False),
     (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of"
-     rf"|(?:is|'s|are|am|'m|{_HAS_BEEN.removesuffix(_SP)})\s+maintaining|{_HAS}maintained(?!\s+by)",
+     rf"|{_BE}\s+maintaining|{_HAS}maintained(?!\s+by)",
      "maintains", "owner", "project", False),
     (r"(?:runs?|is\s+running|are\s+running)\s+(?:on|off)|lives?\s+on", "runs_on", "project",
      "tool", False),

@@ -208,21 +208,21 @@ def test_the_second_development_set_meets_the_goals_too() -> None:
 
 
 # The tuning sets of the fifth round, and the first set, at the level their misses were fixed to
-# (figures as measured on 2026-12-07; docs/EVALUATION.md "Fifth round" … "Ninth round").
+# (figures as measured on 2026-12-07; docs/EVALUATION.md "Fifth round" … "Twelfth round").
 TUNING_LEVELS = {
     "memory_quality_set.json": {"event_recall": 0.960, "supersession_recall": 0.952,
                                 "edge_precision": 0.966, "edge_recall": 0.966},
     "memory_quality_dev3.json": {"event_recall": 1.0, "supersession_recall": 1.0,
                                  "edge_precision": 0.958, "edge_recall": 0.857},
     "memory_quality_dev4.json": {"event_recall": 1.0, "supersession_recall": 1.0,
-                                 "edge_precision": 1.0, "edge_recall": 0.957},
+                                 "edge_precision": 1.0, "edge_recall": 1.0},
     "memory_quality_dev5.json": {"event_recall": 1.0, "supersession_recall": 0.857,
                                  "edge_precision": 1.0, "edge_recall": 1.0},
     "memory_quality_dev6.json": {"event_recall": 1.0, "supersession_recall": 0.917,
                                  "edge_precision": 0.971, "edge_recall": 0.971},
     "memory_quality_dev7.json": {"event_recall": 1.0, "supersession_recall": 0.929,
                                  "edge_precision": 1.0, "edge_recall": 0.971},
-    "memory_quality_dev8.json": {"event_recall": 1.0, "supersession_recall": 0.778,
+    "memory_quality_dev8.json": {"event_recall": 1.0, "supersession_recall": 0.833,
                                  "edge_precision": 1.0, "edge_recall": 1.0},
     # Written fresh for the fortieth round (first score 0.706 / 0.235 / 0.857 / 0.286); two
     # restatements in other words ("nothing's changed there", "没变，还是6月5号") stay events.
