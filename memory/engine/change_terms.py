@@ -100,6 +100,18 @@ _MACHINE: Final = re.compile(
 _SPEAKER_LABEL: Final = re.compile(r"^[^\s:：]{1,40}(?:\s[^\s:：]{1,40}){0,2}(?::\s+|：\s*)")
 
 
+# A space set between Han and Latin text ("文档站已经从 Netlify 搬到 Cloudflare Pages 了"), as
+# many write Chinese: the rules read it as if unspaced; spaces inside a Latin name stay.
+_HAN_SPACE: Final = re.compile(
+    r"(?<=[\u4e00-\u9fff，。：；！？])\s+(?=[A-Za-z0-9])|(?<=[A-Za-z0-9.+#])\s+(?=[\u4e00-\u9fff])"
+)
+
+
+def han_unspaced(text: str) -> str:
+    """`text` without the spaces between Han and Latin words."""
+    return _HAN_SPACE.sub("", text) if HAN.search(text) else text
+
+
 def split_label(text: str) -> tuple[str, str]:
     """ "Alex: I don't work at …", as an event's summary says it → ("Alex: ", "I don't …");
     ("", text) when there is no label, or nothing after it."""
@@ -134,8 +146,8 @@ def subject_of(prefix: str | None) -> str | None:
             text = about.group(1) if about else ""
         return None if text in _COLLECTIVE_ZH else text or None
     text = prefix.strip(" ,;:")
-    if "," in text:  # "For billing, we …": the clause after the last comma
-        text = text.rsplit(",", 1)[1].strip()
+    if "," in text or ":" in text:  # "For billing, we …", "Quick update on flags: we …"
+        text = re.split(r"[,:]", text)[-1].strip()
     text = _LEAD_EN.sub("", text)
     if not text or _COLLECTIVE_EN.match(text) or _PRONOUN_EN.match(text):
         return None

@@ -54,6 +54,7 @@ from typing import Final
 
 from memory.engine.change_terms import (
     HAN,
+    han_unspaced,
     names_thing,
     same_value,
     split_label,
@@ -121,12 +122,13 @@ _NOW_SAID_LAST: Final = re.compile(
 _SWITCH_VERB: Final = (
     r"(?:\b(?:switch|mov|migrat|chang|convert|port|transition|swap|shift|upgrad|downgrad)"
     r"(?:e|es|ed|ing|s)?\b"
-    # "we cut every interface over from Rhapsody to Mirth Connect": a cutover.
-    r"|\bcut(?=\s+(?:[\w-]+\s+){0,3}over\s+from\b))"
+    # "we cut every interface over from Rhapsody to Mirth Connect", "we cut over from …": a
+    # cutover.
+    r"|\bcut(?:\s+over(?=\s+from\b)|(?=\s+(?:[\w-]+\s+){1,3}over\s+from\b)))"
 )
 # Verbs that end a use: "we retired Jenkins", "dropped Jira".
 _ENDED: Final = (
-    r"(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bour\s)(?:ditched|dropped|retired|abandoned"
+    r"(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bour\s)(?:ditched|dropped|retired|abandoned|gave\s+up\s+on"
     r"|decommissioned|deprecated|phased\s+out|sunset(?:ted)?)"
 )  # not an adjective: "a retired firefighter"
 _CHANGES_EN: Final = (
@@ -267,7 +269,7 @@ _ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃�
 
 def parse_change(text: str) -> Change | None:
     """The change `text` states, or None (see the module docstring for the forms)."""
-    sentence = split_label(unicodedata.normalize("NFKC", text).strip())[1]
+    sentence = han_unspaced(split_label(unicodedata.normalize("NFKC", text).strip())[1])
     if HAN.search(sentence):
         found = _parse_zh(sentence)
         if found is not None:

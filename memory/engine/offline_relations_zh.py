@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memory.engine.change_terms import ABOUT_ZH
+from memory.engine.change_terms import ABOUT_ZH, han_unspaced
 from memory.engine.offline_entities import (
     FAMILY_ZH,
     FUNCTION_NOUNS,
@@ -32,6 +32,7 @@ ZH_SERVICE: Final = re.compile(
     rf"|(?:{_ZH_BARE_SERVICES}))$"
 )
 _ZH_LED_TEAM: Final = re.compile(r"(?:组|团队|部门)$")  # not 中心: "用户中心" is a service too
+_CITY: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心|中台)$")
 _ZH_SURNAMES: Final = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -46,7 +47,8 @@ ZH_PERSON: Final = re.compile(
 _ZH_RELATIVE: Final = re.compile(rf"(?:我的?|我们的?)({FAMILY_ZH})")
 _HAN_AFTER: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEADING: Final = re.compile(
-    r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下|说起来|话说|所以|因此|于是)+"
+    r"^(?:现在|目前|另外|还有|而且|然后|其实|对了|顺便说一下|说起来|话说|所以|因此|于是"
+    r"|白天|晚上|周末|平时|平常|每天)+"
 )
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王", "我姐姐陈静".
 _ZH_TITLE: Final = re.compile(
@@ -59,7 +61,7 @@ _ZH_TITLE: Final = re.compile(
     r"|^(?:我们|咱们)?(?:的|唯一的)?(?:设计师|产品经理|工程师|运营|测试|运维|实习生|架构师)(?=.{2})"
 )
 _ZH_TRAILING: Final = re.compile(
-    r"(?:从[^从]{1,6}?(?:开始|起)|现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
+    r"(?:从[^从]{1,6}?(?:开始|起)|从[^从]{1,6}?手里?|现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"
     r"|通常|也|还是|还|已经|主要|都|一直|则|就|已|更|比较|习惯|总是|经常|只|一向|向来|基本上?|暂时|临时)+$"
 )
 _ZH_OBJECT_END: Final = re.compile(
@@ -149,6 +151,8 @@ _ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)在(?P<b>[^在]{2,12}?)(?:当|做|担任)[\u4e00-\u9fff]{1,6}(?<!工作)(?<!上班)$",
      "works_at", "person", "organization"),
     (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
+    # "我人在杭州": where someone is, a city only ("我在开会" is no place).
+    (rf"^(?P<a>.+?)人?(?:现在|目前)?在(?P<b>{_CITY})$", "lives_in", "person", "place"),
     # "我跟室友在大巴窑合租": a home rented or bought somewhere.
     (r"^(?P<a>.+?)(?:(?:跟|和)[^在]{1,6})?在(?P<b>[^在]{2,6}?)(?:合租|租房|租了?房子?|买了?房子?)$",
      "lives_in", "person", "place"),
@@ -414,12 +418,13 @@ _ZH_CALLED: Final = re.compile(
 # Someone leaving, then where they went: "刘洋离开了我们公司，去了腾讯" (they work there now).
 _ZH_LEFT: Final = re.compile(
     r"^(?P<a>我|[\u4e00-\u9fff]{2,3}?)(?:也|已经|上个?月|去年|最近|前段时间)*"
-    r"(?:离职|辞职|跳槽|离开了?[^，,。]{0,8}?(?:公司|单位|集团|团队))了?$"
+    r"(?:离职|辞职|跳槽|换工作|离开了?[^，,。]{0,8}?(?:公司|单位|集团|团队))了?$"
 )
 # Where someone who left went: "去了腾讯", "现在在华侨银行做风控".
 _ZH_WENT_TO: Final = re.compile(
     r"^(?:去了|去|到了|跳槽到了?|跳槽去了?|加入了?)(?P<b>[^，,。了]{2,12})了?$"
-    r"|^(?:现在|目前)在(?P<at>[^，,。在]{2,10}?)(?:做|当|工作|上班)[\u4e00-\u9fff]{0,6}$"
+    r"|^(?:现在|目前|(?:从)?(?:上|这|本)周起|(?:从)?(?:上|这|本)个?月起)在(?P<at>[^，,。在]{2,10}?)"
+    r"(?:做|当|工作|上班)[\u4e00-\u9fff]{0,6}$"
 )
 
 
@@ -491,7 +496,7 @@ def chinese_relations(sentence: str) -> list[Relation]:
     out: list[Relation] = []
     previous = left_by = ""
     dropped = ""  # what the clause before said someone no longer looks after
-    for clause in _ZH_CLAUSE.split(zh_corrected(sentence)):
+    for clause in _ZH_CLAUSE.split(zh_corrected(han_unspaced(sentence))):
         clause = _ZH_HOW_LONG.sub("", clause.strip())
         if dropped and (given := _ZH_GIVEN_TO.match(clause)):
             # "李雷不维护支付服务了，交给了韩梅梅": the one it went to owns it now.
@@ -514,8 +519,8 @@ def chinese_relations(sentence: str) -> list[Relation]:
         if left_by and (went := _ZH_WENT_TO.match(clause)):
             clause = f"{left_by}在{went.group('b') or went.group('at')}工作"
         left_by = ""
-        if previous and _ZH_SUBJECTLESS.match(clause):
-            clause = previous + clause
+        if previous and _ZH_SUBJECTLESS.match(_ZH_LEADING.sub("", clause)):
+            clause = previous + _ZH_LEADING.sub("", clause)  # "…，白天在蚂蚁上班"
         elif not previous and _ZH_MOVED_FROM.match(clause):
             clause = "我" + clause  # "上个月搬家了，从大巴窑搬到了榜鹅": the speaker's move
         elif previous and clause[:1] in ("他", "她"):  # "陈晨负责前端，她在前端组"

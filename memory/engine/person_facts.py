@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from memory.engine.change_terms import split_label
+from memory.engine.change_terms import han_unspaced, split_label
 from memory.engine.offline_entities import FAMILY_EN, TEAM_NOUNS, ZH_CITIES, known_tool
 from memory.engine.offline_relations_zh import zh_employer_named
 from memory.engine.plain_clauses import (
@@ -263,7 +263,7 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
     # "Emma and Liam both work at Spotify"; "I don't work at Stripe, I'm at Shopify now".
     parts = [
         part
-        for whole in asides_apart(split_label(corrected(text) or text)[1])
+        for whole in asides_apart(han_unspaced(split_label(corrected(text) or text)[1]))
         for part in one_subject_each(without_apposition(whole))
     ]
     for part in parts:

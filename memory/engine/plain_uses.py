@@ -12,7 +12,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
-from memory.engine.change_terms import HAN, names_thing, split_label, subject_of, value_of
+from memory.engine.change_terms import (
+    HAN,
+    han_unspaced,
+    names_thing,
+    split_label,
+    subject_of,
+    value_of,
+)
 from memory.engine.offline_entities import LIKED, function_noun, known_tool
 
 __all__ = [
@@ -79,6 +86,11 @@ _USE_EN: Final = (
     # Where things are kept: "we store uploads in S3", "we keep the backups on B2".
     re.compile(rf"^(.*?)\b(?:store|stores|stored|keep|keeps|kept|save|saves|saved)\s+{THING_EN}"
                rf"(?:in|on)\s+{VALUE_EN}", _I),
+    # "Feature flags, we run through LaunchDarkly", "Inventory, we track in Manhattan WMS": what
+    # a function (said first) goes through.
+    re.compile(r"^(.*?)\b(?:run|runs|track|tracks|keep|keeps|manage|manages|handle|handles)\s+"
+               r"(?:it\s+|them\s+|everything\s+|all\s+of\s+it\s+)?(?:through|via|in)\s+"
+               r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)"),
     # "We run Epic as the EHR": a tool in a role of the team's.
     re.compile(r"^(.*?)\b(?:run|runs|use|uses)\s+([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+as\s+"
                r"(?:the|our|an?)\s+"),
@@ -222,7 +234,7 @@ def plain_use(text: str) -> Use | None:
     runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
     "I love how you use color" states no use; neither does a negated or hedged clause or a
     statement about the listener."""
-    sentence = split_label(unicodedata.normalize("NFKC", text).strip())[1]
+    sentence = han_unspaced(split_label(unicodedata.normalize("NFKC", text).strip())[1])
     if not HAN.search(sentence):
         for pattern in _FUNCTION_USE_EN:
             match = pattern.search(sentence)

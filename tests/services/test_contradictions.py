@@ -388,6 +388,14 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
         ("家里买菜我基本都在RedMart上下单。", "买菜我不再用RedMart了，改用FairPrice的app。"),
         ("说起来我在Shopee做数据分析也快两年了。", "我已经从Shopee跳槽到Grab了。"),
         ("我跟室友在大巴窑合租。", "上个月搬家了，从大巴窑搬到了榜鹅。"),
+        # dev11: spaces between Han and Latin words, a cutover, a stop said after a lead-in.
+        ("文档站是托管在 Netlify 上的。", "文档站已经从 Netlify 搬到 Cloudflare Pages 了。"),
+        ("Inventory, we track in Manhattan WMS.", "We cut over from Manhattan to Blue Yonder."),
+        (
+            "Feature flags, we run through LaunchDarkly.",
+            "Quick update on flags: we ditched LaunchDarkly.",
+        ),
+        ("广告投放这块归阿峰管。", "广告投放已经从阿峰手里交接给小杨了。"),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
