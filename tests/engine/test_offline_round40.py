@@ -16,7 +16,10 @@ tuning sets, near the blind set. The misses it showed, and the ones left from ea
 - uses said through a function: "On-call's handled through Opsgenie", "I log every climbing
   session in Crimpd"; "Ji-woo picked up the ledger API" (an owner);
 - Chinese: "前端是Next.js写的，直接部署在Vercel上" made a project "直接"; "我平时用筷子吃饭" a
-  tool "筷子吃饭"."""
+  tool "筷子吃饭".
+
+Two more fresh sets followed, dev10 and dev11 (their cases are marked below); the first scores
+of all three are in docs/EVALUATION.md, "Twelfth round"."""
 
 from __future__ import annotations
 
