@@ -70,9 +70,12 @@ _STOPPED_EN: Final = (
 )
 _STOPPED_ZH: Final = r"不再|已经不.{1,10}了"
 STOPPED: Final = _cue(_STOPPED_EN, _STOPPED_ZH)
-# "…now." said last, with no contrast before it: the value before it is the current one ("I
-# grew up in Madrid but live in Barcelona now" contrasts two places, it tells no change).
-NOW_SAID_LAST: Final = re.compile(r"^(?!.*\bbut\b).*\bnow\s*[.!]?$", re.IGNORECASE)
+# "…now." said last, with no contrast of two values before it: the value before it is the
+# current one ("I grew up in Madrid but live in Barcelona now" contrasts two places, it tells no
+# change; "Boxes everywhere, but we live in Rochester now" contrasts no value).
+NOW_SAID_LAST: Final = re.compile(
+    r"^(?!.*\b(?:in|at|from|with|for)\s+(?-i:[A-Z])[^.;!?]*\bbut\b).*\bnow\s*[.!]?$", re.IGNORECASE
+)
 CHANGE: Final = _cue(
     r"\b(?:switched|changed|moved|converted|transitioned|swapped)\b.*\b(?:from|to|off|onto)\b",
     _STOPPED_EN,

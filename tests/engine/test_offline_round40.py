@@ -414,3 +414,11 @@ def test_dev11_spaced_chinese_times_of_day_and_functions_said_first(
     content: str, edges: set[tuple[str, ...]]
 ) -> None:
     assert _edges(content) == edges
+
+
+def test_a_home_said_as_now_after_a_but_that_contrasts_no_place_is_a_change() -> None:
+    assert stored_events("We did it! Boxes everywhere, but we live in Rochester now.")[-1] == (
+        "change",
+        "occurred",
+    )
+    assert stored_events("I grew up in Madrid but live in Barcelona now.") == [("other", "ongoing")]

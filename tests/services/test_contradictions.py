@@ -396,6 +396,7 @@ def test_a_change_does_not_end_what_else_the_old_event_states(owner: ApiClient, 
             "Quick update on flags: we ditched LaunchDarkly.",
         ),
         ("广告投放这块归阿峰管。", "广告投放已经从阿峰手里交接给小杨了。"),
+        ("I live in Ithaca.", "Boxes everywhere, but we live in Rochester now."),
     ],
 )
 def test_a_move_to_another_time_or_tool_or_lead_supersedes(
