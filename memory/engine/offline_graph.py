@@ -337,8 +337,6 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         tool = known_tool(value) or (use.value if unknown else None)
         if tool is None or normalize_key(tool) in covered:
             continue
-        if use.subject and re.search(rf"(?i)\bmy\s+{re.escape(use.subject)}\b", text):
-            continue  # "I switched my running app to Strava": the speaker's own (a person's use)
         service = service_named(use.subject) if use.subject else None
         generic = bool(use.subject) and function_noun(use.subject or "")
         if service is None and use.subject and _NAMED_THING.match(use.subject) and not generic:
