@@ -52,7 +52,7 @@ from memory.engine.offline_entities_en import (
     team_led,
     tool_at,
 )
-from memory.engine.offline_relations_shapes import TOOL_KINDS, shaped
+from memory.engine.offline_relations_shapes import APP_KINDS, shaped
 from memory.engine.offline_relations_zh import chinese_relations
 from memory.engine.plain_clauses import plain_clauses
 from memory.engine.slots import slot_of
@@ -343,7 +343,7 @@ def _placed(sentence: str) -> list[Relation]:
     if not service or function_noun(service.group(1)):
         return []  # "We moved the docs to Notion": the team's docs, a use of the project's
     mine = sentence[opening.end() :].lower().startswith("my ")
-    if mine and service.group(1).split()[-1].casefold() in TOOL_KINDS - {"platform", "service"}:
+    if mine and service.group(1).split()[-1].casefold() in APP_KINDS:
         return []  # "I switched my running app to Strava": the app one uses, not one's project
     target = _PLACED_TARGET.match(sentence, service.end())
     tool = tool_at(sentence[target.end() :]) if target else None

@@ -112,12 +112,16 @@ _THEIR_CHOICE: Final = re.compile(
     r"^([A-Z][\w-]+)['’]s\s+(?:go-to|favou?rite|preferred|usual)\s+(?P<kind>[\w-]+(?:\s+[\w-]+)?)"
     r"\s+(?:is|are)\s+(?P<name>[\w.+#-]+(?:\s+[\w.+#-]+)?)"
 )
-# What a favourite names when its name is no known tool: a kind of tool ("my favourite editor
-# is Helix"), not a band, a city or a dish.
-_CHOICE_KINDS: Final = frozenset(
+# Nouns of a kind of tool a person uses rather than builds: "I switched my running app to Strava"
+# is the speaker's app, "I moved my blog to Netlify" a project of theirs (`offline_relations`).
+APP_KINDS: Final = frozenset("app apps tool editor browser client provider bank tracker".split())  # noqa: SIM905
+# Nouns of a kind of tool: what a favourite names when its name is no known tool ("my favourite
+# editor is Helix", not a band, a city or a dish), and what a switch moves ("I switched my
+# running app to Strava": its new name is a tool too).
+TOOL_KINDS: Final = APP_KINDS | frozenset(
     """
-    editor ide language database db framework library lib browser terminal shell app tool os
-    distro cloud orm linter formatter client platform stack runtime host hosting provider
+    ide language database db framework library lib terminal shell os distro cloud orm linter
+    formatter platform stack runtime host hosting service
     """.split()  # noqa: SIM905
 )
 
@@ -138,7 +142,7 @@ def _my_choice(sentence: str) -> Relation | None:
         name = chosen.group("name").rstrip(".")
         kind = (chosen.group("kind") or chosen.group("chosen") or "").split()[-1:]
         tool = known_tool(name)
-        a_tool = bool(kind) and kind[0].casefold() in _CHOICE_KINDS and name[:1].isupper()
+        a_tool = bool(kind) and kind[0].casefold() in TOOL_KINDS and name[:1].isupper()
         if tool or a_tool:
             return Relation(subject, "prefers", Entity(tool or name, "tool"))
     return None
@@ -180,10 +184,6 @@ def _hired(sentence: str) -> Relation | None:
 _SWITCHER: Final = re.compile(
     r"^(I|[A-Z][\w-]+)(?:\s+(?:have|has)|['’]ve)?\s+(?:(?:just|recently|finally|also)\s+)?"
     r"(?:switched|moved|migrated|changed|went|ditched|dropped|swapped|traded)\b"
-)
-# "I switched my running app to Strava": what is switched is a tool, so is its new name.
-TOOL_KINDS: Final = frozenset(
-    "app apps tool editor browser client provider bank tracker platform service".split()  # noqa: SIM905
 )
 
 
