@@ -39,7 +39,7 @@ def stratagate_environment(app_configs: Any, **kwargs: Any) -> list[CheckMessage
     messages += _task_result_retention()
     messages += _proxy_upstreams()
     engine = settings.DATABASES["default"]["ENGINE"]
-    if engine not in ("django.db.backends.sqlite3", "django.db.backends.postgresql"):
+    if engine not in (settings.SQLITE_ENGINE, "django.db.backends.postgresql"):
         messages.append(
             Error(
                 f"DATABASE_URL selects {engine}; StrataGate runs on SQLite or PostgreSQL "

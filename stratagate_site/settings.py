@@ -105,6 +105,8 @@ TEMPLATES = [
 
 # --- database ---------------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
+# Django's SQLite backend handing the write lock over within a millisecond (its module says why).
+SQLITE_ENGINE = "stratagate_site.sqlite"
 SQLITE_OPTIONS = {
     # IMMEDIATE: writers take the lock at BEGIN, so two writers never deadlock on lock upgrade.
     "transaction_mode": "IMMEDIATE",
@@ -132,6 +134,7 @@ if DATABASE_URL:
         CONFIG_PROBLEMS.append(("stratagate.E003", f"DATABASE_URL is not usable: {exc}"))
         DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        DATABASES["default"]["ENGINE"] = SQLITE_ENGINE
         DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
     elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         pg = DATABASES["default"].setdefault("OPTIONS", {})
@@ -139,7 +142,7 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            "ENGINE": SQLITE_ENGINE,
             # In memory when the data directory is unusable (stratagate.E002), so that
             # `manage.py check` runs to report it: Django's own checks open the database.
             "NAME": str(DATA_DIR / "stratagate.sqlite3") if _data_dir_usable else ":memory:",
