@@ -82,6 +82,9 @@ class Event(models.Model):
             models.Index(fields=["namespace", "status"], name="event_ns_status"),
             models.Index(fields=["namespace", "happened_start"], name="event_ns_happened"),
             models.Index(fields=["source_block"], name="event_block"),
+            # The most recent events (extraction's timeline, inside its write transaction; the
+            # timeline page): without it each read sorted every event of the namespace.
+            models.Index(fields=["namespace", "formed_turn"], name="event_ns_formed"),
             # Pinned and safety events: candidates of every activation (services/activation.py).
             models.Index(
                 fields=["namespace"],

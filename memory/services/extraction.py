@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
+from functools import lru_cache
 
 from django.db import transaction
 from django.utils import timezone
@@ -55,7 +57,11 @@ PROJECTION_BATCH = 8
 _WORD = re.compile(r"[a-z0-9]{3,}|[\u4e00-\u9fff]", re.IGNORECASE)
 
 
-def _terms(text: str) -> Counter[str]:
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> Mapping[str, int]:
+    """The words of `text` with their counts. Cached (read-only to callers): the timeline scan
+    meets the same recent events block after block, inside the extraction's write transaction,
+    where counting them again was most of the time the database stayed locked."""
     return Counter(w.lower() for w in _WORD.findall(text))
 
 
