@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils.dateparse import parse_datetime
 
 # Rows per INSERT statement: far below both databases' parameter limits for any model here.
@@ -281,13 +281,17 @@ def _converted(rows: list[tuple[Any, ...]], conversions: Sequence[Conversion]) -
     todo = [
         (i, column, converters) for i, (column, converters) in enumerate(conversions) if converters
     ]
+    # The connection itself, not `django.db.connection`: each attribute read through that
+    # proxy looks the connection up again in its context-local storage (the datetime converter
+    # reads its time zone once per value).
+    conn = connections[DEFAULT_DB_ALIAS]
     found = []
     for row in rows:
         values = list(row)
         for i, column, converters in todo:
             value = values[i]
             for convert in converters:
-                value = convert(value, column, connection)
+                value = convert(value, column, conn)
             values[i] = value
         found.append(values)
     return found
