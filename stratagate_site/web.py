@@ -21,6 +21,9 @@ import socket
 from collections.abc import Callable, Sequence
 
 import uvicorn
+from django.urls import get_resolver
+
+from stratagate_site.long_lived import freeze_loaded
 
 ASGI_APPLICATION = "stratagate_site.asgi:application"
 # An idle keep-alive connection is closed after this many seconds (uvicorn's default is 5): an
@@ -67,8 +70,16 @@ class WebServer(uvicorn.Server):
         await super().startup(sockets)
         if self.should_exit:
             return
+        # The URLconf imports every view; loaded now, it is frozen with the rest of the site.
+        get_resolver().url_patterns  # noqa: B018
+        frozen = freeze_loaded()
         for sock in sockets or ():
-            logger.info("web process %d serving on %s", os.getpid(), sock.getsockname())
+            logger.info(
+                "web process %d serving on %s (%d objects loaded at start frozen)",
+                os.getpid(),
+                sock.getsockname(),
+                frozen,
+            )
         if self.on_ready is not None:
             self.on_ready()
 

@@ -6,6 +6,7 @@ tests/reliability and tests/test_serve.py."""
 
 from __future__ import annotations
 
+import gc
 import http.client
 import os
 import socket
@@ -40,6 +41,17 @@ def test_connections_have_nagle_off_and_stay_open(running: tuple[web.WebServer, 
     sock = connections[0].transport.get_extra_info("socket")
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
     client.close()
+
+
+def test_what_was_loaded_at_start_is_out_of_the_collectors_reach() -> None:
+    """Full collections walk only what came after start (`stratagate_site.long_lived`): Django,
+    the site and the URLconf's views are frozen once the server is up."""
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    with web_on_thread():
+        frozen = gc.get_freeze_count()
+    assert frozen > 50_000
+    assert len(gc.get_objects()) < frozen / 10  # what a full collection still walks
 
 
 def test_inherited_socket_keeps_its_family() -> None:

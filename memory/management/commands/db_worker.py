@@ -36,6 +36,7 @@ from memory.services.task_results import (
     task_results_cutoff,
     task_results_prune,
 )
+from stratagate_site.long_lived import freeze_loaded
 
 log = logging.getLogger(__name__)
 RECOVERY_INTERVAL_SECONDS = 15.0
@@ -212,6 +213,9 @@ class Command(DBWorkerCommand):
         sweeper.start()
         # The library's handle builds its module's Worker; it builds ours instead.
         library.Worker = Worker  # type: ignore[misc]
+        # A full collection that pauses the worker inside a write transaction keeps the
+        # database locked as long (`stratagate_site.long_lived`).
+        freeze_loaded()
         try:
             super().handle(*args, **options)
         finally:
