@@ -131,6 +131,10 @@ _ENDED: Final = (
     r"(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bour\s)(?:ditched|dropped|retired|abandoned|gave\s+up\s+on"
     r"|decommissioned|deprecated|phased\s+out|sunset(?:ted)?)"
 )  # not an adjective: "a retired firefighter"
+_CALENDAR: Final = (
+    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May"
+    r"|June|July|August|September|October|November|December|Christmas|Easter"
+)
 _CHANGES_EN: Final = (
     # switch/move/migrate [X] from A to B
     ("switch", "xab", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:from|off(?:\s+of)?)\s+{_V}"
@@ -187,6 +191,10 @@ _CHANGES_EN: Final = (
                               rf"(?:on|to)|hosting\s+on)\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:got\s+rid\s+of|dropped\s+support\s+for|{_ENDED})"
                               rf"\s+{_V}", _I)),
+    # "we're off ezyVet": a named product left (not "we're off Monday", "I'm off work").
+    ("stop", "pa", re.compile(rf"^(.*?)\b(?:we're|we\s+are|we've\s+moved)\s+(?:finally\s+|now\s+"
+                              rf"|officially\s+)?off\s+(?!(?-i:{_CALENDAR})\b)"
+                              rf"(?=(?-i:[A-Z]|[a-z]+[A-Z])){_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:don't|do\s+not|doesn't|does\s+not)\s+(?:use|run\s+on"
                               rf"|need)\s+{_V}\s+(?:anymore|any\s+more)\b", _I)),
     # "I'm not using Chrome anymore", "We aren't using Jira any more".
@@ -201,6 +209,8 @@ _CHANGES_EN: Final = (
     ("now", "pb", _NOW_SAID_LAST),
     # move/migrate X to B (no from)
     ("switch", "xb", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:to|onto)\s+{_V}", _I)),
+    # "We moved inventory into ShelfWise": into a named tool (not "moved into a new flat").
+    ("switch", "xb", re.compile(rf"{_SWITCH_VERB}\s+{_X}into\s+(?=(?-i:[A-Z])){_V}", _I)),
     # back to an earlier choice: "I've gone back to Vim", "we went back to Jenkins"
     ("now", "pb", re.compile(rf"^(.*?)\b(?:gone|went|going|switched|moved|reverted|come|came)\s+"
                              rf"back\s+to\s+(?=(?-i:[A-Z])){_V}", _I)),
@@ -454,6 +464,8 @@ _CLAUSES: Final = re.compile(
     # "…, docs live in Notion": a clause with its own subject and verb of place.
     r"|,\s*(?=(?:the\s+|our\s+|all\s+)?[a-z][\w-]*\s+(?:now\s+)?(?:live|lives|sit|sits|go|goes)\s+(?:in|on|through)\s)"
     # "We no longer run on Heroku, the API is on Fly.io".
-    r"|,\s*(?=(?:the|our)\s+[\w-]+\s+(?:is|are|runs|run)\s+(?:now\s+)?(?:on|in)\s)",
+    r"|,\s*(?=(?:the|our)\s+[\w-]+\s+(?:is|are|runs|run)\s+(?:now\s+)?(?:on|in)\s)"
+    # "Ditched Insights.gg, VOD review is all in ClipDeck now": a function and where it is now.
+    r"|,\s*(?=(?:[\w/-]+\s+){1,2}(?:is|are)\s+(?:all\s+|now\s+)?(?:in|on)\s+(?-i:[A-Z]))",
     _I,
 )

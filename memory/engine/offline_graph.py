@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine.change_terms import HAN, VERSION
-from memory.engine.changes import HOSTING, USING, said_of_others, stated_uses
+from memory.engine.changes import HOSTING, USING, parse_change, said_of_others, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
 from memory.engine.offline_entities import (
     AMBIGUOUS,
@@ -303,6 +303,13 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
     named = _FOR_PROJECT.match(text.strip())
     if _POSSESSION.search(text):
         return frozenset()  # "We sold the Honda and bought a Toyota Aqua": a car, not a tool
+    # "ERP换了，春节后从聚水潭切到了旺店通": a switch from one Han name to another names tools.
+    change = parse_change(text)
+    switched_to = (
+        change.new
+        if change is not None and change.old and han_tool(change.old) and change.new
+        else None
+    )
     for use in stated_uses(text):
         # An unknown name is a tool only as a thing used: "we moved to Seattle" is a home.
         unknown = (
@@ -315,6 +322,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
                     and (
                         service_named(use.subject or "") is not None
                         or function_noun(use.subject or "")  # "支付走的是微信支付"
+                        or use.value == switched_to
                     )
                 )
             )

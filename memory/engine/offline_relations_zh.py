@@ -325,10 +325,25 @@ def _zh_object(raw: str, kind: str) -> Entity | None:
     return None
 
 
+# "考务那台服务器": a demonstrative and its measure word inside a thing's name.
+_ZH_THAT_ONE: Final = re.compile(r"(?:那|这)(?:台|个|套|块|部)")
+
+
 def _zh_objects(raw: str, kind: str) -> list[Entity]:
     """The object a clause names, or each of a list of tools or services said as one
     ("订单服务依赖Redis、Kafka和MySQL")."""
     parts = _ZH_AND.split(raw)
+    # "校园网和考务那台服务器都是刘工在维护": each of two things one looks after.
+    if len(parts) == 2 and kind == "project":
+        plain = [_ZH_THAT_ONE.sub("", part).strip() for part in parts]
+        each = [_zh_object(part, kind) for part in plain]
+        # One named as a service or a system; the other may be a bare noun ("校园网").
+        if any(e is not None and e.type == "project" for e in each) and all(
+            (e is not None and e.type == "project")
+            or (re.fullmatch(r"[\u4e00-\u9fff]{2,6}", part) and not ZH_PERSON.match(part))
+            for e, part in zip(each, plain, strict=True)
+        ):
+            return [e or Entity(part, "project") for e, part in zip(each, plain, strict=True)]
     if len(parts) > 1 and kind in ("tool", "project_or_tool"):
         each = [_zh_object(part, kind) for part in parts]
         if all(each):
@@ -344,6 +359,16 @@ def _zh_subjects(raw: str, kind: str) -> list[Entity]:
         if all(e is not None and e.type == "person" for e in each):
             return [e for e in each if e is not None]
     return _some(_zh_subject(raw, kind))
+
+
+def _owned_things(raw: str, owner: Entity) -> list[Entity]:
+    """What someone looks after (`_zh_owned_thing`), or each of two things said as one
+    ("校园网和考务服务器现在都是小何在管")."""
+    parts = [_ZH_THAT_ONE.sub("", part) for part in _ZH_AND.split(raw)]
+    each = [_zh_owned_thing(part, owner) for part in parts] if len(parts) == 2 else []
+    if each and all(each):
+        return [e for e in each if e is not None]
+    return _some(_zh_owned_thing(raw, owner))
 
 
 def _some(entity: Entity | None) -> list[Entity]:
@@ -544,7 +569,7 @@ def chinese_relations(sentence: str) -> list[Relation]:
             subject = subjects[0] if subjects else None
             targets = _zh_objects(match.group("b"), object_kind)
             if not targets and subject is not None and relation in ("owns", "maintains"):
-                targets = _some(_zh_owned_thing(match.group("b"), subject))
+                targets = _owned_things(match.group("b"), subject)
             if not targets and relation == "uses":
                 targets = _some(_zh_named_product(match.group("b")))
             if subject and targets:

@@ -101,6 +101,17 @@ _WORKS_AT: Final = (
                r"|analyst|scientist"
                rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{NAME}"),
     re.compile(rf"\b(?i:i)\s+(?i:teach|coach)\s+(?:[a-z]+\s+){{0,2}}(?i:at)\s+{NAME}"),
+    # "I run IT for Fenwick Hospitality": a function one heads for an organisation.
+    re.compile(r"\b(?i:i)\s+(?i:run|head|lead|manage|handle)\s+(?:IT|HR|(?i:ops|operations|marketing"
+               r"|sales|support|engineering|finance|design|product|security|infrastructure|infra|data"
+               r"|comms|communications|logistics|procurement|recruiting|partnerships))\s+"
+               rf"(?i:at|for)\s+{NAME}"),
+    # "I'm head coach for Tidebreak Gaming's Valorant roster": a senior role, no article.
+    re.compile(r"\b(?i:i'm|i\s+am)\s+(?:(?i:the)\s+)?(?i:head|lead|chief|senior|principal|staff"
+               rf"|assistant)\s+[a-z]+\s+(?i:at|for)\s+{NAME}"),
+    # "I freelance, mostly for a Toronto agency called Northpine": whom one's freelance work is for.
+    re.compile(r"\b(?i:i)\s+(?i:freelance|contract|consult)\b[^.;!?]{0,40}?\s(?i:for)\s+"
+               rf"(?:(?i:an?)\s+[\w\s-]{{1,30}}?\s+(?i:called|named)\s+)?{NAME}"),
     # "I'm a backend dev at Zalando", "I'm a student at MIT": any role (not a regular or a guest).
     re.compile(r"\b(?i:i'm|i\s+am)\s+(?i:an?|the)\s+" + _ROLE_AT + rf"{NAME}"),
     # "I've been at Google for three years": at a named organisation for a while.
@@ -152,6 +163,12 @@ _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we)\s+(?:(?i:now|currently|still)\s+)?(?i:rent|own|share|bought)\s+"
                r"(?i:an?|the|our|my)\s+(?:(?i:small|tiny|little|new|two-bedroom|one-bedroom)\s+)?"
                rf"(?i:flat|apartment|house|place|condo|room|home)\s+(?i:in)\s+{NAME}"),
+    # "I'm renting in Irvine, like ten minutes from the team house".
+    re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+|currently\s+|still\s+)?(?i:renting)\s+"
+               rf"(?:(?i:an?|the)\s+(?i:flat|apartment|house|place|room|condo)\s+)?(?i:in)\s+{NAME}"),
+    # "We're in Lisbon, renting a flat in Campo de Ourique": where one is, then one's home there.
+    re.compile(rf"\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:now\s+)?(?i:in)\s+{NAME}\s*,\s*"
+               r"(?i:renting|settled)\b"),
     # "I no longer live in Boston; I'm in Denver now": where the speaker is after a home ended.
     re.compile(rf"\b(?i:live|lived|living)\s+(?i:in)\s+[^.;!?]{{1,40}}?[,;]\s*(?i:i'm|i\s+am)\s+"
                rf"(?i:now\s+)?(?i:in|based\s+in)\s+{NAME}"),
@@ -209,6 +226,13 @@ def first_name(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
     return None
 
 
+# The noun of an institution's name after a possessive ("Royal Children's Hospital").
+_INSTITUTION: Final = re.compile(
+    r"(?:Hospital|Clinic|College|School|University|Church|Cathedral|Academy|Institute|Centre"
+    r"|Center|Hall|Park|Bay|Bank|Inn|Pub|Kitchen|Bakery|Café|Cafe)\b"
+)
+
+
 def clean_name(raw: str) -> str:
     """The name a pattern captured, cut before a word that cannot continue it and without
     trailing connectors or punctuation."""
@@ -217,7 +241,18 @@ def clean_name(raw: str) -> str:
         raw = _HAN_STOP.sub("", raw)
         raw = re.sub(r"^(?:一家|一个|一所|某)", "", raw)
     words: list[str] = []
-    for word in raw.split():
+    split = raw.split()
+    for index, word in enumerate(split):
+        if (
+            words
+            and index + 1 < len(split)
+            and re.fullmatch(r"[A-Z][\w-]*['’]s", word)
+            and not _INSTITUTION.match(split[index + 1])
+        ):
+            # "Tidebreak Gaming's Valorant roster": the owner is the name ("McDonald's" at the
+            # end and "St Mary's Hospital" stay whole).
+            words.append(word[:-2])
+            break
         bare = word.strip(".,;:!?\"'").replace("’", "'").lower()
         if words and bare in _NOT_NAME_WORDS:
             break

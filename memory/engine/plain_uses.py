@@ -91,6 +91,15 @@ _USE_EN: Final = (
     re.compile(r"^(.*?)\b(?:run|runs|track|tracks|keep|keeps|manage|manages|handle|handles)\s+"
                r"(?:it\s+|them\s+|everything\s+|all\s+of\s+it\s+)?(?:through|via|in)\s+"
                r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)"),
+    # "VOD review, we do all of it in Insights.gg", "We deliver every gallery through Pic-Time"
+    # (not "I run every morning in Central Park": a time is no work item).
+    re.compile(r"^(.*?)\b(?:[Ww]e|I)\s+(?:do|deliver|send|process)\s+"
+               r"(?:it\s+|them\s+|everything\s+|all\s+of\s+it\s+|(?:every|each|all\s+our)\s+"
+               r"(?!(?:morning|day|night|evening|week|weekend|month|year|time|summer|winter)s?\b)"
+               r"[a-z]+\s+)(?:through|via|in)\s+([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)"),
+    # "Invoicing I do in InvoiceXpress": the function said first (not "We do in Berlin …").
+    re.compile(r"^(.*?\w[,\s]\s*)(?:[Ww]e|I)\s+do\s+(?:through|via|in)\s+"
+               r"([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)"),
     # "We run Epic as the EHR": a tool in a role of the team's.
     re.compile(r"^(.*?)\b(?:run|runs|use|uses)\s+([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+as\s+"
                r"(?:the|our|an?)\s+"),
@@ -161,6 +170,14 @@ _USE_ZH: Final = (
     re.compile(
         rf"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){VALUE_ZH}(?=(?:里|中|上)(?:[，。,.；;！!]|$))"
     ),
+    # "订单、库存这些都在聚水潭里跑", "成绩是在钉钉智慧校园里录": a system (Han names too)
+    # that a function's work runs or is entered in.
+    re.compile(
+        r"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部|是)在"
+        r"(?!家|公司|学校|办公室|线上|线下|外面|本地|群|手机|电脑|网上)"
+        r"([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*)?)"
+        r"(?:里|上)(?:跑|运行|录|录入|管理|处理|排)"
+    ),
     # What is installed: "实验室的服务器都装的Ubuntu".
     re.compile(rf"^(.*?)装(?:的是|的|了)(?=[A-Za-z]){VALUE_ZH}"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
@@ -209,6 +226,11 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:in|on|to|into|with)\s+{VALUE_EN}", _I),
 )  # fmt: skip
 _ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+)?in\s+", _I)
+# A name shaped as a product, not a place: an inner capital or a domain ("ClipDeck",
+# "Monday.com").
+_PRODUCT_SHAPED: Final = re.compile(
+    r"[A-Z][a-z]+[A-Z][\w-]*|[A-Za-z][\w-]*\.(?:com|io|gg|app|ai|so)"
+)
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|nobody|no\s+one|none|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"
     r"|replace|replaced|replacing|without|if|whether|should|stop|could|might|maybe|considering"
@@ -247,8 +269,10 @@ def plain_use(text: str) -> Use | None:
             value = value_of(match.group(3))
             if LIKED.match(match.group(2)):
                 continue  # "My favourite database is SQLite": a liking, not the team's database
-            if _ONLY_IN.fullmatch(sentence[match.end(2) : match.start(3)]) and not known_tool(
-                value or ""
+            if (
+                _ONLY_IN.fullmatch(sentence[match.end(2) : match.start(3)])
+                and not known_tool(value or "")
+                and not _PRODUCT_SHAPED.fullmatch(value or "")
             ):
                 continue  # "The warehouse is in Rotterdam": a place, not a tool in use
             if value and names_thing(value) and function_noun(match.group(2)):

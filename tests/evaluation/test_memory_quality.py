@@ -231,20 +231,30 @@ TUNING_LEVELS = {
                                  "duplicates": 0.024},
     # The second fresh set of the round (first score 0.983 / 0.726 / 0.041 / 0.389 / 0.833 /
     # 0.377); "不说了，明天还得早起备料" is still a plan, three restatements still events.
-    "memory_quality_dev10.json": {"event_recall": 0.849, "supersession_recall": 0.667,
+    "memory_quality_dev10.json": {"event_recall": 0.849, "supersession_recall": 0.722,
                                   "edge_precision": 0.974, "edge_recall": 0.698,
                                   "duplicates": 0.041, "event_precision": 0.985},
     # The third (first score 0.984 / 0.819 / 0 / 0.222 / 0.706 / 0.261).
     "memory_quality_dev11.json": {"event_recall": 0.833, "supersession_recall": 0.500,
-                                  "edge_precision": 0.870, "edge_recall": 0.435,
+                                  "edge_precision": 0.913, "edge_recall": 0.457,
                                   "event_precision": 0.984},
+    # Written fresh for the forty-first round, asked for varied phrasing: dev12 (first score
+    # 0.965 / 0.506 / 0.012 / 0.118 / 0.438 / 0.125; its writer had no labelling conventions,
+    # so its edges name organisations where the product names the project) and dev13 (0.978 /
+    # 0.562 / 0 / 0 / 0.455 / 0.106).
+    "memory_quality_dev12.json": {"event_recall": 0.542, "supersession_recall": 0.118,
+                                  "edge_precision": 0.429, "edge_recall": 0.161,
+                                  "duplicates": 0.024, "event_precision": 0.952},
+    "memory_quality_dev13.json": {"event_recall": 0.671, "supersession_recall": 0.222,
+                                  "edge_precision": 0.684, "edge_recall": 0.277,
+                                  "event_precision": 0.981},
 }  # fmt: skip
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(TUNING_LEVELS))
 def test_the_fifth_round_tuning_sets_stay_at_their_level(name: str) -> None:
-    """set, dev3–dev11 (about 2–5 s each): every event stored is right, none twice (dev9–dev11:
+    """set, dev3–dev13 (about 2–5 s each): every event stored is right, none twice (dev9–dev13:
     as right and as few as then), and recall, supersession and edges stay where the round left
     them."""
     figures = memory_quality_score(quality_set_load(HERE / name)).overall.figures()
