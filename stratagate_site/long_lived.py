@@ -19,8 +19,10 @@ import gc
 
 def freeze_loaded() -> int:
     """Collect once, then move every object tracked so far out of the collector's reach.
-    Returns how many objects were frozen. Called by the web process once it has imported the
-    site, and by the worker before it takes jobs."""
+    Returns how many objects were frozen. Called at a process's entry point only, once the site
+    is imported (`stratagate_site.web.main`, the db_worker command run from the command line):
+    frozen halfway through a process's life, objects that later become garbage in a reference
+    cycle (a finished thread's database connection) would never be freed."""
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()

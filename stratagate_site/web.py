@@ -15,6 +15,7 @@ LOGGING (one redacting handler): the access log is the `uvicorn.access` logger a
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import socket
@@ -70,16 +71,8 @@ class WebServer(uvicorn.Server):
         await super().startup(sockets)
         if self.should_exit:
             return
-        # The URLconf imports every view; loaded now, it is frozen with the rest of the site.
-        get_resolver().url_patterns  # noqa: B018
-        frozen = freeze_loaded()
         for sock in sockets or ():
-            logger.info(
-                "web process %d serving on %s (%d objects loaded at start frozen)",
-                os.getpid(),
-                sock.getsockname(),
-                frozen,
-            )
+            logger.info("web process %d serving on %s", os.getpid(), sock.getsockname())
         if self.on_ready is not None:
             self.on_ready()
 
@@ -119,7 +112,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--fd", type=int, required=True, help="a bound, listening socket")
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stratagate_site.settings")
+    frozen = load_site()
+    logger.info("web process %d: %d objects loaded at start frozen", os.getpid(), frozen)
     serve(inherited_socket(args.fd))
+
+
+def load_site() -> int:
+    """Import the site (the ASGI application, and the URLconf with every view), then freeze
+    what is loaded (`stratagate_site.long_lived`). Only a web process's entry point calls it:
+    a server started inside another process (the tests') must not freeze that process's
+    objects halfway through its life. Returns how many objects were frozen."""
+    importlib.import_module(ASGI_APPLICATION.split(":", 1)[0])
+    get_resolver().url_patterns  # noqa: B018
+    return freeze_loaded()
 
 
 if __name__ == "__main__":

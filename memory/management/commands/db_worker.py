@@ -202,6 +202,13 @@ class Command(DBWorkerCommand):
             # Failed tasks are logged at ERROR, and each job's start and end at INFO.
             logging.getLogger(TASKS_LOGGER).setLevel(logging.WARNING)
 
+    def run_from_argv(self, argv: list[str]) -> None:
+        # A worker process (started from the command line, not by call_command) freezes what
+        # it loaded: a full collection that pauses it inside a write transaction keeps the
+        # database locked as long (`stratagate_site.long_lived`).
+        freeze_loaded()
+        super().run_from_argv(argv)
+
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbose = bool(options.pop("verbose", False))
         tally = JobTally()
@@ -213,9 +220,6 @@ class Command(DBWorkerCommand):
         sweeper.start()
         # The library's handle builds its module's Worker; it builds ours instead.
         library.Worker = Worker  # type: ignore[misc]
-        # A full collection that pauses the worker inside a write transaction keeps the
-        # database locked as long (`stratagate_site.long_lived`).
-        freeze_loaded()
         try:
             super().handle(*args, **options)
         finally:
