@@ -101,6 +101,9 @@ _WORKS_AT: Final = (
                r"|analyst|scientist"
                rf"|intern|founder|director|cto|ceo)\s+(?i:here\s+)?(?i:at)\s+{NAME}"),
     re.compile(rf"\b(?i:i)\s+(?i:teach|coach)\s+(?:[a-z]+\s+){{0,2}}(?i:at)\s+{NAME}"),
+    # "I left Globex last month for a job at Initech".
+    re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:left|quit)\b[^.;!?,]{0,30}?\s(?i:for)\s+"
+               rf"(?i:an?\s+(?:new\s+)?(?:job|role|position|gig)\s+(?:at|with))\s+{NAME}"),
     # "I run IT for Fenwick Hospitality": a function one heads for an organisation.
     re.compile(r"\b(?i:i)\s+(?i:run|head|lead|manage|handle)\s+(?:IT|HR|(?i:ops|operations|marketing"
                r"|sales|support|engineering|finance|design|product|security|infrastructure|infra|data"
@@ -122,6 +125,9 @@ _WORKS_AT: Final = (
 )  # fmt: skip
 # The same said of someone else: the person is the name right before the verb.
 _WORKS_AT_OTHER: Final = (
+    # "Ryan Feld left last week for a job at Banfield": where someone went.
+    re.compile(r"\b(?i:left|quit)\b[^.;!?,]{0,20}?\s(?i:for)\s+(?i:an?\s+(?:new\s+)?(?:job|role"
+               rf"|position|gig)\s+(?:at|with))\s+{NAME}"),
     re.compile(rf"\b(?i:works|is\s+working|studies|is\s+studying)\s+{_AS_ROLE}(?i:at|for)\s+{NAME}"),
     # "Leo switched jobs, he's at Accenture now".
     re.compile(rf"\b(?i:left|quit|(?:switched|changed)\s+jobs)\b[^.;!?]{{0,30}}?[,;]\s*(?i:and\s+)?"

@@ -10,7 +10,8 @@ ordinary talk rather than a phrase of those sets:
   聚水潭里跑", "成绩是在钉钉智慧校园里录", a system with a Han name);
 - a job said through the function one heads or a role without an article ("I run IT for Fenwick
   Hospitality", "I'm head coach for Tidebreak Gaming's Valorant roster": the owner before a
-  possessive is the employer, "St Mary's Hospital" stays whole), freelance work for a client;
+  possessive is the employer, "St Mary's Hospital" stays whole), freelance work for a client,
+  a job someone left for ("Ryan Feld left last week for a job at Banfield");
 - a home one rents ("I'm renting in Irvine");
 - a switch between two systems with Han names is a tool now used ("ERP换了，从聚水潭切到了旺店通");
 - a time word glued to a Chinese subject ("后端上周末从阿里云迁到华为云了" made a project "后端上");
@@ -82,10 +83,30 @@ def test_a_han_system_a_task_is_entered_in_is_an_event() -> None:
         ("hey! so I'm head coach for Tidebreak Gaming's Valorant roster", "tidebreakgaming"),
         ("I freelance — UX design, mostly for a Toronto agency called Northpine.", "northpine"),
         ("I work as a nurse at St Mary's Hospital.", "stmary'shospital"),
+        ("I left for a job at Canva.", "canva"),
+        ("I left Globex last month for a job at Initech.", "initech"),
     ],
 )
 def test_a_job_said_through_a_function_or_a_role(content: str, employer: str) -> None:
     assert (SAM, "works_at", f"organization:{employer}") in _edges(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        (
+            "Heads up, Ryan Feld left last week for a job at Banfield.",
+            ("person:ryanfeld", "works_at", "organization:banfield"),
+        ),
+        ("Tom left for a new role at Stripe.", ("person:tom", "works_at", "organization:stripe")),
+    ],
+)
+def test_someone_who_left_for_a_job_works_there(content: str, edge: tuple[str, ...]) -> None:
+    assert edge in _edges(content)
+
+
+def test_leaving_for_a_walk_is_no_job() -> None:
+    assert not {e for e in _edges("I left for a walk at Hyde Park.") if e[1] == "works_at"}
 
 
 def test_an_errand_for_someone_is_no_job() -> None:
