@@ -361,16 +361,6 @@ def _zh_subjects(raw: str, kind: str) -> list[Entity]:
     return _some(_zh_subject(raw, kind))
 
 
-def _owned_things(raw: str, owner: Entity) -> list[Entity]:
-    """What someone looks after (`_zh_owned_thing`), or each of two things said as one
-    ("校园网和考务服务器现在都是小何在管")."""
-    parts = [_ZH_THAT_ONE.sub("", part) for part in _ZH_AND.split(raw)]
-    each = [_zh_owned_thing(part, owner) for part in parts] if len(parts) == 2 else []
-    if each and all(each):
-        return [e for e in each if e is not None]
-    return _some(_zh_owned_thing(raw, owner))
-
-
 def _some(entity: Entity | None) -> list[Entity]:
     return [entity] if entity is not None else []
 
@@ -569,7 +559,7 @@ def chinese_relations(sentence: str) -> list[Relation]:
             subject = subjects[0] if subjects else None
             targets = _zh_objects(match.group("b"), object_kind)
             if not targets and subject is not None and relation in ("owns", "maintains"):
-                targets = _owned_things(match.group("b"), subject)
+                targets = _some(_zh_owned_thing(match.group("b"), subject))
             if not targets and relation == "uses":
                 targets = _some(_zh_named_product(match.group("b")))
             if subject and targets:
