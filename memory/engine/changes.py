@@ -61,7 +61,7 @@ from memory.engine.change_terms import (
     subject_of,
     value_of,
 )
-from memory.engine.offline_entities import known_tool
+from memory.engine.offline_entities import CALENDAR_WORDS, known_tool
 from memory.engine.offline_relations_zh import zh_corrected
 from memory.engine.plain_clauses import corrected
 
@@ -131,10 +131,7 @@ _ENDED: Final = (
     r"(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bour\s)(?:ditched|dropped|retired|abandoned|gave\s+up\s+on"
     r"|decommissioned|deprecated|phased\s+out|sunset(?:ted)?)"
 )  # not an adjective: "a retired firefighter"
-_CALENDAR: Final = (
-    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May"
-    r"|June|July|August|September|October|November|December|Christmas|Easter"
-)
+_CALENDAR: Final = "|".join(sorted(CALENDAR_WORDS))  # "we're off Monday" left no tool
 _CHANGES_EN: Final = (
     # switch/move/migrate [X] from A to B
     ("switch", "xab", re.compile(rf"{_SWITCH_VERB}\s+{_X}(?:over\s+)?(?:from|off(?:\s+of)?)\s+{_V}"
@@ -193,7 +190,7 @@ _CHANGES_EN: Final = (
                               rf"\s+{_V}", _I)),
     # "we're off ezyVet": a named product left (not "we're off Monday", "I'm off work").
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:we're|we\s+are|we've\s+moved)\s+(?:finally\s+|now\s+"
-                              rf"|officially\s+)?off\s+(?!(?-i:{_CALENDAR})\b)"
+                              rf"|officially\s+)?off\s+(?!(?:{_CALENDAR})\b)"
                               rf"(?=(?-i:[A-Z]|[a-z]+[A-Z])){_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:don't|do\s+not|doesn't|does\s+not)\s+(?:use|run\s+on"
                               rf"|need)\s+{_V}\s+(?:anymore|any\s+more)\b", _I)),
