@@ -78,7 +78,7 @@ def test_a_transaction_begins_once_the_other_writer_commits(database, monkeypatc
 def test_a_lock_held_past_the_timeout_fails_as_django_reports_it(database, monkeypatch) -> None:
     connection, path = database
     connection.ensure_connection()
-    monkeypatch.setattr(connection, "busy_seconds", 0.05)
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "timeout", 0.05)
     other = _holder(path)
     try:
         started = time.monotonic()

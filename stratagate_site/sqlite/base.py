@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from typing import Any
 
 from django.db.backends.sqlite3 import base
 
@@ -22,12 +21,10 @@ LONGEST_PAUSE = 0.001
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
-    busy_seconds = 5.0  # SQLite's `timeout` option, read when connecting
-
-    def get_connection_params(self) -> dict[str, Any]:
-        params: dict[str, Any] = super().get_connection_params()
-        self.busy_seconds = float(params.get("timeout", 5.0))
-        return params
+    @property
+    def busy_seconds(self) -> float:
+        """How long a writer waits for the lock: the `timeout` option (sqlite3's default 5)."""
+        return float(self.settings_dict["OPTIONS"].get("timeout", 5.0))
 
     def _start_transaction_under_autocommit(self) -> None:
         # Django's own (not in its type stubs): set from the OPTIONS when connecting.
