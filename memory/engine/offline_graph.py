@@ -283,6 +283,18 @@ _FOR_PROJECT: Final = re.compile(r"^(?:[Ff]or|[Ii]n)\s+([A-Z][\w.-]*(?:\s+[A-Z][
 _POSSESSION: Final = re.compile(r"\b(?:drive|drives|drove|ride|rides|rode|sold|bought)\b", re.I)
 
 
+def _switched_from_han_tool(text: str, value: str) -> bool:
+    """ "ERP换了，春节后从聚水潭切到了旺店通": a switch from one Han name to another names tools.
+    Asked last, for a Han value no service or function vouches for."""
+    change = parse_change(text)
+    return (
+        change is not None
+        and bool(change.old)
+        and han_tool(change.old or "")
+        and (change.new == value)
+    )
+
+
 def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) -> frozenset[str]:
     """What a change or a plain statement says is used now (`memory.engine.changes`), as an
     edge from the service it names ("move the billing service from Heroku to Fly.io" →
@@ -303,13 +315,6 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
     named = _FOR_PROJECT.match(text.strip())
     if _POSSESSION.search(text):
         return frozenset()  # "We sold the Honda and bought a Toyota Aqua": a car, not a tool
-    # "ERP换了，春节后从聚水潭切到了旺店通": a switch from one Han name to another names tools.
-    change = parse_change(text)
-    switched_to = (
-        change.new
-        if change is not None and change.old and han_tool(change.old) and change.new
-        else None
-    )
     for use in stated_uses(text):
         # An unknown name is a tool only as a thing used: "we moved to Seattle" is a home.
         unknown = (
@@ -322,7 +327,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
                     and (
                         service_named(use.subject or "") is not None
                         or function_noun(use.subject or "")  # "支付走的是微信支付"
-                        or use.value == switched_to
+                        or _switched_from_han_tool(text, use.value)
                     )
                 )
             )
