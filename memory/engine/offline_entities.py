@@ -110,6 +110,8 @@ ZH_CITIES: Final = frozenset(
     乌鲁木齐 宁波 无锡 东莞 佛山 珠海 温州 常州 徐州 烟台 泉州 香港 澳门 台北
     """.split()  # noqa: SIM905
 )
+# The same as an alternation for patterns, longest first ("乌鲁木齐" before a shorter name).
+ZH_CITY_PATTERN: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 # The speaker's family, as "my …" / "我…" names them (plain facts, employers, homes).
 FAMILY_EN: Final = (
     r"(?:wife|husband|partner|son|daughter|mom|mother|dad|father|sister|brother|cousin|uncle"

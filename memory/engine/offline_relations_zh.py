@@ -12,6 +12,7 @@ from memory.engine.offline_entities import (
     FUNCTION_NOUNS,
     ME,
     ZH_CITIES,
+    ZH_CITY_PATTERN,
     Entity,
     Relation,
     employer_of,
@@ -32,7 +33,6 @@ ZH_SERVICE: Final = re.compile(
     rf"|(?:{_ZH_BARE_SERVICES}))$"
 )
 _ZH_LED_TEAM: Final = re.compile(r"(?:组|团队|部门)$")  # not 中心: "用户中心" is a service too
-_CITY: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心|中台)$")
 _ZH_SURNAMES: Final = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
@@ -152,7 +152,7 @@ _ZH_RELATIONS: Final = (
      "works_at", "person", "organization"),
     (r"^(?P<a>.+?)住在(?P<b>.+)$", "lives_in", "person", "place"),
     # "我人在杭州": where someone is, a city only ("我在开会" is no place).
-    (rf"^(?P<a>.+?)人?(?:现在|目前)?在(?P<b>{_CITY})$", "lives_in", "person", "place"),
+    (rf"^(?P<a>.+?)人?(?:现在|目前)?在(?P<b>{ZH_CITY_PATTERN})$", "lives_in", "person", "place"),
     # "我跟室友在大巴窑合租": a home rented or bought somewhere.
     (r"^(?P<a>.+?)(?:(?:跟|和)[^在]{1,6})?在(?P<b>[^在]{2,6}?)(?:合租|租房|租了?房子?|买了?房子?)$",
      "lives_in", "person", "place"),

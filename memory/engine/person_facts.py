@@ -12,7 +12,13 @@ from collections.abc import Sequence
 from typing import Final
 
 from memory.engine.change_terms import han_unspaced, split_label
-from memory.engine.offline_entities import FAMILY_EN, TEAM_NOUNS, ZH_CITIES, known_tool
+from memory.engine.offline_entities import (
+    FAMILY_EN,
+    TEAM_NOUNS,
+    ZH_CITIES,
+    ZH_CITY_PATTERN,
+    known_tool,
+)
 from memory.engine.offline_relations_zh import zh_employer_named
 from memory.engine.plain_clauses import (
     asides_apart,
@@ -153,7 +159,6 @@ def _a_team(name: str, text: str) -> bool:
     return re.search(re.escape(name) + _TEAM_AFTER, text) is not None
 
 
-_CITY: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _LIVES_IN: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                rf"(?i:live|living)\s+(?i:in)\s+{NAME}"),
@@ -188,7 +193,7 @@ _LIVES_IN: Final = (
     re.compile(rf"我(?:现在|目前)?住在{HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我住浦东" (no 在), "我在上海" (a city, the clause ending there).
     re.compile(r"我(?:现在|目前)?住(?![在得的了过着])([\u4e00-\u9fff]{2,4})(?:[，。,.!！]|$)"),
-    re.compile(rf"(?:^|[:：]\s*)我(?:现在|目前)?在({_CITY})(?:[，。,.!！]|$)"),
+    re.compile(rf"(?:^|[:：]\s*)我(?:现在|目前)?在({ZH_CITY_PATTERN})(?:[，。,.!！]|$)"),
     re.compile(rf"我(?:们)?{_HAN_WHEN}搬到了?{HAN_NAME}{_HAN_AFTER_PLACE}"),
     # "我上个月从杭州搬到了苏州": a time word and the old home before the move.
     re.compile(rf"我(?:们)?[^，。,.!！从]{{0,6}}从[^，。,.!！]{{1,12}}?搬到了?{HAN_NAME}{_HAN_AFTER_PLACE}"),
