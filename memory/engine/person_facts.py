@@ -69,6 +69,12 @@ _ROLE_AT: Final = (
     r"(?!(?i:regular|customer|member|guest|visitor|patient|fan|client|friend|big|huge)\b)"
     r"[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+(?i:at)\s+"
 )
+# What one's work is, in "I do UX research at Canva" and "I run IT for Fenwick Hospitality".
+_WORK_AREA: Final = (
+    r"(?:IT|HR|(?i:research|design|engineering|marketing|sales|support|consulting|analytics|work"
+    r"|development|testing|ops|operations|finance|product|security|infrastructure|infra|data"
+    r"|comms|communications|logistics|procurement|recruiting|partnerships))"
+)
 _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|we|i'm|i\s+am|we're|we\s+are)\s+(?i:currently\s+|now\s+)?"
                r"(?i:work|working|study|studying)\s+(?i:(?:remotely|full[- ]time|part[- ]time)\s+)?"
@@ -85,8 +91,7 @@ _WORKS_AT: Final = (
                r"(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
                rf"(?i:at)\s+{NAME}"),
     # "I do UX research at Canva", "I do backend work for Monzo": the speaker's work there.
-    re.compile(r"\b(?i:i)\s+(?i:do)\s+(?:[a-zA-Z][\w-]*\s+){0,2}(?i:research|design|engineering"
-               r"|marketing|sales|support|consulting|analytics|work|development|testing|ops)\s+"
+    re.compile(rf"\b(?i:i)\s+(?i:do)\s+(?:[a-zA-Z][\w-]*\s+){{0,2}}{_WORK_AREA}\s+"
                rf"(?i:at|for)\s+{NAME}"),
     # "I'm Ifeoma, a data engineer on the data platform team at Tramline": a role said after
     # the speaker's name.
@@ -111,10 +116,7 @@ _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:left|quit)\b[^.;!?,]{0,30}?\s(?i:for)\s+"
                rf"(?i:an?\s+(?:new\s+)?(?:job|role|position|gig)\s+(?:at|with))\s+{NAME}"),
     # "I run IT for Fenwick Hospitality": a function one heads for an organisation.
-    re.compile(r"\b(?i:i)\s+(?i:run|head|lead|manage|handle)\s+(?:IT|HR|(?i:ops|operations|marketing"
-               r"|sales|support|engineering|finance|design|product|security|infrastructure|infra|data"
-               r"|comms|communications|logistics|procurement|recruiting|partnerships))\s+"
-               rf"(?i:at|for)\s+{NAME}"),
+    re.compile(rf"\b(?i:i)\s+(?i:run|head|lead|manage|handle)\s+{_WORK_AREA}\s+(?i:at|for)\s+{NAME}"),
     # "I'm head coach for Tidebreak Gaming's Valorant roster": a senior role, no article.
     re.compile(r"\b(?i:i'm|i\s+am)\s+(?:(?i:the)\s+)?(?i:head|lead|chief|senior|principal|staff"
                rf"|assistant)\s+[a-z]+\s+(?i:at|for)\s+{NAME}"),
