@@ -43,7 +43,9 @@ _AUX_TAIL_EN: Final = re.compile(
 _DETERMINER_EN: Final = re.compile(r"^(?:the|our|my|their|its|a|an|this|that|your)\s+", _I)
 _LEAD_ZH: Final = re.compile(
     r"^(?:上个?月|下个?月|这个?月|本月|今年|去年|明年|昨天|今天|明天|最近|现在|目前|以后|之后|后来"
-    r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要|会|都|也|就|还|一直|正在|统一|那就|直接"
+    # 会 and 要 as the modal, not the first character of 会员/会议/会计…, 要求/要点
+    r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要(?![求点])|会(?![员议计场所长费话谈])"
+    r"|都|也|就|还|一直|正在|统一|那就|直接"
     r"|好的?|所以|另外|然后|那|的|用的|，|,|\s)+"
 )
 _TAIL_ZH: Final = re.compile(

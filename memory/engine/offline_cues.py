@@ -96,6 +96,11 @@ CHANGE: Final = _cue(
     # "We relocated to Manchester", "Raj handed the data pipeline to Mei", "Ben took over",
     # "We rewrote the API in Go".
     r"\brelocat(?:ed|ing)\b|\btook\s+over\b"
+    # "Rosa's leaving", "Lorna Pike is taking over the box office", "we're ditching Dentrix".
+    r"|(?-i:\b[A-Z][\w-]+)(?:['’]s|\s+is|\s+has)?\s+(?:leaving|quitting|resigning|resigned)\b"
+    r"|\b(?:is|are|'s)\s+(?:taking\s+over|stepping\s+(?:up|in))\b"
+    r"|\b(?:we're|we\s+are|we've|we\s+have)\s+(?:ditching|ditched|dumping|dropping|dropped|done\s+with)"
+    r"\s+(?-i:[A-Z])"
     r"|\bhanded\s+(?:over\s+)?(?:the|our|his|her|their|my)\s+[\w\s-]{0,30}?(?:team|service|project"
     r"|pipeline|module|repo|codebase|app|api|system|platform|process|account|on-call|rotation)"
     r"\s+(?:over\s+)?to\b"

@@ -65,13 +65,15 @@ FUNCTION_NOUNS: Final = frozenset(
     cdn dns email emails sms auth payments notes notifications incidents errors orchestration
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
     uploads backups secrets assets attachments artifacts files data flags warehouse runbooks
-    playbooks support reports crashes engine source review reviews
+    playbooks support reports crashes engine source review reviews payroll reminders
+    texting recipes renders sequencing canning reporting ordering
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
     passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
     工单 全栈 技术栈 云 云服务 邮件服务 短信服务 收银 外卖 排班 文献管理 库存 成绩 排课
     构建 部署 监控 告警 报警 日志 调度 值班 文档 看板 报表 存储 托管 运维 发布 持续集成 支付
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录 设计稿 文件
-    制品 镜像 备份 环境 测试环境 生产环境 预发环境 线上环境
+    制品 镜像 备份 环境 测试环境 生产环境 预发环境 线上环境 会员 会员系统 排版 印刷 订舱 报关 房态
+    考勤 工资 薪资 财务 案件管理 收费 物业费 维保 电梯维保 保洁
     """.split()  # noqa: SIM905
 )
 

@@ -51,7 +51,9 @@ _SERVICE_NOUNS: Final = (
     r"|runner|daemon|job|script|queue|proxy|loader|scraper|renderer|builder|generator"
     r"|validator|handler|consumer|producer|router|balancer|registry|bucket|charts?|widget|agent"
     r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler"
-    r"|program|programme|blog|storefront|shop)"
+    r"|program|programme|blog|storefront|shop"
+    # Parts of a business one runs: "Dev runs the box office", "Kwame leads our Dublin office".
+    r"|office|clinic|branch|taproom|kitchen|lab)"
 )
 # A discipline said alone where a team is meant: "Kai leads design", "Maria stepped down as design
 # lead".

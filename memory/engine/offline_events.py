@@ -137,6 +137,15 @@ def _sentences(content: str) -> list[str]:
     return out
 
 
+# A name set off in corner brackets (会员系统用的是「健客云」): Chinese writing marks a product's,
+# a firm's or a work's name so; read without them, the name stands where the rules expect one.
+_NAME_QUOTE: Final = re.compile(r"[「『]([^「」『』\s，。！？；：、,.!?;:]{1,24})[」』]")
+
+
+def _unquoted(sentence: str) -> str:
+    return _NAME_QUOTE.sub(r"\1", sentence)
+
+
 def _split_sentences(body: str) -> list[str]:
     """Verbatim pieces of one line, not cut after an abbreviation ("St. Mary's hospital")."""
     pieces: list[str] = []
@@ -508,7 +517,8 @@ def extract_events(
             user_numbers |= numbers_in(message.content)
         else:
             answered = True
-        for sentence, quote in _facts_of(_sentences(message.content), message):
+        for said_so, quote in _facts_of(_sentences(message.content), message):
+            sentence = _unquoted(said_so)
             if _is_question(sentence) or cues.RECALL.search(sentence):
                 continue
             computed = acknowledged = False

@@ -229,6 +229,20 @@ _LEFT_AND: Final = re.compile(
 )
 
 
+# "Rosa's leaving, she got the GM job at Tumalo Ferment Works", "Callum left last week, he's gone
+# to Gensler": someone named as leaving, then where "he" or "she" goes.
+_LEAVER: Final = re.compile(
+    r"\b(?!(?:Also|And|But|So|Oh|Plus|Well|Now|Then|Anyway|Sadly|Btw|Meanwhile)\b)"
+    r"([A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)(?:['’]s|\s+is|\s+has|\s+just)?\s+"
+    r"(?:leaving|left|quit|quitting|resigned|resigning)\b"
+)
+_GOES_TO: Final = re.compile(
+    r"[,;:—–(]\s*(?:(?i:and|so)\s+)?(?i:he|she)(?:['’]s|\s+is|\s+has)?\s+"
+    r"(?:(?i:gone|going|moving|headed|heading|off)\s+(?i:to)\s+(?=[A-Z])|(?i:joining)\s+"
+    r"|(?i:off\s+to|taking|got|landed|accepted|starting)\b[^.;!?]{0,40}?\s(?i:at|with)\s+)" + NAME
+)
+
+
 def first_name(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
     for pattern in patterns:
         match = pattern.search(text)
@@ -320,6 +334,10 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
             found.append((employed[0], "lives_in", employed[1]))
         elif employed and zh_employer_named(employed[1]):  # "我在公司上班" names no employer
             found.append((employed[0], "works_at", employed[1]))
+        elif (leaver := _LEAVER.search(part)) and (gone := _GOES_TO.search(part, leaver.end())):
+            who, where = clean_name(leaver.group(1)), clean_name(gone.group(1))
+            if who and where and who.lower() not in _NOT_NAME_WORDS:
+                found.append((who, "works_at", where))
         housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, part, speaker)
         if (
             housed

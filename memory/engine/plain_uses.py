@@ -63,7 +63,9 @@ THING_EN: Final = r"(?:(.+?)\s+)?"
 
 _ZH_END: Final = (
     r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通"
-    r"|开发|记录|监控)"
+    r"|开发|记录|监控"
+    # "物业费是用物管通收的": the verb before 的 is what is done with it.
+    r"|[收管弄录记算排发订](?=的))"
 )
 # A value inside Chinese text: a Latin name ("MySQL", "GitHub Actions") or a short Han word ended
 # by punctuation or a particle.
@@ -131,6 +133,9 @@ _USE_EN: Final = (
     re.compile(rf"^(.*?)\b(?:everything|all\s+of\s+it)(?:\s+(?:that\s+)?(?:we|i)\s+[a-z]+)?\s+"
                rf"(?:goes|go|runs|run|is|are|lives|live|sits|sit)\s+(?:all\s+)?(?:out\s+)?(?:through|via|on|in)"
                rf"\s+{VALUE_EN}", _I),
+    # "Everything's drawn in Vectorworks": what all of the work is done in.
+    re.compile(rf"^(.*?)\beverything(?:['’]s|\s+is)\s+(?:all\s+)?(?:drawn|done|built|designed|made"
+               rf"|written|kept|modell?ed)\s+(?:in|on|with)\s+{VALUE_EN}", _I),
     # "Everything is containerized with Docker": what the stack is packaged or provisioned with.
     re.compile(r"^(.*?)\b(?:is|are)\s+(?:all\s+)?(?:containeri[sz]ed|packaged|orchestrated|provisioned)"
                rf"\s+(?:with|by|via|using|in)\s+{VALUE_EN}", _I),
@@ -178,6 +183,10 @@ _USE_ZH: Final = (
         r"([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*)?)"
         r"(?:里|上)(?:跑|运行|录|录入|管理|处理|排)"
     ),
+    # A function outsourced to a firm: "报关我们是外包给鼎信报关行的", "电梯维保包给了恒升电梯".
+    re.compile(
+        rf"^(.*?)(?:外包给|包给了?|委托给)(?![我你他她])(?=[\u4e00-\u9fffA-Za-z]){VALUE_ZH}"
+    ),
     # What is installed: "实验室的服务器都装的Ubuntu".
     re.compile(rf"^(.*?)装(?:的是|的|了)(?=[A-Za-z]){VALUE_ZH}"),
     # Not "用户" (user), and "喜欢用X" is a preference, not a statement of use.
@@ -210,8 +219,16 @@ _FUNCTION_USE_EN: Final = (
     # "Our docs are in Notion"; "Files are in Google Drive now" (a function opening the sentence);
     # "On-call's handled through Opsgenie".
     re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)(?:\s+(?:(?:is|are)\s+(?:all\s+)?"
-               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+)|(?:\s+(?:is|are)|['’]s)\s+"
-               rf"(?:done|kept|handled|tracked)\s+(?:in|on|with|through)\s+){VALUE_EN}", _I),
+               rf"(?!(?:done|kept|handled|tracked|run|managed|booked|processed)\s)"
+               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+)|(?:\s+(?:is|are)|['’]s"
+               # "Payroll, that's all done through Gusto", "texting is handled by Weave"
+               rf"|,\s+(?:that|it|this)(?:['’]s|\s+is))\s+(?:all\s+)?"
+               rf"(?:done|kept|handled|tracked|run|managed|booked|processed)\s+"
+               rf"(?:in|on|with|through|via|by)\s+){VALUE_EN}", _I),
+    # "Recipes I keep in Brewfather": the function said first.
+    re.compile(rf"^(.*?)\b((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:I|we)\s+(?:keep|do|track|manage"
+               rf"|handle|run|book|process)\s+(?:all\s+)?(?:in|on|with|through|via)\s+{VALUE_EN}",
+               _I),
     re.compile(rf"^(.*?)\b(?:do|does|build|make|write|keep|track|handle|manage)\s+"
                rf"(?:(?:pretty\s+much|almost|nearly|basically|mostly)\s+)?(?:all\s+)?"
                rf"(?:of\s+)?(?:our|the|my)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
@@ -221,8 +238,9 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:out\s+)?(?:through|via|to|into)\s+{VALUE_EN}", _I),
     # "logs are shipped to Datadog", "uploads are stored in S3", "secrets live in Vault"
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are|get"
-               rf"|gets)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up|managed|handled"
-               rf"|tracked|done)|live|lives)\s+"
+               rf"|gets|got)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up|managed|handled"
+               # "Sequencing gets sent out to Azenta": a function outsourced to a firm.
+               rf"|tracked|done|sent\s+out|outsourced|farmed\s+out|contracted\s+out)|live|lives)\s+"
                rf"(?:in|on|to|into|with)\s+{VALUE_EN}", _I),
 )  # fmt: skip
 _ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+)?in\s+", _I)

@@ -116,7 +116,8 @@ def test_an_assistant_restating_a_dated_event_in_other_words_adds_nothing() -> N
             SourceMessage(2, "assistant", "Oh, noted. Keisha leaves at the end of May.", at),
         ]
     )
-    assert [(e.event_type, e.source_message_ids) for e in out.events] == [("plan", [1])]
+    # Someone leaving is a change (round 42; it was a plan before, as "leaves" still reads).
+    assert [(e.event_type, e.source_message_ids) for e in out.events] == [("change", [1])]
 
 
 def test_a_day_of_the_month_said_alone_is_this_or_next_month() -> None:

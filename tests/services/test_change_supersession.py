@@ -25,6 +25,12 @@ pytestmark = pytest.mark.django_db
          "We switched the billing service from Heroku to Fly.io."),
         ("We use Redis for caching.", "We no longer use Redis."),
         ("账单服务用MySQL。", "把账单服务从MySQL迁移到PostgreSQL。"),
+        # A function outsourced to a firm, then moved to another (issue 29, round 42).
+        ("Sequencing gets sent out to Azenta.",
+         "Sequencing got switched from Azenta to Novogene."),
+        # Who looks after a part of the business, then who takes it over.
+        ("订舱这块一直是小林在管。", "订舱现在交给新来的阿杰。"),
+        ("保安那块都是老黄在管。", "老黄上个月退休了，现在保安那块归小吴管。"),
     ],
 )  # fmt: skip
 def test_a_change_in_a_later_session_supersedes_the_earlier_use(
