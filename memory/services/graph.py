@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 
 from memory.engine.offline_graph import ProjectionEvent, project_events
 from memory.engine.own_team import (
@@ -28,6 +29,7 @@ from memory.engine.own_team import (
     teams_said,
 )
 from memory.engine.prompts.graph import GraphProposal, edge_exclusivity_key
+from memory.engine.short_names import with_full_names
 from memory.models import (
     Event,
     GraphEdge,
@@ -78,11 +80,21 @@ def graph_propose(
     if not events:
         return proposal
     namespace_id = events[0].namespace_id
+    proposal = with_full_names(proposal, lambda starts: _people_named(namespace_id, starts))
     speakers = {e.pk: person_key(speaker_of(e.participants)) for e in events}
     earlier = teams or {}
     return own_team(
         proposal, speakers, lambda person: earlier.get(person) or _team_of(namespace_id, person)
     )
+
+
+def _people_named(namespace_id: int, starts: Sequence[str]) -> list[tuple[str, str]]:
+    """(key, name) of the namespace's people whose names begin with one of `starts`."""
+    begins = Q()
+    for start in starts:
+        begins |= Q(name__startswith=start)
+    rows = GraphNode.objects.filter(begins, namespace_id=namespace_id, node_type="person")
+    return list(rows.order_by("pk").values_list("key", "name")[:50])
 
 
 def _team_of(namespace_id: int, person: str) -> Team | None:

@@ -142,3 +142,29 @@ def test_the_team_is_the_speakers_own_across_batches(
     GraphNode.objects.all().delete()
     graph_rebuild(namespace=Namespace.objects.get(name="proj"))
     assert ("person:nina", "member_of", "organization:datateam") in _edges()
+
+
+def test_a_person_said_by_first_name_later_is_the_one_named_in_full(
+    owner: ApiClient, drain: Callable[[], int]
+) -> None:
+    """"Dev" and "老周" in a later batch are Dev Malhotra and 周海涛, whom the graph knows
+    (memory.engine.short_names); the full node keeps the short name as an alias."""
+    first = ["Dev Malhotra leads the box office.", "周海涛负责高新店。", *LATER[1:]]
+    _say(owner, drain, [*first, *LATER[1:]], 1)  # 12 turns, 2 blocks
+    later = [
+        "Dev left last week, he's gone to Gensler.",
+        "老周跳槽去了铁馆。",
+        *LATER[1:],
+    ]
+    _say(owner, drain, later, 13)
+
+    edges = _edges()
+    assert ("person:devmalhotra", "works_at", "organization:gensler") in edges
+    assert ("person:周海涛", "works_at", "organization:铁馆") in edges
+    assert not GraphNode.objects.filter(key__in=["person:dev", "person:老周"]).exists()
+    dev = GraphNode.objects.get(key="person:devmalhotra")
+    assert "Dev" in dev.aliases
+    gone = edges[("person:devmalhotra", "works_at", "organization:gensler")]
+    assert [e.summary for e in gone.source_events.all()] == [
+        "Dev left last week, he's gone to Gensler."
+    ]
