@@ -188,6 +188,12 @@ _CHANGES_EN: Final = (
                               rf"(?:on|to)|hosting\s+on)\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:got\s+rid\s+of|dropped\s+support\s+for|{_ENDED})"
                               rf"\s+{_V}", _I)),
+    # "we're ditching Dentrix", "we're done with Can-Do Kevin's": a named product being left
+    # (its name ends at a full stop: "Dentrix. Signed with Curve Dental"); said of "we", the
+    # team's use, whatever opens the sentence ("Big one though: we're …").
+    ("stop", "pa", re.compile(r"^()(?:.*?\b)?(?:we're|we\s+are|we've|we\s+have)\s+"
+                              r"(?:finally\s+|now\s+)?(?:ditching|dumping|dropping|done\s+with)\s+((?-i:[A-Z])[\w'’&-]*"
+                              r"(?:\.[a-z]+)?(?:\s+(?-i:[A-Z])[\w'’&-]*){0,3})", _I)),
     # "we're off ezyVet": a named product left (not "we're off Monday", "I'm off work").
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:we're|we\s+are|we've\s+moved)\s+(?:finally\s+|now\s+"
                               rf"|officially\s+)?off\s+(?!(?:{_CALENDAR})\b)"
@@ -261,6 +267,15 @@ _CHANGES_ZH: Final = (
         "now",
         "pb",
         re.compile(rf"^(.*?)(?:现在|目前)(?:改)?(?:跑在|部署在|运行在|托管在|放在){_ZV}"),
+    ),
+    # "会员系统我们之前用健客云，现在换成氧气管家了": what was used before, then what replaced it.
+    (
+        "switch",
+        "pab",
+        re.compile(
+            rf"^(.*?)(?:之前|以前|原来|本来)(?:一直|都)?(?:用的是|用的|用|在用){_ZM}[，,]"
+            rf"[^，,。]{{0,8}}?(?:换成|改成|改用|换用|切到|切换到|迁到|换到)了?{_ZV}"
+        ),
     ),
     ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用)了?{_ZV}")),
     # "前端已经用React重写了": rewritten in B

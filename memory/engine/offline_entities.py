@@ -66,7 +66,7 @@ FUNCTION_NOUNS: Final = frozenset(
     scheduling tracking search queue cache database db crm vcs registry telemetry observability
     uploads backups secrets assets attachments artifacts files data flags warehouse runbooks
     playbooks support reports crashes engine source review reviews payroll reminders
-    texting recipes renders sequencing canning reporting ordering
+    texting recipes renders sequencing canning reporting ordering software
     experiments budgeting budget finances bookkeeping accounting invoicing invoices expenses
     passwords photos todos to-dos journaling provider code bugs issues tasks sprints 代码 代码仓库
     工单 全栈 技术栈 云 云服务 邮件服务 短信服务 收银 外卖 排班 文献管理 库存 成绩 排课

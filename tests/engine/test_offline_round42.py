@@ -15,6 +15,8 @@ rather than a phrase of those sets:
 - the parts of a business someone runs ("Dev Malhotra leads the box office", "Rosa runs our
   taproom", "the Boulder clinic is run by Amara");
 - "订舱这块一直" and "现在保安那块" name 订舱 and 保安;
+- what was used before, then what replaced it ("之前用运掌柜，上周五切到货代通了"), and a named
+  product being dropped ("we're ditching Dentrix", "we're done with Can-Do Kevin's");
 - an assistant restating a dated event of the turn as another type ("Keisha's leaving at the
   end of the month" → "Keisha leaves at the end of May") adds nothing.
 """
@@ -25,6 +27,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memory.engine.changes import parse_change
 from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_relations import relations
 from memory.engine.person_facts import person_relations
@@ -166,3 +169,36 @@ def test_an_assistant_restating_a_dated_event_as_another_type_adds_nothing() -> 
         ]
     )
     assert [e.source_message_ids for e in out.events] == [[1]]
+
+
+@pytest.mark.parametrize(
+    ("content", "change"),
+    [
+        ("会员系统我们之前用健客云，现在换成氧气管家了。", ("switch", "会员系统", "健客云", "氧气管家")),
+        ("系统也换了，之前用运掌柜，上周五切到货代通了。", ("switch", None, "运掌柜", "货代通")),
+        ("印厂换了，之前一直用永兴，这次改成华彩印刷了。", ("switch", None, "永兴", "华彩印刷")),
+        ("Big one though: we're ditching Dentrix. Signed with Curve Dental.",
+         ("stop", None, "Dentrix", None)),
+        ("And we're done with Can-Do Kevin's.", ("stop", None, "Can-Do Kevin's", None)),
+    ],
+)  # fmt: skip
+def test_what_was_used_before_and_a_product_dropped(
+    content: str, change: tuple[str, str | None, str, str | None]
+) -> None:
+    found = parse_change(content)
+    assert found is not None
+    assert (found.kind, found.subject, found.old, found.new) == change
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We're done with the review.",
+        "We're dropping the ball on this.",
+        "之前用过几次，现在觉得还行。",
+        "我们之前在杭州，后来换成了远程办公。",
+    ],
+)
+def test_no_change_of_tool_without_two_named_things(content: str) -> None:
+    found = parse_change(content)
+    assert found is None or found.kind != "stop" and found.old is None

@@ -31,6 +31,10 @@ pytestmark = pytest.mark.django_db
         # Who looks after a part of the business, then who takes it over.
         ("订舱这块一直是小林在管。", "订舱现在交给新来的阿杰。"),
         ("保安那块都是老黄在管。", "老黄上个月退休了，现在保安那块归小吴管。"),
+        # What was used before, then what replaced it; a named product being dropped.
+        ("会员系统那边用的是健客云。", "会员系统我们之前用健客云，现在换成氧气管家了。"),
+        ("Our practice management software is Dentrix.",
+         "Big one though: we're ditching Dentrix."),
     ],
 )  # fmt: skip
 def test_a_change_in_a_later_session_supersedes_the_earlier_use(
