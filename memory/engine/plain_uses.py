@@ -154,7 +154,9 @@ _USE_EN: Final = (
                rf"|prefer|prefers"
                rf"|switch\s+to|switched\s+to|stick\s+with|sticking\s+with|built\s+on"
                rf"|build\s+on|builds\s+on|runs?\s+on|running\s+on|powered\s+by|depends?\s+on"
-               rf"|depended\s+on)\s+{VALUE_EN}", _I),
+               rf"|depended\s+on"
+               # "Signed with Curve Dental today": a vendor one has a contract with.
+               rf"|signed\s+(?:up\s+)?with|signed\s+a\s+contract\s+with)\s+{VALUE_EN}", _I),
 )  # fmt: skip
 _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){VALUE_ZH}"),
@@ -223,8 +225,10 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+)|(?:\s+(?:is|are)|['’]s"
                # "Payroll, that's all done through Gusto", "texting is handled by Weave"
                rf"|,\s+(?:that|it|this)(?:['’]s|\s+is))\s+(?:all\s+)?"
+               # "Inventory and TTB reporting, that's all in Ekos"
+               rf"(?:(?<=all\s)(?:in|on)\s+|"
                rf"(?:done|kept|handled|tracked|run|managed|booked|processed)\s+"
-               rf"(?:in|on|with|through|via|by)\s+){VALUE_EN}", _I),
+               rf"(?:in|on|with|through|via|by)\s+)){VALUE_EN}", _I),
     # "Recipes I keep in Brewfather": the function said first.
     re.compile(rf"^(.*?)\b((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:I|we)\s+(?:keep|do|track|manage"
                rf"|handle|run|book|process)\s+(?:all\s+)?(?:in|on|with|through|via)\s+{VALUE_EN}",

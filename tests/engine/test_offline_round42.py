@@ -15,6 +15,9 @@ rather than a phrase of those sets:
 - the parts of a business someone runs ("Dev Malhotra leads the box office", "Rosa runs our
   taproom", "the Boulder clinic is run by Amara");
 - "订舱这块一直" and "现在保安那块" name 订舱 and 保安;
+- whose part of the work something is, said with 弄/做 or a role before the name ("封面都是美编小苏
+  在弄", "以后封面交给新来的孟然负责"), and one's own line of work at a named place ("我在燃动健身
+  做运营", "我是青禾出版社文学编辑部的责编");
 - what was used before, then what replaced it ("之前用运掌柜，上周五切到货代通了"), and a named
   product being dropped ("we're ditching Dentrix", "we're done with Can-Do Kevin's");
 - an assistant restating a dated event of the turn as another type ("Keisha's leaving at the
@@ -51,6 +54,8 @@ PROJECT = "project:project"
         ("Recipes I keep in Brewfather.", "brewfather"),
         ("Everything's drawn in Vectorworks.", "vectorworks"),
         ("Sequencing gets sent out to Azenta.", "azenta"),
+        ("TTB reporting, that's all in Ekos.", "ekos"),
+        ("We signed with Curve Dental today.", "curvedental"),
     ],
 )
 def test_a_function_said_with_its_tool_or_firm(content: str, tool: str) -> None:
@@ -174,7 +179,8 @@ def test_an_assistant_restating_a_dated_event_as_another_type_adds_nothing() -> 
 @pytest.mark.parametrize(
     ("content", "change"),
     [
-        ("会员系统我们之前用健客云，现在换成氧气管家了。", ("switch", "会员系统", "健客云", "氧气管家")),
+        ("会员系统我们之前用健客云，现在换成氧气管家了。",
+         ("switch", "会员系统", "健客云", "氧气管家")),
         ("系统也换了，之前用运掌柜，上周五切到货代通了。", ("switch", None, "运掌柜", "货代通")),
         ("印厂换了，之前一直用永兴，这次改成华彩印刷了。", ("switch", None, "永兴", "华彩印刷")),
         ("Big one though: we're ditching Dentrix. Signed with Curve Dental.",
@@ -201,4 +207,28 @@ def test_what_was_used_before_and_a_product_dropped(
 )
 def test_no_change_of_tool_without_two_named_things(content: str) -> None:
     found = parse_change(content)
-    assert found is None or found.kind != "stop" and found.old is None
+    assert found is None
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        ("封面都是美编小苏在弄，她手上还同时挂着社科那边的书。",
+         ("person:小苏", "owns", "project:封面")),
+        ("证据整理这块都是助理小周在弄。", ("person:小周", "owns", "project:证据整理")),
+        ("以后封面交给新来的孟然负责。", ("person:孟然", "owns", "project:封面")),
+        ("你好～我在燃动健身做运营，我们在成都一共七家店。",
+         ("person:sam", "works_at", "organization:燃动健身")),
+        ("我是青禾出版社文学编辑部的责编，主要做外国小说引进。",
+         ("person:sam", "works_at", "organization:青禾出版社")),
+    ],
+)  # fmt: skip
+def test_whose_part_of_the_work_and_ones_own_line_of_work(
+    content: str, edge: tuple[str, str, str]
+) -> None:
+    assert _edges(content) == {edge}
+
+
+@pytest.mark.parametrize("content", ["我在家做饭。", "我是他们家的常客。", "我在公司做PPT。"])
+def test_no_job_without_a_line_of_work_or_an_employer(content: str) -> None:
+    assert not any(r == "works_at" for _, r, _ in _edges(content))

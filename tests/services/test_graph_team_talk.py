@@ -147,7 +147,7 @@ def test_the_team_is_the_speakers_own_across_batches(
 def test_a_person_said_by_first_name_later_is_the_one_named_in_full(
     owner: ApiClient, drain: Callable[[], int]
 ) -> None:
-    """"Dev" and "老周" in a later batch are Dev Malhotra and 周海涛, whom the graph knows
+    """ "Dev" and "老周" in a later batch are Dev Malhotra and 周海涛, whom the graph knows
     (memory.engine.short_names); the full node keeps the short name as an alias."""
     first = ["Dev Malhotra leads the box office.", "周海涛负责高新店。", *LATER[1:]]
     _say(owner, drain, [*first, *LATER[1:]], 1)  # 12 turns, 2 blocks
