@@ -149,14 +149,11 @@ def test_a_person_said_by_first_name_later_is_the_one_named_in_full(
 ) -> None:
     """ "Dev" and "老周" in a later batch are Dev Malhotra and 周海涛, whom the graph knows
     (memory.engine.short_names); the full node keeps the short name as an alias."""
-    first = ["Dev Malhotra leads the box office.", "周海涛负责高新店。", *LATER[1:]]
-    _say(owner, drain, [*first, *LATER[1:]], 1)  # 12 turns, 2 blocks
-    later = [
-        "Dev left last week, he's gone to Gensler.",
-        "老周跳槽去了铁馆。",
-        *LATER[1:],
-    ]
-    _say(owner, drain, later, 13)
+    filler = LATER[1:] * 2
+    first = ["Dev Malhotra leads the box office.", "周海涛负责高新店。"]
+    _say(owner, drain, [*first, *filler], 1)  # 12 turns, 2 blocks
+    _say(owner, drain, ["Dev left last week, he's gone to Gensler.", "老周跳槽去了铁馆。"], 13)
+    _say(owner, drain, filler, 15)
 
     edges = _edges()
     assert ("person:devmalhotra", "works_at", "organization:gensler") in edges
