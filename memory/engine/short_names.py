@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Final
 
 from memory.engine.prompts.graph import GraphProposal, NodeProposal
@@ -47,14 +48,17 @@ def fits(short: str, full: str) -> bool:
 
 
 def with_full_names(
-    proposal: GraphProposal, known: Callable[[Sequence[str]], list[Known]]
+    proposal: GraphProposal,
+    known: Callable[[Sequence[str]], list[Known]],
+    speakers: AbstractSet[str] = frozenset(),
 ) -> GraphProposal:
     """`proposal` with each short-named person moved onto the one person it fits: the
     proposal's own full-named people first, else those `known(starts)` returns (the graph's
-    people whose names begin with one of `starts`). Edges that would join a person to
-    themselves are dropped."""
+    people whose names begin with one of `starts`). The batch's speakers (node keys) stay who
+    they are: a user called Sam is not the colleague Sam Carter. Edges that would join a person
+    to themselves are dropped."""
     people = [n for n in proposal.nodes if n.type == "person"]
-    short = [n for n in people if short_form(n.name) is not None]
+    short = [n for n in people if short_form(n.name) is not None and n.key not in speakers]
     if not short:
         return proposal
     batch = [(n.key, n.name) for n in people if short_form(n.name) is None]

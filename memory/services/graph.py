@@ -80,8 +80,10 @@ def graph_propose(
     if not events:
         return proposal
     namespace_id = events[0].namespace_id
-    proposal = with_full_names(proposal, lambda starts: _people_named(namespace_id, starts))
     speakers = {e.pk: person_key(speaker_of(e.participants)) for e in events}
+    proposal = with_full_names(
+        proposal, lambda starts: _people_named(namespace_id, starts), set(speakers.values())
+    )
     earlier = teams or {}
     return own_team(
         proposal, speakers, lambda person: earlier.get(person) or _team_of(namespace_id, person)

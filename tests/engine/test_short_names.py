@@ -106,3 +106,11 @@ def test_an_edge_that_would_join_a_person_to_themselves_is_dropped() -> None:
     moved = with_full_names(proposal, _Graph())
     assert moved.edges == []
     assert [n.aliases for n in moved.nodes] == [["Dev"]]
+
+
+def test_the_speaker_is_never_moved_onto_someone_else() -> None:
+    # The user is called Sam; a colleague is Sam Carter.
+    graph = _Graph(("person:samcarter", "Sam Carter"))
+    kept = with_full_names(_proposal("Sam"), graph, {"person:sam"})
+    assert kept == _proposal("Sam")
+    assert graph.asked == []  # nobody to look up
