@@ -62,16 +62,20 @@ def with_full_names(
     if not short:
         return proposal
     batch = [(n.key, n.name) for n in people if short_form(n.name) is None]
-    graph = known(sorted({start for n in short if (start := short_form(n.name))}))
+    graph: list[Known] | None = None  # asked for once, and only if the batch names no one
+
+    def fitting(node: NodeProposal, pool: list[Known]) -> dict[str, str]:
+        return {key: name for key, name in pool if key != node.key and fits(node.name, name)}
+
     moved: dict[str, Known] = {}
     for node in short:
-        for pool in (batch, graph):
-            fitting = {key: name for key, name in pool if key != node.key and fits(node.name, name)}
-            if len(fitting) == 1:
-                moved[node.key] = next(iter(fitting.items()))
-                break
-            if fitting:
-                break  # two people fit: it stays as said
+        found = fitting(node, batch)
+        if not found:
+            if graph is None:
+                graph = known(sorted({start for n in short if (start := short_form(n.name))}))
+            found = fitting(node, graph)
+        if len(found) == 1:  # two people who fit: it stays as said
+            moved[node.key] = next(iter(found.items()))
     if not moved:
         return proposal
     return _moved(proposal, moved)

@@ -79,12 +79,11 @@ def test_a_first_name_moves_onto_the_one_person_the_graph_knows() -> None:
 
 
 def test_the_batch_own_full_name_comes_first_and_two_who_fit_leave_it() -> None:
-    # Named in full in the same batch: no need to ask the graph's other Devs.
-    both = with_full_names(
-        _proposal("Dev", "Dev Malhotra"),
-        _Graph(("person:devpatel", "Dev Patel")),
-    )
+    # Named in full in the same batch: the graph's other Devs are not asked for.
+    other = _Graph(("person:devpatel", "Dev Patel"))
+    both = with_full_names(_proposal("Dev", "Dev Malhotra"), other)
     assert {n.key for n in both.nodes if n.type == "person"} == {"person:devmalhotra"}
+    assert other.asked == []
     # Two Devs known, none in the batch: which one is not said.
     two = _Graph(("person:devmalhotra", "Dev Malhotra"), ("person:devpatel", "Dev Patel"))
     kept = with_full_names(_proposal("Dev"), two)
