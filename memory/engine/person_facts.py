@@ -100,8 +100,17 @@ _WORKS_AT: Final = (
                rf"(?i:at|for)\s+{NAME}"),
     # "I'm Ifeoma, a data engineer on the data platform team at Tramline": a role said after
     # the speaker's name.
-    re.compile(r"\b(?i:i'm|i\s+am)\s+[A-Z][\w-]+,\s+(?i:an?|the)\s+[^,.;!?]{2,60}?\s+(?i:at)\s+"
-               rf"{NAME}"),
+    re.compile(r"\b(?i:i'm|i\s+am)\s+[A-Z][\w-]+,\s+(?i:an?|the|one\s+of\s+the)\s+[^,.;!?]{2,60}?"
+               rf"\s+(?i:at)\s+{NAME}"),
+    # "Hey, Tom here, head brewer at Sixpenny Hollow Brewing": a role after "<name> here".
+    re.compile(r"(?:^|[,.!:—–]\s*)[A-Z][\w-]+\s+(?i:here),\s+(?:(?i:an?|the)\s+)?[a-z][\w-]*"
+               rf"(?:\s+[a-z][\w-]*){{0,2}}\s+(?i:at)\s+{NAME}"),
+    # "I'm a postdoc in Adaeze Okafor's lab at Rutgers": the lab or team, then the employer.
+    re.compile(r"\b(?i:i'm|i\s+am)\s+(?i:an?)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?i:in|on)\s+"
+               rf"[^,.;!?]{{2,40}}?\s(?i:lab|group|team)\s+(?i:at)\s+{NAME}"),
+    # "我在宁波一家货代做操作主管，公司叫恒舟国际物流": the employer named after the clause.
+    re.compile(rf"我(?:现在|目前)?在[^，。,.]{{1,16}}[，,]\s*(?:公司|单位)(?:名字?)?叫{HAN_NAME}"
+               r"(?:[，。,.!！]|$)"),
     re.compile(rf"我(?:现在|目前)?在{HAN_NAME}(?:工作|上班)"),
     # "我在燃动健身做运营", "我在嘉禾物业当项目经理": a line of work at a named place (not
     # "我在家做饭": the work is named).

@@ -17,7 +17,9 @@ rather than a phrase of those sets:
 - "订舱这块一直" and "现在保安那块" name 订舱 and 保安;
 - whose part of the work something is, said with 弄/做 or a role before the name ("封面都是美编小苏
   在弄", "以后封面交给新来的孟然负责"), and one's own line of work at a named place ("我在燃动健身
-  做运营", "我是青禾出版社文学编辑部的责编");
+  做运营", "我是青禾出版社文学编辑部的责编"), and one's employer said after an introduction ("I'm
+  Devika, one of the two partners at …", "Tom here, head brewer at …", "I'm a postdoc in Adaeze
+  Okafor's lab at Rutgers", "我在宁波一家货代做操作主管，公司叫恒舟国际物流": not "宁波一家货代");
 - what was used before, then what replaced it ("之前用运掌柜，上周五切到货代通了"), and a named
   product being dropped ("we're ditching Dentrix", "we're done with Can-Do Kevin's");
 - an assistant restating a dated event of the turn as another type ("Keisha's leaving at the
@@ -232,3 +234,25 @@ def test_whose_part_of_the_work_and_ones_own_line_of_work(
 @pytest.mark.parametrize("content", ["我在家做饭。", "我是他们家的常客。", "我在公司做PPT。"])
 def test_no_job_without_a_line_of_work_or_an_employer(content: str) -> None:
     assert not any(r == "works_at" for _, r, _ in _edges(content))
+
+
+@pytest.mark.parametrize(
+    ("content", "employer"),
+    [
+        ("Morning! I'm Devika, one of the two partners at Halloran Rao Architects.",
+         "Halloran Rao Architects"),
+        ("Hey, Tom here, head brewer at Sixpenny Hollow Brewing in Bend.",
+         "Sixpenny Hollow Brewing"),
+        ("hi — I'm a postdoc in Adaeze Okafor's lab at Rutgers.", "Rutgers"),
+        ("我在宁波一家货代做操作主管，公司叫恒舟国际物流，主要做美线海运整柜。", "恒舟国际物流"),
+    ],
+)  # fmt: skip
+def test_ones_employer_after_an_introduction(content: str, employer: str) -> None:
+    assert person_relations(content, "Sam") == [("Sam", "works_at", employer)]
+
+
+@pytest.mark.parametrize(
+    "content", ["Sorry, Tom here, I'm at home.", "我在杭州一家医院工作。", "我在一家创业公司上班。"]
+)
+def test_no_employer_named(content: str) -> None:
+    assert not any(r == "works_at" for _, r, _ in person_relations(content, "Sam"))
