@@ -79,7 +79,7 @@ FUNCTION_NOUNS: Final = frozenset(
 
 
 # Functions only when said alone: "数据" is the team's data, "订单数据" a thing named.
-_BARE_FUNCTIONS_ZH: Final = frozenset({"数据", "资料", "代码库"})
+_BARE_FUNCTIONS_ZH: Final = frozenset({"数据", "资料", "代码库", "系统"})
 
 
 def function_noun(phrase: str) -> bool:

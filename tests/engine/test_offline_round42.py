@@ -50,6 +50,8 @@ PROJECT = "project:project"
         ("物业费是用物管通收的，业主在小程序上直接交。", "物管通"),
         ("报关我们是外包给鼎信报关行的，合作四五年了。", "鼎信报关行"),
         ("电梯维保包给了恒升电梯。", "恒升电梯"),
+        ("房态都是在云掌房上管的。", "云掌房"),
+        ("系统那边用的是运掌柜。", "运掌柜"),
         ("Payroll, that's all done through Gusto.", "gusto"),
         ("Ticketing's all done through Spektrix.", "spektrix"),
         ("Reminders are handled by Weave.", "weave"),
@@ -256,3 +258,8 @@ def test_ones_employer_after_an_introduction(content: str, employer: str) -> Non
 )
 def test_no_employer_named(content: str) -> None:
     assert not any(r == "works_at" for _, r, _ in person_relations(content, "Sam"))
+
+
+def test_a_named_system_keeps_its_name_and_a_bare_one_is_the_teams() -> None:
+    assert _edges("订单系统用的是MySQL。") == {("project:订单系统", "uses", "tool:mysql")}
+    assert _edges("系统用的是运掌柜。") == {(PROJECT, "uses", "tool:运掌柜")}
