@@ -27,7 +27,12 @@ CANCELLATION: Final = _cue(
     r"|travel|fly|host|hold|run\s+the|do\s+the|have\s+the)\b",
     r"\b(?:we're|we\s+are|i'm|i\s+am)\s+not\s+(?:going|coming)\s+to\s+(?:the|a|an|her|his|their"
     r"|our|my|your)\b",
-    r"取消|作废|不去了|不办了|不做了|不搞了|不来了|去不了|来不了",
+    r"取消|作废|不去了|不办了|不做了|不搞了|不来了|去不了|来不了"
+    # "深圳办事处不弄了", "那家店不开了", "春节不搞业主联欢会了" (not "到期就不续了": said with what
+    # replaces it, a change).
+    r"|不弄了|不开了|不搞[\u4e00-\u9fff]{1,8}了",
+    # "We're not renewing Geneious", "we didn't renew".
+    r"\b(?:not|n't)\s+(?:be\s+)?renew(?:ing)?\b",
 )
 DECISION: Final = _cue(
     r"\b(?:let'?s|let\s+us)\s+(?:just\s+)?(?:use|switch\s+to|go\s+with|move\s+to|adopt|pick|choose"
@@ -343,14 +348,16 @@ TYPED: Final = (
         _cue(
             r"\b(?:finished|completed|wrapped\s+up|accomplished|done\s+with|got\s+done|graduated"
             r"|submitted|handed\s+in|turned\s+in|passed\s+(?:my|the|our|his|her))\b"
-            r"|\b(?:got|received|accepted)\s+(?:the|an|my|a)\s+(?:job\s+)?offer\b",
+            r"|\b(?:got|received|accepted)\s+(?:the|an|my|a)\s+(?:job\s+)?offer\b"
+            # "lease is signed", "we signed the contract".
+            r"|\b(?:is|was|got)\s+(?:finally\s+)?signed\b|\bsigned\s+the\s+(?:lease|contract|deal|papers)\b",
             # Making a piece of work: "I painted a lake sunrise", not "made me think".
             r"\b(?:built|created|wrote|painted|designed|knitted|baked|drew|composed|recorded|sewed"
             r"|made)\s+(?:a|an|my|our|this|that|these|some|another|two|three|several)\s+"
             r"(?!(?:\w+\s+)?(?:difference|change|point|mistake|decision|effort|impact|joke|call"
             r"|deal|friends?|sense|progress|memor(?:y|ies)|move|choice|promise|connection"
             r"|statement|comeback|living|wish|plan)\b)",
-            r"完成了|搞定了|毕业了|[写做干弄画改修读看学拍理测备]完了?(?=了|[，。！,.!]|$)|[写做画]好了|[考拿]下来了|考过了|通过了|拿到了"
+            r"完成了|搞定了|毕业了|[写做干弄画改修读看学拍理测备谈签]完了?(?=了|[，。！,.!]|$)|[写做画]好了|[考拿]下来了|考过了|通过了|拿到了"
             # Handing work in: "季度总结昨天交了" (a deadline "之前要交了" is planned, so a plan).
             r"|(?:交|提交|交付)了(?=[，。！,.!]|$)",
         ),

@@ -20,6 +20,8 @@ rather than a phrase of those sets:
   做运营", "我是青禾出版社文学编辑部的责编"), and one's employer said after an introduction ("I'm
   Devika, one of the two partners at …", "Tom here, head brewer at …", "I'm a postdoc in Adaeze
   Okafor's lab at Rutgers", "我在宁波一家货代做操作主管，公司叫恒舟国际物流": not "宁波一家货代");
+- a plan or a subscription called off ("深圳办事处不弄了", "那家店不开了", "We're not renewing
+  Geneious"), work finished ("二季度合约价上周谈完了", "lease is signed");
 - what was used before, then what replaced it ("之前用运掌柜，上周五切到货代通了"), and a named
   product being dropped ("we're ditching Dentrix", "we're done with Can-Do Kevin's");
 - an assistant restating a dated event of the turn as another type ("Keisha's leaving at the
@@ -263,3 +265,26 @@ def test_no_employer_named(content: str) -> None:
 def test_a_named_system_keeps_its_name_and_a_bare_one_is_the_teams() -> None:
     assert _edges("订单系统用的是MySQL。") == {("project:订单系统", "uses", "tool:mysql")}
     assert _edges("系统用的是运掌柜。") == {(PROJECT, "uses", "tool:运掌柜")}
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ("We're not renewing Geneious, nobody's opened it since the fall.", "cancellation"),
+        ("深圳办事处不弄了，老板改主意了。", "cancellation"),
+        ("天府新区那家店不开了，房东那边谈崩了。", "cancellation"),
+        ("春节不搞业主联欢会了，今年预算砍了。", "cancellation"),
+        ("二季度合约价上周谈完了，比一季度降了差不多8个点。", "task_completed"),
+        ("Update: lease is signed, and the inspection paperwork went in on the 18th.",
+         "task_completed"),
+        # Not renewing the old one beside what replaces it is a change.
+        ("短信通道改用腾讯云短信了，阿里云那边套餐到期就不续了。", "decision"),
+    ],
+)  # fmt: skip
+def test_called_off_or_finished(content: str, kind: str) -> None:
+    assert [k for k, _ in stored_events(content)] == [kind]
+
+
+@pytest.mark.parametrize("content", ["我今天不开心了。", "这个门不开了吗？"])
+def test_unhappy_or_a_question_is_nothing_called_off(content: str) -> None:
+    assert "cancellation" not in [k for k, _ in stored_events(content)]
