@@ -81,7 +81,9 @@ CAPITALISED: Final = re.compile(r"[A-Z0-9][\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*)
 # Words that may open or close a clause around its subject without being part of it.
 LEADING: Final = re.compile(
     r"^(?:(?:now|also|then|so|today|currently|actually|btw|and|but|well|ok|okay|yes|yeah|by the"
-    r" way|fyi|for the record|just so you know|oh|honestly|personally|frankly)\b[,:]?\s+)+",
+    r" way|fyi|for the record|just so you know|oh|honestly|personally|frankly)\b[,:]?\s+"
+    # "Dr. Kwame Asante is clinical lead at …": the person without the title.
+    r"|(?-i:Dr|Mr|Mrs|Ms|Prof)\.?\s+(?=[A-Z]))+",
     re.IGNORECASE,
 )
 TRAILING: Final = re.compile(

@@ -89,7 +89,10 @@ _RELATIONS_EN: Final = (
      r"(?!\s+on\b|\s+in\b|\s+off\b|\s+late\b)"
      r"|(?:is|'s|am|'m)\s+in\s+charge\s+of"
      r"|(?:is|'s|am|'m)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+|current\s+)?(?:tech(?:nical)?\s+"
-     r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)",
+     r"|team\s+|engineering\s+|product\s+|project\s+)?(?:lead|leader|manager|head)\s+(?:of|on|for)"
+     # "Dr. Kwame Asante is clinical lead at our Dublin office": a role heading one of ours.
+     r"|(?:is|'s)\s+(?:now\s+)?(?:the\s+)?[a-z]+\s+(?:lead|head|manager|director)\s+(?:at|of|for)"
+     r"(?=\s+our\s)",
      "leads", "owner", "project", False),
     (r"(?:took|has\s+taken|have\s+taken|'s\s+taken|is\s+taking)\s+over|(?:has\s+)?picked\s+up",
      "owns", "owner", "project", False),

@@ -20,10 +20,13 @@ from memory.engine.offline_entities import (
     han_tool,
     known_tool,
 )
+from memory.engine.short_names import fits
 
 _ZH_SERVICE_NOUNS: Final = (
     "服务|系统|项目|平台|应用|网站|接口|后台|前端|后端|数据库|集群|仓库|网关|模块|中台|小程序|客户端"
     "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|服务器|SDK|sdk|端"
+    # Parts of a business: "高新店", "深圳办事处".
+    "|门店|分店|(?<!我们)(?<!咱们)(?<!我)店|办事处|诊所"
 )
 # Nouns that name a service alone ("我们的后端", "官网部署在Vercel上"): ours, named by its noun.
 _ZH_BARE_SERVICES: Final = "官网|后端|前端|后台|网关|中台|小程序|客户端|博客|商城|文档站"
@@ -80,6 +83,10 @@ _ZH_RELATIONS: Final = (
     # "封面都是美编小苏在弄": 弄, 做, 搞 and 盯 said of someone's part of the work too.
     (r"^(?P<b>.+?)是(?P<a>.+?)在?(?:负责|管理?|跟进?|弄|做|搞|盯)(?:的)?$", "owns", "owner",
      "project"),
+    # "高新店的店长是老周", "数据组的组长是吴刚": who heads a place or a team, by role ("支付服务的
+    # 负责人是李娜" says who owns it, read elsewhere).
+    (r"^(?P<b>[^的]{2,12}?)的(?:店长|主管|经理|组长|主任|老板|总监)(?:现在|目前)?是(?P<a>.+?)$",
+     "leads", "owner", "project"),
     # "实验室的机械臂一直是赵凯师兄在维护".
     (r"^(?P<b>.+?)(?:一直|现在|目前)?是(?P<a>.+?)在?维护(?:的)?$", "maintains", "owner", "project"),
     # "赵凯师兄毕业去大疆了": where someone went on leaving school or a job.
@@ -521,10 +528,31 @@ def zh_corrected(sentence: str) -> str:
 
 
 def chinese_relations(sentence: str) -> list[Relation]:
+    """The relations a Chinese sentence states, clause by clause; a person said by 老/小 and the
+    surname and named in full in a clause of its own ("保安那块都是老黄在管，黄德胜，干了十来年了")
+    is that full name."""
+    clauses = _ZH_CLAUSE.split(zh_corrected(han_unspaced(sentence)))
+    found = _clause_relations(clauses)
+    named = [c.strip() for c in clauses if _ZH_FULL_NAME.fullmatch(c.strip())]
+    if not named:
+        return found
+
+    def in_full(entity: Entity) -> Entity:
+        fitting = [n for n in named if entity.type == "person" and fits(entity.name, n)]
+        return Entity(fitting[0], "person") if len(fitting) == 1 else entity
+
+    return [Relation(in_full(r.subject), r.relation, in_full(r.object)) for r in found]
+
+
+# A person's full Han name said alone, as an apposition: a surname and one or two characters.
+_ZH_FULL_NAME: Final = re.compile(rf"[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
+
+
+def _clause_relations(clauses: list[str]) -> list[Relation]:
     out: list[Relation] = []
     previous = left_by = ""
     dropped = ""  # what the clause before said someone no longer looks after
-    for clause in _ZH_CLAUSE.split(zh_corrected(han_unspaced(sentence))):
+    for clause in clauses:
         clause = _ZH_HOW_LONG.sub("", clause.strip())
         if dropped and (given := _ZH_GIVEN_TO.match(clause)):
             # "李雷不维护支付服务了，交给了韩梅梅": the one it went to owns it now.

@@ -20,6 +20,9 @@ rather than a phrase of those sets:
   做运营", "我是青禾出版社文学编辑部的责编"), and one's employer said after an introduction ("I'm
   Devika, one of the two partners at …", "Tom here, head brewer at …", "I'm a postdoc in Adaeze
   Okafor's lab at Rutgers", "我在宁波一家货代做操作主管，公司叫恒舟国际物流": not "宁波一家货代");
+- who heads a place by role ("高新店的店长是老周"; 门店, 分店, 店, 办事处 and 诊所 are parts of a
+  business, not "我们店"), a title before a name ("Dr. Kwame Asante is clinical lead at our
+  Dublin office"), and a nickname named in full in the clause after ("老黄在管，黄德胜，…");
 - a plan or a subscription called off ("深圳办事处不弄了", "那家店不开了", "We're not renewing
   Geneious"), work finished ("二季度合约价上周谈完了", "lease is signed");
 - what was used before, then what replaced it ("之前用运掌柜，上周五切到货代通了"), and a named
@@ -288,3 +291,26 @@ def test_called_off_or_finished(content: str, kind: str) -> None:
 @pytest.mark.parametrize("content", ["我今天不开心了。", "这个门不开了吗？"])
 def test_unhappy_or_a_question_is_nothing_called_off(content: str) -> None:
     assert "cancellation" not in [k for k, _ in stored_events(content)]
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        ("高新店的店长是老周，周海涛，干了五年了。", ("person:周海涛", "leads", "project:高新店")),
+        ("数据组的负责人是吴刚。", ("person:吴刚", "leads", "organization:数据组")),
+        ("保安那块都是老黄在管，黄德胜，干了十来年了。", ("person:黄德胜", "owns", "project:保安")),
+        ("Dr. Kwame Asante is clinical lead at our Dublin office.",
+         ("person:kwameasante", "leads", "project:dublinoffice")),
+    ],
+)  # fmt: skip
+def test_who_heads_a_place_and_who_a_nickname_is(content: str, edge: tuple[str, str, str]) -> None:
+    assert _edges(content) == {edge}
+
+
+def test_a_nickname_stays_when_no_full_name_fits() -> None:
+    # 刘思琪 is not 老周: only the one said short of her name becomes her.
+    assert _edges("老周跳槽去了铁馆，高新店现在交给小刘负责，刘思琪。") == {
+        ("person:老周", "works_at", "organization:铁馆"),
+        ("person:刘思琪", "owns", "project:高新店"),
+    }
+    assert not _edges("我们店的ERP用的是店小秘。") & {("project:我们店", "uses", "tool:店小秘")}
