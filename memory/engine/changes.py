@@ -188,16 +188,14 @@ _CHANGES_EN: Final = (
                               rf"(?:on|to)|hosting\s+on)\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:got\s+rid\s+of|dropped\s+support\s+for|{_ENDED})"
                               rf"\s+{_V}", _I)),
-    # "we're ditching Dentrix", "we're done with Can-Do Kevin's": a named product being left
-    # (its name ends at a full stop: "Dentrix. Signed with Curve Dental"); said of "we", the
-    # team's use, whatever opens the sentence ("Big one though: we're …").
-    ("stop", "pa", re.compile(r"^()(?:.*?\b)?(?:we're|we\s+are|we've|we\s+have)\s+"
-                              r"(?:finally\s+|now\s+)?(?:ditching|dumping|dropping|done\s+with)\s+((?-i:[A-Z])[\w'’&-]*"
-                              r"(?:\.[a-z]+)?(?:\s+(?-i:[A-Z])[\w'’&-]*){0,3})", _I)),
-    # "we're off ezyVet": a named product left (not "we're off Monday", "I'm off work").
-    ("stop", "pa", re.compile(rf"^(.*?)\b(?:we're|we\s+are|we've\s+moved)\s+(?:finally\s+|now\s+"
-                              rf"|officially\s+)?off\s+(?!(?:{_CALENDAR})\b)"
-                              rf"(?=(?-i:[A-Z]|[a-z]+[A-Z])){_V}", _I)),
+    # A named product being left: "we're off ezyVet" (not "we're off Monday", "I'm off work"),
+    # "we're ditching Dentrix", "we're done with Can-Do Kevin's". Said of "we": the team's use,
+    # whatever opens the sentence ("Big one though: we're …").
+    ("stop", "pa", re.compile(rf"^()(?:.*?\b)?(?:we're|we\s+are|we've(?:\s+moved)?|we\s+have)\s+"
+                              rf"(?:finally\s+|now\s+|officially\s+)?"
+                              rf"(?:off\s+(?!(?:{_CALENDAR})\b)(?=(?-i:[A-Z]|[a-z]+[A-Z]))"
+                              rf"|(?:ditching|dumping|dropping|done\s+with)\s+(?=(?-i:[A-Z]))){_V}",
+                              _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:don't|do\s+not|doesn't|does\s+not)\s+(?:use|run\s+on"
                               rf"|need)\s+{_V}\s+(?:anymore|any\s+more)\b", _I)),
     # "I'm not using Chrome anymore", "We aren't using Jira any more".

@@ -51,13 +51,17 @@ class Use:
 
 # A value: up to five words, ended by punctuation or a word that opens a trailing clause.
 _END_EN: Final = (
-    r"(?=\s*$|\s*[,;:!?()]|\.(?:\s|$)|\s+(?:because|since|as|for|so|but|and|or|instead|next"
+    r"(?=\s*$|\s*[,;:!?()]|\s*\.(?:[\s,;:!?)]|$)|\s+(?:because|since|as|for|so|but|and|or|instead|next"
     r"|this|last|by|in|at|after|before|when|until|to|from|onto|into|with|now|soon|today"
     r"|tomorrow|yesterday|anymore|any\s+more|again|too|also|which|that|who|where|while|once"
     r"|starting|effective|over|going|already|finally|entirely|completely|we|let's)\b)"
 )
+# A dot only inside a word ("Fly.io", "Node.js"): a full stop ends the value, even where more
+# words follow that could close it ("ditching Dentrix. Signed with …" is Dentrix). A name may
+# end in a possessive ("Can-Do Kevin's").
+_WORD_EN: Final = r"[\w+#/-]+(?:\.[\w+#/-]+)*(?:['’]s)?"
 VALUE_EN: Final = (
-    r"(?:the\s+|our\s+|my\s+|an?\s+|their\s+)?([\w.+#/-]+(?:\s+[\w.+#/-]+){0,4}?)" + _END_EN
+    rf"(?:the\s+|our\s+|my\s+|an?\s+|their\s+)?({_WORD_EN}(?:\s+{_WORD_EN}){{0,4}}?)" + _END_EN
 )
 THING_EN: Final = r"(?:(.+?)\s+)?"
 
