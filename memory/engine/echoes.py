@@ -73,12 +73,12 @@ def restates_dated(
 ) -> bool:
     """An assistant sentence stating an event of the user's turn with its date said otherwise
     ("Keisha's leaving at the end of the month" → "Keisha leaves at the end of May"): the same
-    occurrence time, and a word of the user's besides. The type may differ: the user's leaving
-    is a change, the assistant's "leaves at the end of May" reads as a plan."""
-    if when[1] is None:
+    occurrence time (start, end), and a word of the user's besides. The type may differ: the
+    user's leaving is a change, the assistant's "leaves at the end of May" reads as a plan."""
+    if when[0] is None:
         return False
     words = echo_words(sentence)
-    return any(when[1:] == said_when[1:] and words & said for said_when, said in dated_said)
+    return any(when == said_when and words & said for said_when, said in dated_said)
 
 
 def numbers_in(text: str) -> set[str]:

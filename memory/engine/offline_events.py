@@ -500,7 +500,7 @@ def extract_events(
     said: set[str] = set()  # the words the user stated in the turn under way
     asked, user_numbers = False, set[str]()  # whether the user asked, and the figures said
     answered = False
-    # The user's dated events of the turn: (type, start, end) with their words.
+    # The user's dated events of the turn: (start, end) with their words.
     dated_said: list[tuple[tuple[object, ...], set[str]]] = []
     for message in messages:
         if message.role not in ("user", "assistant"):
@@ -538,7 +538,7 @@ def extract_events(
             draft = drafts.get(key)
             if draft is None and acknowledged:
                 continue  # an acknowledgement may confirm an event of the turn, never add one
-            when = (fields["event_type"], fields["happened_start"], fields["happened_end"])
+            when = (fields["happened_start"], fields["happened_end"])
             if message.role == "user":
                 dated_said.append((when, echo_words(sentence)))
             elif not (draft or computed or message.speaker) and restates_dated(
