@@ -13,6 +13,7 @@ from memory.engine.offline_entities import (
     ME,
     ZH_CITIES,
     ZH_CITY_PATTERN,
+    ZH_ROLES,
     Entity,
     Relation,
     employer_of,
@@ -58,13 +59,11 @@ _ZH_LEADING: Final = re.compile(
 _ZH_TITLE: Final = re.compile(
     rf"^(?:我的?)?(?:师兄|师姐|师弟|师妹|同事|同学|室友|老板|领导|导师|朋友|{FAMILY_ZH})(?=.{{2}})"
     # "新来的后端小周": a newcomer by their line of work.
-    r"|^新来的(?:后端|前端|测试|产品经理?|设计师?|运维|实习生|工程师|同事|助理|编辑|美编)?(?=.{2})"
+    rf"|^新来的(?:后端|前端|同事|{ZH_ROLES})?(?=.{{2}})"
     # "新同事小周", "新人小周".
     r"|^新(?:同事|人|员工|实习生)(?=.{2})"
-    # "我们唯一的设计师阿凯": someone by their role on the team.
-    r"|^(?:我们|咱们)?(?:的|唯一的)?(?:设计师|产品经理|工程师|运营|测试|运维|实习生|架构师"
-    # "美编小苏", "助理小周", "店长老周": a role in any line of work.
-    r"|美编|编辑|责编|助理|前台|店长|会计|出纳|主管|律师|实习律师|教练|厨师|保洁|保安|司机)(?=.{2})"
+    # "我们唯一的设计师阿凯", "美编小苏", "店长老周": a role in any line of work.
+    rf"|^(?:我们|咱们)?(?:的|唯一的)?(?:{ZH_ROLES})(?=.{{2}})"
 )
 _ZH_TRAILING: Final = re.compile(
     r"(?:从[^从]{1,6}?(?:开始|起)|从[^从]{1,6}?手里?|现在|目前|之后|以后|往后|今后|上周[一二三四五六日天]?|上个?月|昨天|前几天|最近|刚刚?|一般|平时"

@@ -17,6 +17,7 @@ from memory.engine.offline_entities import (
     TEAM_NOUNS,
     ZH_CITIES,
     ZH_CITY_PATTERN,
+    ZH_ROLES,
     known_tool,
 )
 from memory.engine.offline_relations_zh import zh_employer_named
@@ -53,11 +54,6 @@ _ABBREVIATION: Final = re.compile(r"^(?:[A-Z][a-z]{0,3}|[A-Z]{1,3})\.$")  # "St.
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _HAN_STOP: Final = re.compile(r"(?:做|当|负责|从事|担任|干).*$")
 HAN_NAME: Final = r"([^\s，。,.!！？?、]{1,20}?)"
-# Lines of work and roles said after 做/当 or as one's post ("做运营", "当店长", "的责编").
-_HAN_JOBS: Final = (
-    r"运营|设计|开发|测试|销售|市场|财务|行政|人事|产品|运维|客服|编辑|责编|主编|会计|老师|医生|护士|律师"
-    r"|主管|经理|项目经理|店长|前台|教练|采购|合伙人|总监|主任|工程师|程序员|实习生|助理|顾问"
-)
 # What may follow a place in "我搬到了上海工作。": the place ends before the verb, not after it.
 # "我搬到杭州已经三年了": how long ago, after the place.
 _HAN_AFTER_PLACE: Final = (
@@ -114,10 +110,10 @@ _WORKS_AT: Final = (
     re.compile(rf"我(?:现在|目前)?在{HAN_NAME}(?:工作|上班)"),
     # "我在燃动健身做运营", "我在嘉禾物业当项目经理": a line of work at a named place (not
     # "我在家做饭": the work is named).
-    re.compile(rf"我(?:现在|目前)?在{HAN_NAME}(?:做|当|干)(?=(?:{_HAN_JOBS})(?:[，。,.!！]|$))"),
+    re.compile(rf"我(?:现在|目前)?在{HAN_NAME}(?:做|当|干)(?=(?:{ZH_ROLES})(?:[，。,.!！]|$))"),
     # "我是青禾出版社文学编辑部的责编": one's role in a named organisation's department.
     re.compile(r"我是([\u4e00-\u9fff]{2,10}?(?:出版社|公司|集团|医院|学校|大学|律师事务所|事务所|工作室"
-               rf"|银行))[\u4e00-\u9fff]{{0,8}}的(?:{_HAN_JOBS})(?:[，。,.!！]|$)"),
+               rf"|银行))[\u4e00-\u9fff]{{0,8}}的(?:{ZH_ROLES})(?:[，。,.!！]|$)"),
     # "我在得物的交易中台": a team of a named company.
     re.compile(r"我(?:现在|目前)?在([^\s，。,.的在]{2,10})的[^\s，。,.]{1,10}?(?:组|团队|部门|中台|事业部|事业群)"
                r"(?:[，。,.!！]|$)"),
