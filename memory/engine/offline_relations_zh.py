@@ -93,13 +93,13 @@ _ZH_NOT_EMPLOYER: Final = frozenset(
 )
 
 
+# "一家创业公司", "宁波一家货代": a kind of employer, not one named.
+_ZH_SOME_PLACE: Final = re.compile(rf"(?:{ZH_CITY_PATTERN})?(?:一家|一个|一间|某)")
+
+
 def zh_employer_named(text: str) -> bool:
     """Whether a place of work names an employer: not "公司" or "家里", not "一家创业公司"."""
     return text not in _ZH_NOT_EMPLOYER and _ZH_SOME_PLACE.match(text) is None
-
-
-# "一家创业公司", "宁波一家货代": a kind of employer, not one named.
-_ZH_SOME_PLACE: Final = re.compile(rf"(?:{ZH_CITY_PATTERN})?(?:一家|一个|一间|某)")
 
 
 def zh_project_name(service: re.Match[str], text: str) -> str:
