@@ -183,13 +183,19 @@ def _zh_tool_before_verb(text: str, kind: str) -> str | None:
     return used_for.group(1) if used_for and han_tool(used_for.group(1)) else None
 
 
+def _part_cut(text: str) -> str:
+    """`text` without 这块, 那边, 里… at its end, unless that leaves under two characters (the
+    里 of "阿里" is part of the name)."""
+    bare = _ZH_OBJECT_END.sub("", text).strip()
+    return bare if len(bare) >= 2 else text
+
+
 def _zh_object(raw: str, kind: str) -> Entity | None:
     text = _ZH_OBJECT_END.sub("", raw.strip()).strip()
     if len(text) < 2 <= len(raw.strip()):
         text = raw.strip()  # "阿里": its 里 is part of the name, not "in"
     text = _ZH_TRAILING.sub("", re.sub(r"^(?:了|的|是)+", "", text)).strip()  # "数据平台现在"
-    if len(bare := _ZH_OBJECT_END.sub("", text).strip()) >= 2:
-        text = bare  # "订舱这块一直": 一直, then 这块 (not "阿里" → "阿")
+    text = _part_cut(text)  # "订舱这块一直": 一直, then 这块
     text = re.sub(r"^(?:我们|咱们|我)的", "", text)  # "我们的前端团队": ours, named by its noun
     text = _ZH_LEADING.sub("", text)  # "现在前端组归小李管": the team is 前端组
     if not text or len(text) > 30 or re.match(r"[这那哪](?:个|些|种|套)?", text):
@@ -291,8 +297,7 @@ def _zh_owned_thing(raw: str, owner: Entity) -> Entity | None:
     if owner.type != "person" or owner.name == ME:
         return None
     text = _ZH_TRAILING.sub("", _ZH_OBJECT_END.sub("", raw.strip()).strip()).strip()
-    if len(bare := _ZH_OBJECT_END.sub("", text).strip()) >= 2:
-        text = bare  # "订舱这块一直": 一直, then 这块
+    text = _part_cut(text)  # "订舱这块一直": 一直, then 这块
     text = _ZH_LEADING.sub("", text)  # "现在保安那块归小吴管": 保安
     text = text.rsplit("的", 1)[-1]
     if not re.fullmatch(r"[\u4e00-\u9fff]{2,6}", text) or _ZH_ACTIVITY.match(text):
