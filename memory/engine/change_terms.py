@@ -45,7 +45,7 @@ _LEAD_ZH: Final = re.compile(
     r"^(?:上个?月|下个?月|这个?月|本月|今年|去年|明年|昨天|今天|明天|最近|现在|目前|以后|之后|后来"
     # 会 and 要 as the modal, not the first character of 会员/会议/会计…, 要求/要点
     r"|我们|我|咱们|大家|团队|公司|已经|决定|打算|准备|计划|要(?![求点])|会(?![员议计场所长费话谈])"
-    r"|都|也|就|还|一直|正在|统一|那就|直接"
+    r"|都|也|就|还有|对了|还|一直|正在|统一|那就|直接"
     r"|好的?|所以|另外|然后|那|的|用的|，|,|\s)+"
 )
 _TAIL_ZH: Final = re.compile(
@@ -175,8 +175,8 @@ _HAN_REFERENCE: Final = re.compile(r"[它他她这那哪啥][个些种样]?")
 
 
 def names_thing(value: str) -> bool:
-    """A value that names something: capitalised, a lexicon tool, with a digit or a dot inside,
-    or a Han word; a day or a month names a time, not a thing used."""
+    """A value that names something: capitalised, a lexicon tool, with a digit, a dot or a
+    capital inside, or a Han word; a day or a month names a time, not a thing used."""
     value = value.strip(" .,;:!?")
     if not value or value.split()[0].casefold() in _DATE_WORDS | _STATE_WORDS:
         return False
@@ -184,6 +184,6 @@ def names_thing(value: str) -> bool:
         return False  # "平时都用它写代码", "我们都用这个": a reference, not a name
     if HAN.search(value) or slot_of(value) is not None:
         return True
-    if re.search(r"\d|\w\.\w", value):
+    if re.search(r"\d|\w\.\w|[a-z][A-Z]", value):  # "ezyVet", "iCloud": a capital inside
         return True
     return any(word[:1].isupper() for word in value.split() if word.casefold() not in ARTICLES)

@@ -184,6 +184,9 @@ _CHANGES_EN: Final = (
     ("stop", "pa", re.compile(rf"^(.*?)\bno\s+longer\s+(?:use|uses|need|needs|run\s+on|runs\s+on"
                               rf"|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on|is\s+on"
                               rf"|are\s+on|rely\s+on|relies\s+on|using|on)\s+{_V}", _I)),
+    # "crash reporting moved off Sentry" (where it went, if said, is read by the "switch" forms).
+    ("stop", "pa", re.compile(rf"^(.*?)\b(?:moved|migrated|switched)\s+(?:away\s+)?(?:off(?:\s+of)?"
+                              rf"|away\s+from)\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:stopped|quit)\s+(?:using|running\s+on|deploying\s+"
                               rf"(?:on|to)|hosting\s+on)\s+{_V}", _I)),
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:got\s+rid\s+of|dropped\s+support\s+for|{_ENDED})"
@@ -258,7 +261,7 @@ _CHANGES_ZH: Final = (
         "stop",
         "pa",
         re.compile(
-            r"^(.*?)不(?:再)?用(?!担心|着急|急|怕|管|理|去|来|说|想|做|等)([\u4e00-\u9fff]{2,6}?)了?[，,](?=(?:现在|目前|已经)?(?:改用|换用|换成|转用))"
+            r"^(.*?)不(?:再)?用(?!担心|着急|急|怕|管|理|去|来|说|想|做|等)([\u4e00-\u9fff]{2,6}?)了?[，,](?=(?:现在|目前|已经)?(?:改用|换用|换成|转用|改成|改为))"
         ),
     ),
     (
@@ -271,8 +274,17 @@ _CHANGES_ZH: Final = (
         "switch",
         "pab",
         re.compile(
-            rf"^(.*?)(?:之前|以前|原来|本来)(?:一直|都)?(?:用的是|用的|用|在用){_ZM}[，,]"
+            rf"^(.*?)(?:之前|以前|原来|本来)(?:一直|都)?(?:用的是|用的|用|在用|是){_ZM}[，,]"
             rf"[^，,。]{{0,8}}?(?:换成|改成|改用|换用|切到|切换到|迁到|换到)了?{_ZV}"
+        ),
+    ),
+    # "FeastPOS合同到期没续，从这周起改用MenuKit": a contract not renewed, then what replaces it.
+    (
+        "stop",
+        "pa",
+        re.compile(
+            r"^(.*?)([A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*){0,2}|[\u4e00-\u9fff]{2,6}?)"
+            r"(?:的)?(?:合同|订阅|服务|年费|授权)(?:已经)?到期了?(?:就|也|后)?(?:没|不)(?:再)?续"
         ),
     ),
     ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用)了?{_ZV}")),
@@ -280,7 +292,7 @@ _CHANGES_ZH: Final = (
     ("switch", "xb", re.compile(rf"^([^，,。把从用]+?)(?:已经)?(?:改)?用{_ZM}重写")),
 )
 _ZH_THEN_USE: Final = re.compile(
-    rf"(?:改用|换用|改为使用|转用|换成|迁到|迁移到|搬到|换到|切到|切换到)了?{_ZV}"
+    rf"(?:改用|换用|改为使用|转用|换成|改成|改为|迁到|迁移到|搬到|换到|切到|切换到)了?{_ZV}"
 )
 _ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉|不用)")
 

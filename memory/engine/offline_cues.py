@@ -296,14 +296,30 @@ NEGATIVE_FACT: Final = _cue(
     rf"^{_WE_ZH}(?:目前|现在|暂时|还|也|从来|根本|一直)?没有(?:养|配|招|买|建|搭|开|请)?"
     r"(?!时间|办法|问题|想到|必要|关系|空|钱|计划|决定|什么|任何|多少|那么|这么|太|很|说|去|来"
     r"|看|做|想|听|发现|注意|吃|玩|聊|见|谈|用过)[\u4e00-\u9fffA-Za-z]{2}",
-    rf"^{_WE_ZH}(?:目前|现在|暂时|从来|根本|也)?不(?:做|搞|支持|提供|接|招|开发)"
-    r"(?![了过吗呢完好得这那])[\u4e00-\u9fffA-Za-z]{2}",
+    rf"^(?:另外|还有|而且|对了|顺便说下|说一下)?[，,]?{_WE_ZH}(?:园|店|校|厂|所|院|馆)?"
+    r"(?:目前|现在|暂时|从来|根本|也|都|一律)?不(?:做|搞|支持|提供|接|招|开发|上|教|卖|收|送|代理"
+    r"|碰)(?![了过吗呢完好得这那去来])[\u4e00-\u9fffA-Za-z]{2}",
+    # A line a team does not take on: "we dont do exotics", "we never paywall obits", "we don't
+    # trade futures"; never a thought or a need ("we don't know yet", "we never got to it").
+    r"\bwe\s+(?:don't|dont|do\s+not|never)\s+(?!(?:know|think|need|want|mind|care|see|get|got"
+    r"|understand|remember|believe|expect|feel|mean|have|usually|really|always|often|just|even"
+    r"|plan|like|love|hate|go|went|come|talk|hear|say|tell|let|make|be|seem|agree|hear|ever"
+    r"|actually|quite)\b)[a-z]+\s+(?!(?:it|that|this|them|any|anything|much|well|so|a\s+lot"
+    r"|enough|too|very|really|what|to|you|me|us|him|her|out|up|back|on|about|with|for|in|at"
+    r"|if|when|how|why|yet|either|anymore)\b)[a-z]",
 )
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
 RECOMMENDATION: Final = _cue(
     r"\b(?:i'd|i\s+would)\s+(?:suggest|recommend|advise)\b|\bi\s+(?:suggest|recommend)\b"
     r"|\bmy\s+recommendation\b",
-    r"^(?:我)?(?:建议|推荐)(?!你们?问)",
+    # What the assistant would do in the user's place: "I'd call the three late farms before
+    # the April payment run", "I'd start with the busiest clinic".
+    r"(?:^(?:so|and|then|personally|honestly)?,?\s*|[.;:]\s+|,\s+(?:so\s+|and\s+)?)"
+    r"(?:i'd|i\s+would)\s+(?:start|run|call|reuse|keep|put"
+    r"|use|move|switch|book|send|schedule|add|try|ask|check|split|pick|choose|open|lock|push|hold"
+    r"|wait|prioriti[sz]e|focus|consider|go\s+with|stick\s+with|set\s+up|block\s+out"
+    r"|lead\s+with|budget|plan\s+for|loop\s+in|flag|confirm)\b",
+    r"^(?:我)?(?:建议|推荐|建議)(?!你们?问)",
 )
 PLAN: Final = _cue(
     r"\b(?:i|we)(?:'ll|\s+will|\s+shall)\b",
@@ -441,6 +457,8 @@ RESOLUTION: Final = _cue(
 WISH: Final = _cue(
     r"^(?:\w+[,!]\s+)?(?:have\s+(?:a|an|fun)|enjoy\s+(?:your|the|it)|good\s+luck|best\s+of\s+luck"
     r"|happy\s+\w+|congrat\w*|safe\s+travels|take\s+care|get\s+well)\b",
+    # Mid-sentence too: "You're nearly there — good luck with the GM tomorrow".
+    r"[—–,;:]\s*(?:and\s+)?(?:good|best\s+of)\s+luck\b",
     r"\bsee\s+(?:you|ya)\b|\b(?:talk|speak|chat)\s+(?:to\s+you\s+|with\s+you\s+)?(?:soon|later)\b"
     r"|\bcatch\s+(?:you|ya)\b",
     r"\b(?:cross(?:ing)?\s+(?:my|our)\s+fingers|fingers\s+crossed|rooting\s+for\s+you"
@@ -448,6 +466,8 @@ WISH: Final = _cue(
     r"^(?:祝你?|祝大家)|周末愉快|玩得开心|一路顺风|再见|回头见|明天见|下次见",
     # Encouragement before an exam or a talk: "别紧张，明早…祝你顺利！".
     r"祝(?:你|您)|别紧张|不要紧张|放轻松|好好发挥|正常发挥",
+    # "早点休息，祝明天顺利！", "明天开会顺利！": a wish that something goes well.
+    r"祝[^，。！？,]{0,10}顺利|(?:^|[，,])[^，。！？,]{0,12}(?<!不)顺利[！!~～]+$",
 )
 # Small talk about how the day felt ("Long day today, I'm exhausted", "今天的会开得好累"): a
 # mood, not a happening worth keeping, unless another cue says more.

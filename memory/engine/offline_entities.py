@@ -74,6 +74,22 @@ FUNCTION_NOUNS: Final = frozenset(
     邮件 短信 鉴权 认证 缓存 数据库 消息队列 需求管理 项目管理 沟通 实验管理 实验记录 设计稿 文件
     制品 镜像 备份 环境 测试环境 生产环境 预发环境 线上环境 会员 会员系统 排版 印刷 订舱 报关 房态
     考勤 工资 薪资 财务 案件管理 收费 物业费 维保 电梯维保 保洁
+    trucking haulage shipping delivery deliveries logistics freight couriers labs printing catering
+    cleaning maintenance servicing procurement purchasing marketing newsletters newsletter ads
+    advertising rostering timesheets recruiting hiring bookings reservations appointments phones
+    telephony inventory historian 物流 快递 运输 配送 温控 温度监控 保养 维修 家园沟通 进货 采购
+    点单 开单 结算 对账 客服 营销 推广 招聘 培训 配件 供货
+    """.split()  # noqa: SIM905
+)
+
+
+# Kinds of business system said by their acronyms ("PMS is ezyVet", "Our ERP is NetSuite"): a
+# function the team has a tool for. Not roles ("Our IGL is Mateo Vargas") nor the team's own
+# services ("The API runs on Fly.io").
+_SYSTEMS: Final = frozenset(
+    """
+    PMS EHR EMR ERP WMS TMS POS GIS HRIS HRMS LMS CMS ATS MES SCADA DMS PIM CDP ESP PBX IVR SIEM MDM
+    CAD BIM PLM QMS EAM CMMS RIS PACS LIMS ELN
     """.split()  # noqa: SIM905
 )
 
@@ -90,7 +106,13 @@ def function_noun(phrase: str) -> bool:
             return True  # "数据都在PostgreSQL里"; but 订单数据 is a thing of its own
         return any(text.endswith(noun) for noun in FUNCTION_NOUNS if not noun.isascii())
     words = re.sub(r"^(?:the|our|my)\s+", "", text, flags=re.IGNORECASE).split()
-    return bool(words) and len(words) <= 3 and words[-1].casefold() in FUNCTION_NOUNS
+    if not words or len(words) > 3:
+        return False
+    # A system said by its acronym ("PMS is ezyVet"), or work of a kind ("Reference lab work
+    # goes out to IDEXX").
+    last = words[-1]
+    kind_of_work = len(words) > 1 and last == "work"
+    return last.casefold() in FUNCTION_NOUNS or last in _SYSTEMS or kind_of_work
 
 
 # A liking, not a thing: "My favourite database is SQLite", "our go-to editor" (no service or

@@ -258,8 +258,11 @@ def _project_slots(
 _FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们)", re.IGNORECASE)
 _TEAM_CLAUSE: Final = re.compile(r"[,;]\s*(?:(?:but|and|so)\s+)?(we\b.*)$", re.IGNORECASE)
 _TOOL_NAME: Final = re.compile(
-    r"[A-Z][\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}(?:\s+\d+)?"  # "Route 53"
+    # "Route 53"; "ezyVet": a capital inside
+    r"(?:[A-Z]|[a-z]+(?=[A-Z]))[\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}(?:\s+\d+)?"
 )
+# A supplier bought from: "锅底料是从成都川味源工厂直接进口的".
+_BOUGHT_FROM_ZH: Final = re.compile(r"从.{2,16}?(?:进口|进货|拿货|采购|订货)")
 _CLOUD_PRODUCT: Final = re.compile(r"(?:阿里云|腾讯云|华为云)[A-Z][A-Za-z0-9]{1,10}")
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(
@@ -328,6 +331,7 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
                         service_named(use.subject or "") is not None
                         or function_noun(use.subject or "")  # "支付走的是微信支付"
                         or _switched_from_han_tool(text, use.value)
+                        or _BOUGHT_FROM_ZH.search(text) is not None
                     )
                 )
             )
@@ -351,7 +355,9 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
         if tool is None or normalize_key(tool) in covered:
             continue
         service = service_named(use.subject) if use.subject else None
-        generic = bool(use.subject) and function_noun(use.subject or "")
+        generic = bool(use.subject) and (
+            function_noun(use.subject or "") or _BOUGHT_FROM_ZH.search(text) is not None
+        )
         if service is None and use.subject and _NAMED_THING.match(use.subject) and not generic:
             continue  # "Django uses Python": a fact about technologies, not about this team
         on_platform = use.role == HOSTING and tool.split()[0].casefold() in PLATFORMS

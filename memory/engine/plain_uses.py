@@ -20,7 +20,13 @@ from memory.engine.change_terms import (
     subject_of,
     value_of,
 )
-from memory.engine.offline_entities import LIKED, function_noun, known_tool
+from memory.engine.offline_entities import (
+    FUNCTION_NOUNS,
+    LIKED,
+    ZH_CITIES,
+    function_noun,
+    known_tool,
+)
 
 __all__ = [
     "HOSTING",
@@ -63,10 +69,10 @@ _WORD_EN: Final = r"[\w+#/-]+(?:\.[\w+#/-]+)*(?:['’]s)?"
 VALUE_EN: Final = (
     rf"(?:the\s+|our\s+|my\s+|an?\s+|their\s+)?({_WORD_EN}(?:\s+{_WORD_EN}){{0,4}}?)" + _END_EN
 )
-THING_EN: Final = r"(?:(.+?)\s+)?"
+THING_EN: Final = r"(?:(?!over\s)(.+?)\s+)?"  # "moved over to Trello" moved no thing called "over"
 
 _ZH_END: Final = (
-    r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通"
+    r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通|供货"
     r"|开发|记录|监控"
     # "物业费是用物管通收的": the verb before 的 is what is done with it.
     r"|[收管弄录记算排发订](?=的))"
@@ -162,8 +168,31 @@ _USE_EN: Final = (
                # "Signed with Curve Dental today": a vendor one has a contract with.
                rf"|signed\s+(?:up\s+)?with|signed\s+a\s+contract\s+with)\s+{VALUE_EN}", _I),
 )  # fmt: skip
+# A Chinese function said before its tool ("考勤走钉钉", "保养都送永泰汽车"), and a city said
+# before a supplier's name ("从成都川味源工厂进口").
+_FUNCTION_ZH: Final = "|".join(
+    sorted((n for n in FUNCTION_NOUNS if not n.isascii()), key=len, reverse=True)
+)
+_CITY_ZH: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){VALUE_ZH}"),
+    # "温度监控是另一套系统叫冷眼云": a system named as it is introduced.
+    re.compile(
+        r"^(.*?)(?:是|用的是|用)?(?:另一套|另外一套|一套|一个|另一个)?(?:系统|平台|软件|工具|供应商|服务商"
+        rf"|小程序|APP|App|app)(?:叫做|名叫|叫){VALUE_ZH}"
+    ),
+    # A supplier bought from: "锅底料是从成都川味源工厂直接进口的", "配件从渝配汽配城老周那拿货".
+    re.compile(
+        rf"^(.*?)从(?:{_CITY_ZH})?([\u4e00-\u9fff]{{2,8}}?|[A-Za-z][\w.&-]*(?:\s+[A-Za-z][\w.&-]*)?)"
+        r"(?:工厂|厂家|厂|公司)?(?:(?:老|小|阿)[\u4e00-\u9fff])?(?:那儿|那里|那边|那)?"
+        r"(?:直接|统一|一直)?(?:进口|进货|拿货|采购|订货|进|拿|买)"
+    ),
+    # "考勤走钉钉", "教练车保养都送附近的永泰汽车": a function's work through or sent to a firm.
+    re.compile(
+        rf"^(.*?(?:{_FUNCTION_ZH}))(?:都|全|全部|一般|基本)?(?:走(?![的了过路着])"
+        r"|送(?:到|去)?(?:附近的|旁边的)?)"
+        rf"{VALUE_ZH}"
+    ),
     # "家里买菜我基本都在RedMart上下单": a shop ordered from.
     re.compile(rf"^(.*?)在(?=[A-Za-z]){VALUE_ZH}上(?:下单|买|订)"),
     # "喜欢用X" is a preference, not a statement of use.
@@ -179,7 +208,8 @@ _USE_ZH: Final = (
     ),
     # "数据都在PostgreSQL里", "设计稿都在Figma里": a function's things kept in a named tool.
     re.compile(
-        rf"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){VALUE_ZH}(?=(?:里|中|上)(?:[，。,.；;！!]|$))"
+        rf"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部)?在(?=[A-Za-z]){VALUE_ZH}"
+        r"(?=(?:系统|平台|后台)?(?:里|中|上)(?:[，。,.；;！!]|$))"
     ),
     # "订单、库存这些都在聚水潭里跑", "成绩是在钉钉智慧校园里录": a system (Han names too)
     # that a function's work runs or is entered in.
@@ -293,6 +323,8 @@ def plain_use(text: str) -> Use | None:
             ):
                 continue
             value = value_of(match.group(3))
+            if re.search(r"['’]s\s", value or ""):
+                continue  # "the NAS is Ines's job now": whose work it is, not a tool
             if LIKED.match(match.group(2)):
                 continue  # "My favourite database is SQLite": a liking, not the team's database
             if (
