@@ -26,9 +26,18 @@ _LEAD_EN: Final = re.compile(
     r"|from\s+now\s+on|as\s+of\s+\w+|starting\s+\w+)\b[,:]?\s*)+",
     _I,
 )
+# "we moved all four clinics from IDEXX to Antech": the whole of the team's sites or shops.
+ALL_SITES: Final = re.compile(
+    r"\b(?:all|every|each|both)\s+(?:(?:of\s+)?(?:the|our)\s+)?(?:\d+\s+|two\s+|three\s+"
+    r"|four\s+|five\s+|six\s+|seven\s+|eight\s+|nine\s+|ten\s+)?(?:sites?|clinics?|stores?"
+    r"|shops?|branch(?:es)?|offices?|locations?|restaurants?|venues?|depots?|warehouses?|studios?"
+    r"|labs?|teams?|schools?|campuses?|practices?|hotels?)\b",
+    _I,
+)
 _COLLECTIVE_EN: Final = re.compile(
     r"^(?:we|i|they|let'?s|let\s+us|everyone|everybody|(?:the|our|my)\s+(?:whole\s+)?"
-    r"(?:team|company|org|organi[sz]ation|group|department|startup|family|household))\b",
+    r"(?:team|company|org|organi[sz]ation|group|department|startup|family|household))\b"
+    rf"|^{ALL_SITES.pattern}",
     _I,
 )
 _PRONOUN_EN: Final = re.compile(

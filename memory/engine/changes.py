@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from memory.engine.change_terms import (
+    ALL_SITES,
     HAN,
     han_unspaced,
     names_thing,
@@ -432,7 +433,10 @@ def stated_uses(text: str) -> list[Use]:
     text = corrected(text) or zh_corrected(text)  # "推荐服务不是跑在AWS上的，是跑在阿里云上"
     change = parse_change(text)
     if change is not None and change.new is not None:
-        return [Use(change.subject, change.new, change.role)]
+        role = change.role
+        if ALL_SITES.search(text) and change.subject is None and not known_tool(change.new):
+            role = USING  # "we moved all four clinics from IDEXX over to Antech": a supplier
+        return [Use(change.subject, change.new, role)]
     # "We use PagerDuty for paging, and the runbooks live in Confluence": each clause's use;
     # "Nobody uses the old wiki anymore, docs live in Notion": what is used beside what ended.
     uses: list[Use] = []

@@ -104,7 +104,9 @@ def function_noun(phrase: str) -> bool:
     if re.search(r"[\u4e00-\u9fff]", text):
         if re.sub(r"^(?:我们的?|公司的?|所有的?)", "", text) in _BARE_FUNCTIONS_ZH:
             return True  # "数据都在PostgreSQL里"; but 订单数据 is a thing of its own
-        return any(text.endswith(noun) for noun in FUNCTION_NOUNS if not noun.isascii())
+        # "库存管理" is the work of 库存
+        said = {text, re.sub(r"(?<=[\u4e00-\u9fff]{2})管理$", "", text)}
+        return any(t.endswith(n) for n in FUNCTION_NOUNS if not n.isascii() for t in said)
     words = re.sub(r"^(?:the|our|my)\s+", "", text, flags=re.IGNORECASE).split()
     if not words or len(words) > 3:
         return False

@@ -53,7 +53,7 @@ _SERVICE_NOUNS: Final = (
     r"|warehouse|lake|notebook|template|docs|wiki|chatbot|firmware|simulator|emulator|compiler"
     r"|program|programme|blog|storefront|shop"
     # Parts of a business one runs: "Dev runs the box office", "Kwame leads our Dublin office".
-    r"|office|clinic|branch|taproom|kitchen|lab)"
+    r"|office|clinic|branch|taproom|kitchen|lab|depot|store|yard|plant|desk)"
 )
 # A discipline said alone where a team is meant: "Kai leads design", "Maria stepped down as design
 # lead".

@@ -26,6 +26,7 @@ Choices (SPEC silent):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -460,7 +461,35 @@ _CLAUSE_END: Final = re.compile(r"[，；;]|,\s+(?:and|but)\s+(?=\S)|\s+when\s+(
 
 def _fact_of_its_own(clause: str) -> bool:
     """A clause that states one relation or one use by itself."""
-    return len(relations(clause)) == 1 or plain_use(clause) is not None
+    clause = _unquoted(clause)
+    return (
+        len(relations(clause)) == 1
+        or plain_use(clause) is not None
+        or len(person_relations(clause, "")) == 1  # "I'm on the IT team at Brackenridge …"
+    )
+
+
+def _fact_groups(sentence: str) -> list[str] | None:
+    """A sentence with two or more clauses that each state a fact of their own and others that
+    only add to one ("库存管理用富勒WMS，温度监控是另一套系统叫冷眼云，每5分钟采一次数据"): one
+    verbatim piece per fact, a clause that adds to one kept with it; None for any other, and for
+    a change, which is read whole ("作业现在都走钉钉家校本，智学网停用了" is one change)."""
+    read = _unquoted(sentence)
+    if parse_change(read) is not None or any(
+        cue.search(read) for cue in (cues.CHANGE, cues.MIGRATION, cues.CANCELLATION, cues.DECISION)
+    ):
+        return None
+    cuts = [0, *(m.end() for m in _CLAUSE_END.finditer(sentence)), len(sentence)]
+    pieces = [(a, b) for a, b in itertools.pairwise(cuts) if sentence[a:b].strip(" ，；;,")]
+    facts = [_fact_of_its_own(sentence[a:b].strip().rstrip("，；;,").strip()) for a, b in pieces]
+    if sum(facts) < 2:
+        return None
+    starts = [a for (a, _), fact in zip(pieces, facts, strict=True) if fact]
+    starts[0] = 0  # what opens the sentence belongs to its first fact
+    ends = [*starts[1:], len(sentence)]
+    return [
+        sentence[a:b].strip().rstrip("，；;,").strip() for a, b in zip(starts, ends, strict=True)
+    ]
 
 
 def _facts_of(sentences: list[str], message: SourceMessage) -> list[tuple[str, str]]:
@@ -480,6 +509,10 @@ def _facts_of(sentences: list[str], message: SourceMessage) -> list[tuple[str, s
         if len(clauses) > 1 and all(_fact_of_its_own(c) for c in clauses):
             read = carried_service(clauses) if _HAN.search(sentence) else clauses
             out += list(zip(read, clauses, strict=True))
+            continue
+        grouped = _fact_groups(sentence)
+        if grouped is not None:
+            out += [(g, g) for g in grouped]
             continue
         carried = carried_clauses(sentence) if len(clauses) > 1 and _HAN.search(sentence) else None
         if carried is not None and len(carried) == len(clauses):

@@ -264,6 +264,7 @@ _TOOL_NAME: Final = re.compile(
 # A supplier bought from: "锅底料是从成都川味源工厂直接进口的".
 _BOUGHT_FROM_ZH: Final = re.compile(r"从.{2,16}?(?:进口|进货|拿货|采购|订货)")
 _CLOUD_PRODUCT: Final = re.compile(r"(?:阿里云|腾讯云|华为云)[A-Z][A-Za-z0-9]{1,10}")
+_MIXED_NAME: Final = re.compile(r"[\u4e00-\u9fff]{2,4}[A-Z][A-Za-z0-9]{1,10}")
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
 _HOSTING_VERB: Final = re.compile(
     r"\b(?:deploy\w*|host\w*|runs?\s+on|running\s+on)\b|部署|托管|跑在|运行在", re.IGNORECASE
@@ -325,6 +326,8 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
             and (
                 _TOOL_NAME.fullmatch(use.value)
                 or _CLOUD_PRODUCT.fullmatch(use.value)  # "阿里云ECS"
+                # "库存管理用富勒WMS": a maker's name and a product's, for a function
+                or (_MIXED_NAME.fullmatch(use.value) and function_noun(use.subject or ""))
                 or (
                     han_tool(use.value)
                     and (

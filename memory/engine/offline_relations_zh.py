@@ -73,7 +73,11 @@ _ZH_OBJECT_END: Final = re.compile(
     r"(?:那一?块|这一?块|那边|这边|那部分|这部分|上面|上|里|中|了|的|吧|呢|工作|上班|生活)+$"
 )
 _VERBS_ZH: Final = tuple((re.compile(p), r, s, o) for p, r, s, o in ZH_RELATIONS)
-_ZH_CLAUSE: Final = re.compile(r"[，。,；;！!？?：]")  # "先交代下背景：我在…": a lead-in
+# "先交代下背景：我在…": a lead-in; "技术部归老王管——王德明": a dash before who that is; "中央厨房
+# 是黄志强在管 所有门店的配菜…": a space between two clauses written without a comma.
+_ZH_CLAUSE: Final = re.compile(
+    r"[，。,；;！!？?：]|——|—|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+)
 # A move said from where, with no one named: "从大巴窑搬到了榜鹅".
 _ZH_MOVED_FROM: Final = re.compile(r"^从[^从，,]{1,8}?搬(?:到|去)")
 # How long it has held, after what holds: "我在Shopee做数据分析也快两年了".

@@ -23,6 +23,10 @@ ZH_RELATIONS: Final = (
     # 负责人是李娜" says who owns it, read elsewhere).
     (r"^(?P<b>[^的]{2,12}?)的(?:店长|主管|经理|组长|主任|老板|总监)(?:现在|目前)?是(?P<a>.+?)$",
      "leads", "owner", "project"),
+    # "中班年级组长是陈思远": the head of a group, 组 and 长 run together; "南坪店店长是黄晓东".
+    (r"^(?P<b>[^的是]{1,10}?组)长(?:现在|目前)?是(?P<a>.+?)$", "leads", "owner", "team"),
+    (r"^(?P<b>[^的是]{1,10}?[店部园校厂馆])(?:店长|主管|经理|主任|老板|总监|园长|校长|厂长|馆长)"
+     r"(?:现在|目前)?是(?P<a>.+?)$", "leads", "owner", "project"),
     # "实验室的机械臂一直是赵凯师兄在维护".
     (r"^(?P<b>.+?)(?:一直|现在|目前)?是(?P<a>.+?)在?维护(?:的)?$", "maintains", "owner", "project"),
     # "赵凯师兄毕业去大疆了": where someone went on leaving school or a job.

@@ -96,7 +96,10 @@ _WORKS_AT: Final = (
                rf"(?i:at|for)\s+{NAME}"),
     # "I'm Ifeoma, a data engineer on the data platform team at Tramline": a role said after
     # the speaker's name.
-    re.compile(r"\b(?i:i'm|i\s+am)\s+[A-Z][\w-]+,\s+(?i:an?|the|one\s+of\s+the)\s+[^,.;!?]{2,60}?"
+    # "I'm Helen Marsh, managing editor at the Valley Courier": a full name, no article.
+    re.compile(r"\b(?i:i'm|i\s+am)\s+[A-Z][\w-]+(?:\s+[A-Z][\w-]+){0,2},\s+"
+               r"(?:(?i:an?|the|one\s+of\s+the)\s+)?(?!(?i:regular|customer|member|guest|visitor"
+               r"|patient|fan|client|friend|big|huge)\b)[a-z][^,.;!?]{1,60}?"
                rf"\s+(?i:at)\s+{NAME}"),
     # "Hey, Tom here, head brewer at Sixpenny Hollow Brewing": a role after "<name> here".
     re.compile(r"(?:^|[,.!:—–]\s*)[A-Z][\w-]+\s+(?i:here),\s+(?:(?i:an?|the)\s+)?[a-z][\w-]*"
@@ -114,6 +117,12 @@ _WORKS_AT: Final = (
     # "我是青禾出版社文学编辑部的责编": one's role in a named organisation's department.
     re.compile(r"我是([\u4e00-\u9fff]{2,10}?(?:出版社|公司|集团|医院|学校|大学|律师事务所|事务所|工作室"
                rf"|银行))[\u4e00-\u9fff]{{0,8}}的(?:{ZH_ROLES})(?:[，。,.!！]|$)"),
+    # "我是小橡树幼儿园的园长", "我是北辰冷链的运营经理陈立新": one's role, a modifier before it, at
+    # a named place (not "我是孩子的老师").
+    re.compile(r"我是((?!我们|他们|她们|你们|孩子|大家|学生|家里|班上|这里|那里|这家|那家|一家|一个)"
+               r"[\u4e00-\u9fff]{2,10}?)的[\u4e00-\u9fff]{0,4}?(?:"
+               rf"{ZH_ROLES}|园长|校长|院长|厂长|馆长|老板|创始人|负责人|合伙人)"
+               r"(?:[\u4e00-\u9fff]{2,3})?(?:[，。,.!！；;]|$)"),
     # "我在得物的交易中台": a team of a named company.
     re.compile(r"我(?:现在|目前)?在([^\s，。,.的在]{2,10})的[^\s，。,.]{1,10}?(?:组|团队|部门|中台|事业部|事业群)"
                r"(?:[，。,.!！]|$)"),
@@ -132,7 +141,8 @@ _WORKS_AT: Final = (
     re.compile(r"\b(?i:i|i've)\s+(?i:just\s+|recently\s+)?(?i:left|quit)\b[^.;!?,]{0,30}?\s(?i:for)\s+"
                rf"(?i:an?\s+(?:new\s+)?(?:job|role|position|gig)\s+(?:at|with))\s+{NAME}"),
     # "I run IT for Fenwick Hospitality": a function one heads for an organisation.
-    re.compile(rf"\b(?i:i)\s+(?i:run|head|lead|manage|handle)\s+{_WORK_AREA}\s+(?i:at|for)\s+{NAME}"),
+    re.compile(rf"\b(?i:i)\s+(?i:run|head|lead|manage|handle|coordinate|oversee|supervise|direct)"
+               rf"\s+{_WORK_AREA}\s+(?i:at|for)\s+{NAME}"),
     # "I'm head coach for Tidebreak Gaming's Valorant roster": a senior role, no article.
     re.compile(r"\b(?i:i'm|i\s+am)\s+(?:(?i:the)\s+)?(?i:head|lead|chief|senior|principal|staff"
                rf"|assistant)\s+[a-z]+\s+(?i:at|for)\s+{NAME}"),

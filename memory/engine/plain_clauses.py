@@ -146,11 +146,14 @@ _CLEFT: Final = (
         r"\s+)?who\s+(?=[a-z])"
     ),
     re.compile(r"^[Ii]t(?:['’]s|\s+is)\s+([A-Z][\w'’-]+)\s+who\s+(?=[a-z])"),
+    # "day to day I'm the one who maintains the SCADA historian"
+    re.compile(r"\b(I)\s+am\s+the\s+(?:one|person)\s+who\s+(?=[a-z])"),
 )
 
 
 _TIME_FIRST: Final = re.compile(
-    r"^(?:these\s+days|nowadays|lately|currently|at\s+the\s+moment|recently),?\s+(?=I\b|[A-Z])",
+    r"^(?:these\s+days|nowadays|lately|currently|at\s+the\s+moment|recently|day[-\s]to[-\s]day"
+    r"|mostly|usually|basically),?\s+(?=I\b|[A-Z])",
     re.IGNORECASE,
 )
 
@@ -225,5 +228,7 @@ def without_apposition(sentence: str) -> str:
 
 _WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")
 _FROM_TEAM: Final = re.compile(
-    r"^([A-Z][\w'’-]+)\s+(?:from|on)\s+(the\s+(?:[\w-]+\s+){1,2}team)\s+(?=[a-z])"
+    # a name, not the speaker ("I'm on the IT team at Brackenridge City Water")
+    r"^(?!(?:I|I'm|I’m|We|We're|We’re|He|She|They)\s)"
+    r"([A-Z][\w'’-]+)\s+(?:from|on)\s+(the\s+(?:[\w-]+\s+){1,2}team)\s+(?=[a-z])"
 )

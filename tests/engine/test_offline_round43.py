@@ -18,7 +18,14 @@ talk rather than a phrase of those sets:
   ("从成都「川味源」工厂直接进口", "从渝配汽配城老周那拿货"), a function through or sent to a
   firm ("考勤走钉钉", "保养都送附近的永泰汽车"), a Latin name before 系统 ("全在F6系统里");
 - changes: "moved off Sentry", "moved over to Trello" (nothing called "over" moved), "不用A了，
-  改成B", "之前一直是A，现在改成B", "A合同到期没续，…改用B", "还有…" opening a subject.
+  改成B", "之前一直是A，现在改成B", "A合同到期没续，…改用B", "还有…" opening a subject; a
+  supplier changed at all the team's sites ("we moved all four clinics from IDEXX over to
+  Antech") ends the old one;
+- a sentence with two facts and a detail is one event per fact, a change is read whole;
+- who one is ("I'm Helen Marsh, managing editor at the Valley Courier", "I coordinate
+  operations at …", "I'm on the IT team at …", "I'm the one who maintains …", "我是小橡树幼儿园
+  的园长") and who runs what ("Griffith depot is run by …", "南坪店店长是黄晓东", "中班年级组长是
+  陈思远", "技术部归老王管——王德明", "中央厨房是黄志强在管 所有门店…").
 """
 
 from __future__ import annotations
@@ -184,3 +191,66 @@ def test_no_tool_of_the_teams_where_none_is_used(content: str) -> None:
 )  # fmt: skip
 def test_what_ended_and_what_replaced_it(content: str, change: Change) -> None:
     assert parse_change(content) == change
+
+
+def test_a_sentence_with_two_facts_and_a_detail_is_one_event_per_fact() -> None:
+    said = "库存管理用「富勒WMS」，温度监控是另一套系统叫冷眼云，每5分钟采一次数据"
+    out = extract_events([SourceMessage(1, "user", said, AT, "Sam")])
+    assert [e.quotes for e in out.events] == [
+        ["库存管理用「富勒WMS」"],
+        ["温度监控是另一套系统叫冷眼云，每5分钟采一次数据"],
+    ]
+    assert _edges(said) == {(PROJECT, "uses", "tool:富勒wms"), (PROJECT, "uses", "tool:冷眼云")}
+
+
+def test_a_change_is_read_whole_even_with_a_use_inside() -> None:
+    said = "学校统一换平台了，作业现在都走钉钉家校本，智学网停用了。"
+    assert [kind for kind, _ in stored_events(said)] == ["change"]
+
+
+def test_a_change_at_all_the_teams_sites_ends_the_old_supplier() -> None:
+    change = parse_change("We moved all four clinics from IDEXX over to Antech as of yesterday.")
+    assert change == Change("switch", None, "IDEXX", "Antech", "host")
+    assert _edges("We moved all four clinics from IDEXX over to Antech.") == {
+        (PROJECT, "uses", "tool:antech")
+    }
+    # A home moved is no tool.
+    assert _edges("Update: I moved from Evanston to Oak Park last weekend.") == {
+        ("person:sam", "lives_in", "place:oakpark")
+    }
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        ("Bit of context before we start: I'm Helen Marsh, managing editor at the Valley Courier.",
+         ("person:sam", "works_at", "organization:valleycourier")),
+        ("I coordinate operations at Riverina Growers Co-op: 62 member farms.",
+         ("person:sam", "works_at", "organization:riverinagrowerscoop")),
+        ("Context for you: I'm on the IT team at Brackenridge City Water.",
+         ("person:sam", "works_at", "organization:brackenridgecitywater")),
+        ("I'm the one who maintains the billing service.",
+         ("person:sam", "maintains", "project:billingservice")),
+        ("Griffith depot is run by Tamsin Reilly, everyone just calls her Tam.",
+         ("person:tamsinreilly", "leads", "project:griffithdepot")),
+        ("先说下背景：我是小橡树幼儿园的园长，我们园一共九个班",
+         ("person:sam", "works_at", "organization:小橡树幼儿园")),
+        ("你好，我是北辰冷链的运营经理陈立新。",
+         ("person:sam", "works_at", "organization:北辰冷链")),
+        ("南坪店店长是黄晓东", ("person:黄晓东", "leads", "project:南坪店")),
+        ("中班年级组长是陈思远", ("person:陈思远", "leads", "organization:中班年级组")),
+        ("技术部归老王管——王德明，我们的技术总监", ("person:王德明", "owns", "project:技术部")),
+        ("中央厨房是黄志强在管 所有门店的配菜都从那边出",
+         ("person:黄志强", "owns", "project:中央厨房")),
+    ],
+)  # fmt: skip
+def test_who_one_is_and_who_runs_what(content: str, edge: tuple[str, str, str]) -> None:
+    assert edge in _edges(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["I'm Sam, back at the office.", "我是孩子的老师。", "我是这家店的老顾客", "我们 今天 开会"],
+)
+def test_no_employer_or_head_where_none_is_said(content: str) -> None:
+    assert not any(r in ("works_at", "leads", "owns") for _, r, _ in _edges(content))
