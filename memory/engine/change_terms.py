@@ -158,8 +158,8 @@ def subject_of(prefix: str | None) -> str | None:
             text = about.group(1) if about else ""
         return None if text in _COLLECTIVE_ZH else text or None
     text = prefix.strip(" ,;:")
-    if "," in text or ":" in text:  # "For billing, we …", "Quick update on flags: we …"
-        text = re.split(r"[,:]", text)[-1].strip()
+    if re.search(r"[,:—–]", text):  # "For billing, we …", "Big admin change — we've …"
+        text = re.split(r"[,:—–]", text)[-1].strip()
     text = _LEAD_EN.sub("", text)
     if not text or _COLLECTIVE_EN.match(text) or _PRONOUN_EN.match(text):
         return None

@@ -341,6 +341,12 @@ def _parse_en(sentence: str) -> Change | None:
             # "we moved to the next item": nothing named to supersede by; "stacked PRs make large
             # changes much easier to review": "changes" a noun, and no thing moved
             return None
+        if kind == "stop" and new is None:
+            # "we've stopped using Xero. Invoicing moved over to QuickBooks": what replaced it,
+            # said next with no old value of its own.
+            then = _parse_en(sentence[match.end() :].lstrip(" .;,"))
+            if then is not None and then.new is not None and then.old in (None, values.get("a")):
+                new = then.new
         return Change(
             kind, subject, value_of(values.get("a")), value_of(new), _role(match.group(0))
         )

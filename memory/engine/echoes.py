@@ -62,7 +62,7 @@ def echoes(sentence: str, said: set[str]) -> bool:
 ACK_OPEN: Final = re.compile(
     r"^\s*(?:ok(?:ay)?|sure|noted|understood|got\s+it|alright|all\s+right|will\s+do"
     r"|good\s+to\s+know|好的|好|收到|明白了?|了解了?|知道了|记下了?|记住了|没问题|嗯|行)"
-    r"\s*[,，.。:：!！]",
+    r"\s*[,，.。:：!！—–]",
     re.IGNORECASE,
 )
 _NUMBER: Final = re.compile(r"\d[\d,.]*\d|\d")

@@ -308,6 +308,14 @@ NEGATIVE_FACT: Final = _cue(
     r"|enough|too|very|really|what|to|you|me|us|him|her|out|up|back|on|about|with|for|in|at"
     r"|if|when|how|why|yet|either|anymore)\b)[a-z]",
 )
+# Advice in general, not something that happened: "When a pilot gets cancelled it's worth keeping
+# the notes", "試辦時可以先把暫停和取消的規則講清楚".
+GENERIC_ADVICE: Final = _cue(
+    r"\b(?:when|whenever|if|in\s+case|once)\b[^.;!?]{0,40}\b(?:gets?|is|are)\s+(?:cancel\w*"
+    r"|called\s+off|scrapped)|\bit['’]s\s+(?:worth|best|wise|good)\b|\b(?:usually|typically"
+    r"|generally|often)\b",
+    r"(?:时|時|的话|的話|如果|万一|萬一)[^，。]{0,12}(?:可以|建议|建議|最好)|可以先|最好先",
+)
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
 RECOMMENDATION: Final = _cue(
     r"\b(?:i'd|i\s+would)\s+(?:suggest|recommend|advise)\b|\bi\s+(?:suggest|recommend)\b"

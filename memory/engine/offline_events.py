@@ -101,6 +101,8 @@ class _Draft:
     quotes: list[str] = field(default_factory=list)
     participants: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    said: list[str] = field(default_factory=list)  # the sentences of its first message
+    message_id: int | None = None
 
 
 _LIST_MARKER: Final = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)])\s+")
@@ -181,7 +183,12 @@ def _classify(
         return _Kind("other", "recommendation")
     if computed:  # a figure the assistant worked out for the user ("That is 8 vCPUs in total")
         return _Kind("other", "computed")
-    if cues.CANCELLATION.search(sentence) and not cues.CANCELLED_FOR.search(sentence):
+    if (
+        cues.CANCELLATION.search(sentence)
+        and not cues.CANCELLED_FOR.search(sentence)
+        # The assistant's advice about what to do when something is called off cancels nothing.
+        and (person or not cues.GENERIC_ADVICE.search(sentence))
+    ):
         return _Kind("cancellation", "cancellation", default_status="cancelled")
     if person and not _is_question(sentence) and cues.INSTRUCTION.search(sentence):
         # How the assistant is to answer, for good: a preference to keep.
@@ -469,6 +476,38 @@ def _fact_of_its_own(clause: str) -> bool:
     )
 
 
+def _same_fact_of_message(
+    drafts: dict[tuple[str, ...], _Draft],
+    message: SourceMessage,
+    fields: dict[str, object],
+    sentence: str,
+) -> _Draft | None:
+    """The change of the same message a sentence completes: what replaced the use the change
+    before it ended ("we've stopped using Xero. Invoicing moved over to QuickBooks")."""
+    for draft in drafts.values():
+        if (
+            draft.message_id == message.id
+            and draft.event["event_type"] == fields["event_type"]
+            and len(draft.said) == 1
+            and _completes(draft.said[0], sentence)
+        ):
+            return draft
+    return None
+
+
+def _completes(ended: str, then: str) -> bool:
+    """Whether `then` says what replaced the use `ended` stopped, naming no old value of its own."""
+    stop, change = parse_change(_unquoted(ended)), parse_change(_unquoted(then))
+    return (
+        stop is not None
+        and stop.kind == "stop"
+        and stop.new is None
+        and change is not None
+        and change.new is not None
+        and change.old in (None, stop.old)
+    )
+
+
 def _fact_groups(sentence: str) -> list[str] | None:
     """A sentence with two or more clauses that each state a fact of their own and others that
     only add to one ("库存管理用富勒WMS，温度监控是另一套系统叫冷眼云，每5分钟采一次数据"): one
@@ -583,9 +622,19 @@ def extract_events(
             ):
                 continue
             if draft is None:
+                draft = _same_fact_of_message(drafts, message, fields, sentence)
+            if draft is None:
                 if len(drafts) == MAX_EVENTS:
                     continue
-                draft = drafts[key] = _Draft(key, fields)
+                draft = drafts[key] = _Draft(key, fields, said=[sentence], message_id=message.id)
+            elif draft.message_id == message.id and sentence not in draft.said:
+                draft.said.append(sentence)
+                if len(draft.said) == 2 and _completes(draft.said[0], sentence):
+                    # "we've stopped using Xero. Invoicing moved over to QuickBooks": one change,
+                    # read from both sentences (what ended and what replaced it).
+                    both = _event_fields(message, " ".join(draft.said))
+                    if both is not None:
+                        draft.event.update(both[1])
             if message.id not in draft.sources:
                 draft.sources.append(message.id)
             draft.quotes.append(quote)

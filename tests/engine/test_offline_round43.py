@@ -25,7 +25,11 @@ talk rather than a phrase of those sets:
 - who one is ("I'm Helen Marsh, managing editor at the Valley Courier", "I coordinate
   operations at …", "I'm on the IT team at …", "I'm the one who maintains …", "我是小橡树幼儿园
   的园长") and who runs what ("Griffith depot is run by …", "南坪店店长是黄晓东", "中班年级组长是
-  陈思远", "技术部归老王管——王德明", "中央厨房是黄志强在管 所有门店…").
+  陈思远", "技术部归老王管——王德明", "中央厨房是黄志强在管 所有门店…");
+- what ended, then what replaced it in the next sentence, is one change ("we've stopped using
+  Xero. Invoicing moved over to QuickBooks"); an acknowledgement opened with a dash ("Got it —")
+  adds nothing; the assistant's advice about what to do when something is called off cancels
+  nothing.
 """
 
 from __future__ import annotations
@@ -254,3 +258,50 @@ def test_who_one_is_and_who_runs_what(content: str, edge: tuple[str, str, str]) 
 )
 def test_no_employer_or_head_where_none_is_said(content: str) -> None:
     assert not any(r in ("works_at", "leads", "owns") for _, r, _ in _edges(content))
+
+
+def test_what_ended_then_what_replaced_it_is_one_change() -> None:
+    said = (
+        "Big admin change — we've stopped using Xero. Invoicing moved over to QuickBooks at the "
+        "start of the month because our new accountant only works in QBO."
+    )
+    out = extract_events([SourceMessage(1, "user", said, AT, "Sam")])
+    (event,) = out.events
+    assert event.event_type == "change" and len(event.quotes) == 2
+    assert parse_change(said) == Change("stop", None, "Xero", "QuickBooks", "use")
+    # A stop said alone, or beside something else, names nothing new.
+    assert parse_change("We dropped Jira. Nobody liked it.") == Change(
+        "stop", None, "Jira", None, "use"
+    )
+
+
+def test_an_acknowledgement_with_a_dash_adds_nothing() -> None:
+    out = extract_events(
+        [
+            SourceMessage(1, "user", "We've stopped using Xero, it's QuickBooks now.", AT, "Sam"),
+            SourceMessage(
+                2,
+                "assistant",
+                "Got it — invoicing now runs in QuickBooks Online instead of Xero.",
+                AT,
+            ),
+        ]
+    )
+    assert [e.source_message_ids for e in out.events] == [[1]]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "When a pilot gets cancelled it's worth keeping the requirements and vendor notes on file.",
+        "試辦時可以先把暫停和取消的規則講清楚，老客戶會比較願意嘗試。",
+    ],
+)
+def test_advice_about_calling_things_off_cancels_nothing(answer: str) -> None:
+    out = extract_events(
+        [
+            SourceMessage(1, "user", "Any tips for the trial?", AT, "Sam"),
+            SourceMessage(2, "assistant", answer, AT),
+        ]
+    )
+    assert "cancellation" not in [e.event_type for e in out.events]
