@@ -14,6 +14,7 @@ import re
 import unicodedata
 from typing import Final
 
+from memory.engine.hant import simplified
 from memory.engine.slots import slot_of
 
 _I: Final = re.IGNORECASE
@@ -69,8 +70,9 @@ _MAX_SUBJECT_WORDS: Final = 6
 
 
 def folded(text: str) -> str:
-    """NFKC, case-folded, whitespace collapsed: how values and subjects compare."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """NFKC, case-folded, whitespace collapsed, Simplified (黑貓 is 黑猫): how values and
+    subjects compare."""
+    return " ".join(simplified(unicodedata.normalize("NFKC", text)).casefold().split())
 
 
 def value_key(value: str) -> str:

@@ -62,6 +62,7 @@ from memory.engine.change_terms import (
     subject_of,
     value_of,
 )
+from memory.engine.hant import simplified
 from memory.engine.offline_entities import CALENDAR_WORDS, known_tool
 from memory.engine.offline_relations_zh import zh_corrected
 from memory.engine.plain_clauses import corrected
@@ -302,7 +303,8 @@ _ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃�
 
 def parse_change(text: str) -> Change | None:
     """The change `text` states, or None (see the module docstring for the forms)."""
-    sentence = han_unspaced(split_label(unicodedata.normalize("NFKC", text).strip())[1])
+    # Traditional Chinese read as Simplified (`engine.hant`): values compare either way.
+    sentence = han_unspaced(split_label(simplified(unicodedata.normalize("NFKC", text)).strip())[1])
     if HAN.search(sentence):
         found = _parse_zh(sentence)
         if found is not None:
@@ -392,6 +394,9 @@ _ZH_NOT_DONE: Final = re.compile(r"(?:没有|没|不会|不|别)$")
 
 _ZH_DROPPED: Final = re.compile(
     r"[，,]\s*(?:也)?(?:不再|不)(?:用|使用)([^，。,.！!；;]{2,20}?)了?(?=[，。,.！!；;]|$)"
+    # "…，黑猫这个月开始就不再用": what is dropped said first.
+    r"|[，,]\s*([^，。,.！!；;\s]{2,8}?)(?:这个月|下个月|下周|从现在|以后)?(?:开始|起)?(?:就|也)?"
+    r"(?:不再用|不用了|停用了?)(?=[，。,.！!；;]|$)"
 )
 
 
@@ -427,7 +432,7 @@ def _parse_zh(sentence: str) -> Change | None:
             new = value_of(then.group(1)) if then else None
         if kind != "stop" and old is None:  # "改用Notion了，不用印象笔记了": what B replaces
             dropped = _ZH_DROPPED.search(sentence, match.end())
-            old = value_of(dropped.group(1)) if dropped else None
+            old = value_of(dropped.group(1) or dropped.group(2)) if dropped else None
         return Change(kind, subject, old, new, _role(match.group(0)))
     return None
 

@@ -316,6 +316,7 @@ GENERIC_ADVICE: Final = _cue(
     r"|generally|often)\b",
     r"(?:时|時|的话|的話|如果|万一|萬一)[^，。]{0,12}(?:可以|建议|建議|最好)|可以先|最好先",
 )
+CONDITIONAL: Final = _cue(r"\b(?:if|unless)\b|的话|的話|如果|假如|要是")
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
 RECOMMENDATION: Final = _cue(
     r"\b(?:i'd|i\s+would)\s+(?:suggest|recommend|advise)\b|\bi\s+(?:suggest|recommend)\b"

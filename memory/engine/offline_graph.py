@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Final
 
 from memory.engine.change_terms import HAN, VERSION
 from memory.engine.changes import HOSTING, USING, parse_change, said_of_others, stated_uses
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES, normalize_key
+from memory.engine.hant import restored, simplified
 from memory.engine.offline_entities import (
     AMBIGUOUS,
     ME,
@@ -497,7 +498,10 @@ def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
     (a plan such as "Finish the prototype next week" adds no fact).
     """
     builder = _Builder()
-    ordered = sorted(events, key=lambda e: (e.valid_from, e.id))
+    # Traditional Chinese is read in Simplified form and named as written (`engine.hant`).
+    written = [(simplified(t), t) for e in events for t in (e.summary, e.title)]
+    read = [replace(e, summary=simplified(e.summary), title=simplified(e.title)) for e in events]
+    ordered = sorted(read, key=lambda e: (e.valid_from, e.id))
     for event in ordered:
         text = f"{event.summary}\n{event.title}"
         _project_person(builder, event, event.summary)
@@ -508,4 +512,13 @@ def project_events(events: Sequence[ProjectionEvent]) -> GraphProposal:
         f"offline rules: {len(builder.facts)} facts and {len(builder.edges)} edges "
         f"from {len(events)} events"
     )
-    return builder.proposal(reason)
+    proposal = builder.proposal(reason)
+    if all(r == w for r, w in written):
+        return proposal
+    for node in proposal.nodes:
+        node.name = restored(node.name, written)
+        node.aliases = [restored(a, written) for a in node.aliases]
+    for fact in proposal.facts:
+        if isinstance(fact.value, str):
+            fact.value = restored(fact.value, written)
+    return proposal

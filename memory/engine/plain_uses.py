@@ -20,6 +20,7 @@ from memory.engine.change_terms import (
     subject_of,
     value_of,
 )
+from memory.engine.hant import simplified
 from memory.engine.offline_entities import (
     FUNCTION_NOUNS,
     LIKED,
@@ -312,7 +313,8 @@ def plain_use(text: str) -> Use | None:
     runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
     "I love how you use color" states no use; neither does a negated or hedged clause or a
     statement about the listener."""
-    sentence = han_unspaced(split_label(unicodedata.normalize("NFKC", text).strip())[1])
+    # Traditional Chinese read as Simplified (`engine.hant`): values compare either way.
+    sentence = han_unspaced(split_label(simplified(unicodedata.normalize("NFKC", text)).strip())[1])
     if not HAN.search(sentence):
         for pattern in _FUNCTION_USE_EN:
             match = pattern.search(sentence)

@@ -38,6 +38,7 @@ from typing import Final
 
 from memory.engine.change_terms import HAN, value_key
 from memory.engine.changes import parse_change, stated_uses
+from memory.engine.hant import simplified
 from memory.engine.negation import affirmed
 from memory.engine.offline_cues import STOPPED
 from memory.engine.offline_entities import LIKED, ME, TEAM_NOUNS, function_noun, known_tool
@@ -107,7 +108,7 @@ def _without_label(text: str) -> str:
 
 def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
     """The relation facts `text` states, said by `speaker` (whose "I" it is)."""
-    sentence = _without_label(text).strip()
+    sentence = simplified(_without_label(text).strip())  # Traditional read as Simplified
     if not sentence:
         return frozenset()
     facts: set[Fact] = set()

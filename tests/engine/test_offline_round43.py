@@ -305,3 +305,32 @@ def test_advice_about_calling_things_off_cancels_nothing(answer: str) -> None:
         ]
     )
     assert "cancellation" not in [e.event_type for e in out.events]
+
+
+def test_the_assistants_new_content_in_several_sentences_is_one_event() -> None:
+    out = extract_events(
+        [
+            SourceMessage(1, "user", "Any thoughts on the late farms?", AT, "Sam"),
+            SourceMessage(
+                2,
+                "assistant",
+                "That's a 95% on-time rate. I'd call the three late farms before the payment run.",
+                AT,
+            ),
+        ]
+    )
+    assert [(e.event_type, len(e.quotes)) for e in out.events] == [("other", 2)]
+
+
+def test_a_case_the_assistant_weighs_is_no_plan() -> None:
+    answer = "下週一（5/4）才上架的話，離母親節只剩6天。建議這週五（5/1）先開預購頁。"
+    out = extract_events(
+        [
+            SourceMessage(1, "user", "母親節禮盒最晚下週一要上架", AT, "Sam"),
+            SourceMessage(2, "assistant", answer, AT),
+        ]
+    )
+    assert [(e.event_type, e.source_message_ids) for e in out.events] == [
+        ("plan", [1]),
+        ("other", [2]),
+    ]
