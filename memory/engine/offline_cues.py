@@ -47,6 +47,9 @@ DECISION: Final = _cue(
     r"|\b(?:i|we)(?:'ve|\s+have)\s+(?:now\s+|finally\s+)?(?:chosen|picked|gone\s+with"
     r"|standardi[sz]ed\s+on)\b"
     r"|\bmade\s+up\s+(?:my|our|his|her|their)\s+minds?\b"
+    # "Board signed off on a second silo bag line": approved by whoever decides.
+    r"|^(?:the\s+)?[\w'’]+\s+(?:has\s+|just\s+|finally\s+)?(?:signed\s+off\s+on|green-?lit)\b"
+    r"|\bgave\s+(?:it\s+|us\s+)?the\s+go-?ahead\b"
     r"|\bfrom\s+now\s+on\b|\bgoing\s+forward\b",
     r"\bdecided\s+(?:to|on|that|against)\b|\bthe\s+decision\s+(?:is|was)\b|\bdecision\s*:",
     r"\b(?:we're|we\s+are|i'm|i\s+am)\s+going\s+with\b|\bwe'll\s+go\s+with\b",
@@ -102,7 +105,12 @@ CHANGE: Final = _cue(
     # "We rewrote the API in Go".
     r"\brelocat(?:ed|ing)\b|\btook\s+over\b"
     # "Rosa's leaving", "Lorna Pike is taking over the box office", "we're ditching Dentrix".
-    r"|(?-i:\b[A-Z][\w-]+)(?:['’]s|\s+is|\s+has)?\s+(?:leaving|quitting|resigning|resigned)\b"
+    r"|(?-i:\b[A-Z][\w-]+)(?:\s*\([^)]{1,40}\))?(?:['’]s|\s+is|\s+has)?\s+(?:leaving|quitting"
+    r"|resigning|resigned)\b"
+    # Someone new, or standing in: "Jarrah Moore started with us Monday as agronomist", "Luis
+    # Ortega takes over the desk once Dana's gone", "Tomasz will cover as art lead".
+    r"|\b(?:started|joined)\s+(?:with\s+us|us|the\s+team|our\s+team)\b|\bcame\s+on\s*board\b"
+    r"|\btakes\s+over\b|\bwill\s+(?:take\s+over|step\s+in|cover\s+as|cover\s+for)\b"
     r"|\b(?:is|are|'s)\s+(?:taking\s+over|stepping\s+(?:up|in))\b"
     r"|\b(?:we're|we\s+are|we've|we\s+have)\s+(?:ditching|ditched|dumping|dropping|dropped|done\s+with)"
     r"\s+(?-i:[A-Z])"
@@ -111,6 +119,7 @@ CHANGE: Final = _cue(
     r"\s+(?:over\s+)?to\b"
     r"|\bstepped\s+down\b|\brewr(?:ote|itten)\b[\w\s-]{1,40}?\bin\s+(?-i:[A-Z])",
     r"改(?:到|喝|吃|去|成|为|学|练|打|玩)|推迟|延期|改期|提前到|挪到",
+    r"(?:刚|新)(?:报到|入职)|(?:报到|入职)了|顶上|接替",
     # Rescheduling: "the offsite got pushed to May".
     r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|slipped|slid)\s+(?:back\s+|out\s+)?(?:to|until|till"
     r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",
@@ -336,6 +345,9 @@ PLAN: Final = _cue(
     r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:going\s+to|gonna|planning\s+(?:to|on)|about\s+to"
     r"|hoping\s+to)\b",
     r"\bplan(?:ning)?\s+(?:to|on)\b|\bintend\s+to\b|\bmy\s+(?:plan|goal)\s+is\b",
+    # "We're planning a styled shoot in May", "Big plan for this year: soft launch …".
+    r"\b(?:i'm|i\s+am|we're|we\s+are)\s+planning\s+(?:a|an|the|our|for|some)\b"
+    r"|\b(?:big|main|the)\s+plan\s+for\s+(?:this|next|the)\b",
     r"\b(?:is|are)\s+due\s+(?:on|by|in|at\s+the\s+end|before|next|this|tomorrow|today)\b",
     # An obligation with its end: "The audit must be finished this week", 合同六月底到期.
     r"\b(?:must|has\s+to|have\s+to|needs?\s+to|got\s+to)\s+be\s+(?:done|finished|completed|ready"
@@ -392,7 +404,8 @@ TYPED: Final = (
         _cue(
             r"\b(?:meeting|met\s+(?:with|up)|meet\s+(?:with|up)|meetup|stand-?up|interview"
             r"|a\s+call\s+with|catch\s+up\s+with|caught\s+up\s+with|town\s+hall|all-hands"
-            r"|kick-?off|retro(?:spective)?|one-on-one)\b"
+            r"|kick-?off|retro(?:spective)?|one-on-one|walk-?through)\b"
+            r"|\bpresent(?:ing)?\s+(?:it|this|the\s+\w+|our\s+\w+)\s+to\s+(?:the|our|my)\b"
             r"|\b(?:had|have|having|grabbed|grab|over)\s+(?:a\s+)?(?:lunch|dinner|breakfast|brunch|coffee"
             r"|drinks?)\s+with\b",
             # Going to a gathering, not only naming one ("the support group has helped me").
@@ -400,6 +413,7 @@ TYPED: Final = (
             r"(?:\S+\s+){0,4}?(?:conference|workshop|seminar|summit|support\s+group|meetup"
             r"|convention|hackathon|symposium|webinar)s?\b",
             r"和.{1,10}?(?:见面|见了|吃了?饭|聚了?|碰了?面|喝了?(?:咖啡|茶|酒))|会议|开会|见面|碰头|聚会|[例周晨组早班]会|开[^，。！？]{1,3}会(?=[。，！,.!]|$)|研讨会|座谈",
+            r"跟[^，。！？]{1,8}对一下",
         ),
     ),
     (

@@ -222,7 +222,7 @@ def _classify(
         return _Kind("other", "preference", "preference", "ongoing")
     # An explicit intention ("I plan to launch…") is a plan even when it names a release.
     if person and not past and not vague and cues.PLAN.search(sentence):
-        return _Kind("plan", "plan", default_status="planned")
+        return _planned(sentence)
     if person and not wish and cues.NEGATIVE_FACT.search(sentence):
         return _Kind("other", "negative", default_status="ongoing")
     # A plain statement of who owns or leads what, what runs on or depends on what, who
@@ -244,7 +244,7 @@ def _classify(
             return _Kind(event_type, "typed", default_status=_tense_status(sentence))
     if future and not vague and not feeling and (person or not cues.CONDITIONAL.search(sentence)):
         # Not the assistant's "if it only goes up on Monday, …": a case weighed, no plan.
-        return _Kind("plan", "plan", default_status="planned")
+        return _planned(sentence)
     if person and not wish and states_result(sentence):
         # Figures that came out: "18,400 tonnes received across both sites", 通过率83%.
         return _Kind("other", "result", default_status="occurred")
@@ -259,6 +259,21 @@ def _classify(
         # a declaration of something specific with no cue word (`memory.engine.plain_facts`).
         return _Kind("other", "fact", default_status="unknown" if dated else "ongoing")
     return None
+
+
+_MEETING: Final = dict(cues.TYPED)["meeting"]
+_BEFORE_MEETING: Final = re.compile(
+    r"\b(?:before|by|ahead\s+of|for)\s+(?:[\w'’]+\s+){0,3}?(?:meeting|review|call)\b|(?:开会|会议)(?:前|之前)",
+    re.IGNORECASE,
+)
+
+
+def _planned(sentence: str) -> _Kind:
+    """A plan, or a meeting still to come ("tomorrow at 10 I'm meeting the Antech rep",
+    明天上午十点要去…开会): planned either way. Work to finish before a meeting is a plan."""
+    if _MEETING.search(sentence) and not _BEFORE_MEETING.search(sentence):
+        return _Kind("meeting", "typed", default_status="planned")
+    return _Kind("plan", "plan", default_status="planned")
 
 
 def _tense_status(sentence: str) -> str:

@@ -29,7 +29,13 @@ talk rather than a phrase of those sets:
 - what ended, then what replaced it in the next sentence, is one change ("we've stopped using
   Xero. Invoicing moved over to QuickBooks"); an acknowledgement opened with a dash ("Got it —")
   adds nothing; the assistant's advice about what to do when something is called off cancels
-  nothing.
+  nothing;
+- people coming and going ("Dana Whitfield (photo chief) is leaving end of March", "started with
+  us Monday as agronomist", "will cover as art lead", "takes over the desk", 顶上, 刚报到), an
+  approval ("Board signed off on …"), a plan said as one ("We're planning a styled shoot",
+  "Big plan for this year: …") and a meeting to come, which is a meeting, planned ("tomorrow at
+  10 I'm meeting the Antech rep", 明天上午十点要去…开会; work to finish before a meeting stays
+  a plan).
 """
 
 from __future__ import annotations
@@ -334,3 +340,36 @@ def test_a_case_the_assistant_weighs_is_no_plan() -> None:
         ("plan", [1]),
         ("other", [2]),
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ("Sad news, Dana Whitfield (photo chief) is leaving end of March.", "change"),
+        ("Staff news: Jarrah Moore started with us Monday as agronomist.", "change"),
+        ("Tomasz Wójcik will cover as art lead while she's out.", "change"),
+        ("Decision's made on photo: Luis Ortega takes over the desk once Dana's gone.", "change"),
+        ("淡滨尼现在是陈俊杰顶上", "change"),
+        ("Board signed off on a second silo bag line at Leeton before harvest.", "decision"),
+        ("Big plan for next year: soft launch Tidepool Tiles in Canada around May.", "plan"),
+        ("We're planning a styled shoot at Hartwell Manor next month.", "plan"),
+        ("tomorrow at 10 I'm meeting the Antech rep to go through the pricing", "meeting"),
+        ("Nadia and I present it to the GM tomorrow at 9 and then we lodge it", "meeting"),
+        ("明天上午十点要去街道社区卫生服务中心开会，谈孩子们体检的事", "meeting"),
+        ("明天一早要去南坪店，跟晓东对一下二月的配件损耗", "meeting"),
+        ("Tomorrow I need to finish the slides.", "plan"),
+    ],
+)
+def test_people_coming_and_going_approvals_plans_and_meetings_to_come(
+    content: str, kind: str
+) -> None:
+    assert [k for k, _ in stored_events(content)] == [kind]
+
+
+def test_a_meeting_to_come_is_planned() -> None:
+    assert stored_events("tomorrow at 10 I'm meeting the Antech rep") == [("meeting", "planned")]
+
+
+def test_a_sign_off_in_passing_is_no_decision() -> None:
+    said = "Heads up, there's nothing of ours on AWS and there won't be, compliance signed off."
+    assert "decision" not in [k for k, _ in stored_events(said)]
