@@ -19,6 +19,8 @@ def _cue(*parts: str) -> re.Pattern[str]:
 
 CANCELLATION: Final = _cue(
     r"\b(?:cancel(?:l?ed|s|ling)?|called\s+off|call(?:ing)?\s+off|scrapped|scrap)\b",
+    # "we're not doing the Steam Next Fest demo after all".
+    r"\b(?:we're|we\s+are|i'm|i\s+am)\s+not\s+doing\s+[^.;!?]{1,60}?\bafter\s+all\b",
     # Not going any more: "won't" alone is also a resolve ("I won't give up"), so it needs
     # a verb of attending or holding something.
     r"\b(?:we|i)(?:\s+won't|\s+will\s+not|\s+can't|\s+cannot|(?:'re|'m|\s+are|\s+am)\s+not"
@@ -119,7 +121,7 @@ CHANGE: Final = _cue(
     r"\s+(?:over\s+)?to\b"
     r"|\bstepped\s+down\b|\brewr(?:ote|itten)\b[\w\s-]{1,40}?\bin\s+(?-i:[A-Z])",
     r"改(?:到|喝|吃|去|成|为|学|练|打|玩)|推迟|延期|改期|提前到|挪到",
-    r"(?:刚|新)(?:报到|入职)|(?:报到|入职)了|顶上|接替",
+    r"(?:刚|新)(?:报到|入职)|(?:报到|入职)了|顶上|接替|调(?:去|到|往)(?!了解|查|研)",
     # Rescheduling: "the offsite got pushed to May".
     r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|slipped|slid)\s+(?:back\s+|out\s+)?(?:to|until|till"
     r"|by)\b|\b(?:postponed|rescheduled)\b|\bbrought\s+forward\b",
@@ -239,7 +241,7 @@ PREFERENCE: Final = _cue(
     # "I'd prefer if we didn't use Kubernetes", "I'm more of a cat person".
     r"\bi(?:'d|\s+would)\s+(?:much\s+)?prefer\b"
     r"|\bi(?:'m|\s+am)\s+(?:more\s+of\s+|definitely\s+|totally\s+)?an?\s+[\w-]+\s+person\b",
-    r"我(?:更|最|很|非常|特别|比较|真的|也)?(?:喜欢|讨厌|偏好|热爱|爱|不喜欢|不太喜欢|不怎么喜欢|受不了)",
+    r"我(?:个人|自己)?(?:更|最|很|非常|特别|比较|真的|也)?(?:喜欢|讨厌|偏好|热爱|爱|不喜欢|不太喜欢|不怎么喜欢|受不了)",
     r"我(?:总是|从不|从来不|一直都?)",
     r"我(?:一般|通常|平时|平常|经常|习惯)",
     r"\bi'd\s+(?:much\s+)?rather\b|\bi(?:'m|\s+am)\s+(?:\w+ly\s+|so\s+|totally\s+)?into\b",
@@ -260,6 +262,10 @@ INSTRUCTION: Final = _cue(
     r"(?:以后|今后|之后)?(?:请)?(?:回答|回复|解释)(?:我)?(?:的时候)?(?:尽量|请|都|要|最好)?"
     r"(?:简短|简洁|详细|用中文|用英文|短一点|长一点|别太长)",
     r"^(?:以后|今后)(?:请|都)?(?:用|不要|别)",
+    # "以后发给我的报表按门店分开列就好", "pls text me rather than email".
+    r"^(?:以后|今后)[^，。！？]{0,12}(?:给我|跟我|对我|我)[^，。！？]{0,16}(?:就好|就行|就可以)"
+    r"(?=[，。！,.!]|$)",
+    r"\b(?:text|call|email|message|ping|whatsapp|slack)\s+me\s+(?:rather\s+than|instead\s+of)\b",
 )
 # What "don't have" / "there's no" leaves out as chatter, not a missing thing.
 _NO_THING_EN: Final = (
@@ -323,7 +329,8 @@ GENERIC_ADVICE: Final = _cue(
     r"\b(?:when|whenever|if|in\s+case|once)\b[^.;!?]{0,40}\b(?:gets?|is|are)\s+(?:cancel\w*"
     r"|called\s+off|scrapped)|\bit['’]s\s+(?:worth|best|wise|good)\b|\b(?:usually|typically"
     r"|generally|often)\b",
-    r"(?:时|時|的话|的話|如果|万一|萬一)[^，。]{0,12}(?:可以|建议|建議|最好)|可以先|最好先",
+    r"(?:时|時|的话|的話|如果|万一|萬一)[^，。]{0,12}(?:可以|建议|建議|最好)|可以先|最好先"
+    r"|往往|一般来说|通常来说",
 )
 CONDITIONAL: Final = _cue(r"\b(?:if|unless)\b|的话|的話|如果|假如|要是")
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
@@ -337,7 +344,7 @@ RECOMMENDATION: Final = _cue(
     r"|use|move|switch|book|send|schedule|add|try|ask|check|split|pick|choose|open|lock|push|hold"
     r"|wait|prioriti[sz]e|focus|consider|go\s+with|stick\s+with|set\s+up|block\s+out"
     r"|lead\s+with|budget|plan\s+for|loop\s+in|flag|confirm)\b",
-    r"^(?:我)?(?:建议|推荐|建議)(?!你们?问)",
+    r"^(?:我)?(?:建议|推荐|建議)(?!你们?问)|[，,：:]\s*(?:我)?(?:建议|建議)(?!你们?问)",
 )
 PLAN: Final = _cue(
     r"\b(?:i|we)(?:'ll|\s+will|\s+shall)\b",
@@ -396,7 +403,11 @@ TYPED: Final = (
             r"|statement|comeback|living|wish|plan)\b)",
             r"完成了|搞定了|毕业了|[写做干弄画改修读看学拍理测备谈签]完了?(?=了|[，。！,.!]|$)|[写做画]好了|[考拿]下来了|考过了|通过了|拿到了"
             # Handing work in: "季度总结昨天交了" (a deadline "之前要交了" is planned, so a plan).
-            r"|(?:交|提交|交付)了(?=[，。！,.!]|$)",
+            r"|(?:交|提交|交付)了(?=[，。！,.!]|$)|(?:交|递|报)上去了",
+            # "the PI upgrade to 2024 went through on the weekend".
+            r"\b(?:upgrade|migration|cutover|rollout|deploy(?:ment)?|release|launch|payment|transfer"
+            r"|application|filing|submission|deal|sale|merger|order|paperwork)\b[^.;!?]{0,30}?"
+            r"\bwent\s+(?:through|live|out|smoothly|fine|well)\b",
         ),
     ),
     (

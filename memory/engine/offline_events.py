@@ -180,7 +180,11 @@ def _classify(
     """
     wish = bool(cues.WISH.search(sentence))
     vague = wish or (not dated and bool(cues.RESOLUTION.search(sentence)))
-    if not person and cues.RECOMMENDATION.search(sentence):
+    if (
+        not person
+        and cues.RECOMMENDATION.search(sentence)
+        and not cues.GENERIC_ADVICE.search(sentence)  # "扩容时…往往是瓶颈，建议…": for anyone
+    ):
         # The assistant's own advice is new content for this user, not an echo of theirs.
         return _Kind("other", "recommendation")
     if computed:  # a figure the assistant worked out for the user ("That is 8 vCPUs in total")
@@ -642,7 +646,12 @@ def extract_events(
                 computed = computed_answer(sentence, asked, user_numbers)
                 acknowledged = not computed and bool(ACK_OPEN.match(sentence))
                 acknowledged = acknowledged and not cues.RECOMMENDATION.search(sentence)
-            if message.role == "assistant" and not computed and echoes(sentence, said):
+            if (
+                message.role == "assistant"
+                and not computed
+                and not cues.RECOMMENDATION.search(sentence)  # advice on the user's own topic
+                and echoes(sentence, said)
+            ):
                 continue
             # Classified and summarised without a repeated speaker label; quoted verbatim.
             found = _event_fields(

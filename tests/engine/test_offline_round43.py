@@ -35,7 +35,12 @@ talk rather than a phrase of those sets:
   approval ("Board signed off on …"), a plan said as one ("We're planning a styled shoot",
   "Big plan for this year: …") and a meeting to come, which is a meeting, planned ("tomorrow at
   10 I'm meeting the Antech rep", 明天上午十点要去…开会; work to finish before a meeting stays
-  a plan).
+  a plan);
+- a liking said with 我个人, asks about how to be reached or sent things ("pls text me rather than
+  email", "以后发给我的报表按门店分开列就好"), work handed in (交上去了), a plan dropped ("we're not
+  doing the … demo after all"), a transfer (调去), and the assistant's advice on the user's own
+  topic (not echo; 建议 after a comma), but not advice for anyone in that spot (往往, "it's
+  worth").
 """
 
 from __future__ import annotations
@@ -373,3 +378,45 @@ def test_a_meeting_to_come_is_planned() -> None:
 def test_a_sign_off_in_passing_is_no_decision() -> None:
     said = "Heads up, there's nothing of ours on AWS and there won't be, compliance signed off."
     assert "decision" not in [k for k, _ in stored_events(said)]
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ("我个人更喜欢用飞书写周报，比在微信群里发一大段字清楚多了", "other"),
+        ("For anything urgent during harvest pls text me rather than email", "other"),
+        ("以后发给我的报表按门店分开列就好，别汇总成一张，我看着累", "other"),
+        ("年检材料昨天全部交上去了，比截止早了四天！", "task_completed"),
+        ("Also we're not doing the Steam Next Fest demo after all.", "cancellation"),
+        ("人员有变动：刘晓燕上周调去杭州新仓了", "change"),
+    ],
+)
+def test_likings_asks_work_handed_in_plans_dropped_and_transfers(content: str, kind: str) -> None:
+    assert [k for k, _ in stored_events(content)] == [kind]
+
+
+def test_who_to_ask_about_something_is_no_liking_of_the_speakers() -> None:
+    assert stored_events("以后排序模型的问题直接找许嘉就行") == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "events"),
+    [
+        # Advice on the user's own topic is new content even in the user's words.
+        ("建议夜间班先开放两台车试跑一个月，用约练通的预约率决定要不要加车", [("other", [2])]),
+        ("按3月20日截止往回排，建议：3月9日前各班交班级资料", [("other", [2])]),
+        # Advice for anyone in that spot, or "recommended" as a word, is not.
+        ("扩容时制冷机组和电力容量往往是瓶颈，建议尽早请设备厂家做负荷评估", []),
+        ("好的，推荐餐厅会避开牛肉。", []),
+    ],
+)
+def test_the_assistants_advice_for_this_user(
+    answer: str, events: list[tuple[str, list[int]]]
+) -> None:
+    out = extract_events(
+        [
+            SourceMessage(1, "user", "夜间班要不要开？约练通上预约挺满的。", AT, "Sam"),
+            SourceMessage(2, "assistant", answer, AT),
+        ]
+    )
+    assert [(e.event_type, e.source_message_ids) for e in out.events] == events
