@@ -42,11 +42,25 @@ def _same_subject(x: str, s: str) -> bool:
 
 
 def _related_subject(x: str, s: str) -> bool:
-    """Two subjects that share a word, or in Chinese their first two characters."""
+    """Two subjects that share a word; in Chinese their first two characters, one the other's
+    short form (温控 of 温度监控), or two functions (物流 and 出货, said with the same old tool)."""
     if HAN.search(x) or HAN.search(s):
         han_x, han_s = folded(x).replace("的", ""), folded(s).replace("的", "")
-        return len(han_x) >= 2 and len(han_s) >= 2 and han_x[:2] == han_s[:2]
+        if len(han_x) < 2 or len(han_s) < 2:
+            return False
+        short, long = sorted((han_x, han_s), key=len)
+        return (
+            han_x[:2] == han_s[:2]
+            or _in_order(short, long)
+            or (function_noun(han_x) and function_noun(han_s))
+        )
     return bool((_stems(x) - _GENERIC) & (_stems(s) - _GENERIC))
+
+
+def _in_order(short: str, long: str) -> bool:
+    """Whether the characters of `short` appear in `long` in the same order (温控 in 温度监控)."""
+    rest = iter(long)
+    return all(c in rest for c in short)
 
 
 def _function(subject: str) -> bool:

@@ -144,7 +144,9 @@ VERSION: Final = re.compile(r"\s+v?\d+(?:\.\d+)*(?:\s+LTS)?$", re.IGNORECASE)
 # "我们组用飞书沟通": the speakers' own group is "we" (_LEAD_ZH takes 我们, 团队 and 公司 off).
 _COLLECTIVE_ZH: Final = frozenset({"组", "小组", "部门"})
 # What a clause is about, before what it says of it: "后端是一个Django单体".
-ABOUT_ZH: Final = re.compile(r"^([\u4e00-\u9fff]{2,6}?)(?:是|用的是|用|跑在|部署在)")
+ABOUT_ZH: Final = re.compile(
+    r"^([\u4e00-\u9fff]{2,6}?)(?:我们|咱们)?(?:改用|换用|是|用的是|用|跑在|部署在)"
+)
 
 
 def subject_of(prefix: str | None) -> str | None:

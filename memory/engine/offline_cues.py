@@ -19,6 +19,10 @@ def _cue(*parts: str) -> re.Pattern[str]:
 
 CANCELLATION: Final = _cue(
     r"\b(?:cancel(?:l?ed|s|ling)?|called\s+off|call(?:ing)?\s+off|scrapped|scrap)\b",
+    # "The village-hall tour's off though", "the deal is off": a thing said to be off.
+    r"^(?:(?:oh\s+)?(?:and|also|so|but|sadly|unfortunately)[,:]?\s+)*(?:the|our|that|this)\s+"
+    r"[\w'’-]+(?:\s+[\w'’-]+){0,4}?(?:['’]s|\s+is)\s+(?:officially\s+)?off\b"
+    r"(?=\s*(?:though|now|for\s+now|after\s+all|[,.;!—–]|$))",
     # "we're not doing the Steam Next Fest demo after all".
     r"\b(?:we're|we\s+are|i'm|i\s+am)\s+not\s+doing\s+[^.;!?]{1,60}?\bafter\s+all\b",
     # Not going any more: "won't" alone is also a resolve ("I won't give up"), so it needs

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from memory.engine.called_off import CALLABLE_OFF_TYPES, called_off, names_called_off
 from memory.engine.change_ends import change_supersedes
 from memory.engine.change_terms import split_label
 from memory.engine.changes import Change, parse_change
@@ -98,7 +99,17 @@ def changes_supersede(*, event: Event, extracted: ExtractedEvent) -> list[Event]
         speaker = speaker_of(extracted.participants)
         new = stated_facts(extracted.summary, speaker)
         stated = stated._replace(new=new, stopped=ended_facts(extracted.summary, speaker))
-    if not (stated.new or stated.stopped or stated.change or stated.moved or stated.habit):
+    if extracted.event_type == "cancellation":
+        # "成都那个培训取消了": the plan it calls off.
+        stated = stated._replace(cancelled=called_off(split_label(extracted.summary)[1]))
+    if not (
+        stated.new
+        or stated.stopped
+        or stated.change
+        or stated.moved
+        or stated.habit
+        or stated.cancelled
+    ):
         return []
     rows = read_values(
         _COLUMNS,
@@ -124,6 +135,7 @@ class _Stated(NamedTuple):
     change: Change | None  # the use it changes
     moved: str | None  # what it moves to another time
     habit: str  # what it says, when it may move a habit (a change or a decision), else ""
+    cancelled: str | None = None  # what it calls off (a cancellation)
 
 
 def _ends(
@@ -142,7 +154,8 @@ def _ends(
     or said to hold no more ("Priya no longer leads the mobile team" ends "Priya leads the
     mobile team": `stated_facts.ended_facts`); or it is the plan or meeting, with its time,
     that the new event moves to another time, or the habit it moves to another day
-    (`memory.engine.reschedule`)."""
+    (`memory.engine.reschedule`); or it is the plan still to come that the new event calls off
+    (`memory.engine.called_off`)."""
     if stated.change is not None and change_supersedes(
         stated.change, [summary, title, *(quotes or ())]
     ):
@@ -156,6 +169,13 @@ def _ends(
     ):
         return True
     if stated.habit and habit_moved(stated.habit, said):
+        return True
+    if (
+        stated.cancelled
+        and event_type in CALLABLE_OFF_TYPES
+        and temporal_status == "planned"
+        and names_called_off(stated.cancelled, said)
+    ):
         return True
     facts = stated.new | stated.stopped
     speaker = speaker_of(participants)

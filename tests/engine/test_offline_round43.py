@@ -40,7 +40,11 @@ talk rather than a phrase of those sets:
   email", "以后发给我的报表按门店分开列就好"), work handed in (交上去了), a plan dropped ("we're not
   doing the … demo after all"), a transfer (调去), and the assistant's advice on the user's own
   topic (not echo; 建议 after a comma), but not advice for anyone in that spot (往往, "it's
-  worth").
+  worth");
+- a plan called off ends the plan (`engine.called_off`, tested in test_called_off.py and
+  tests/services/test_change_supersession.py), "The village-hall tour's off though" is a
+  cancellation, and a Chinese function's tool named as the old one ends its use whatever the
+  function is called (物流/出货, 温控 of 温度监控).
 """
 
 from __future__ import annotations

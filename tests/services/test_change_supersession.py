@@ -35,6 +35,15 @@ pytestmark = pytest.mark.django_db
         ("会员系统那边用的是健客云。", "会员系统我们之前用健客云，现在换成氧气管家了。"),
         ("Our practice management software is Dentrix.",
          "Big one though: we're ditching Dentrix."),
+        # Round 43: what ended then what replaced it in the next sentence; a supplier changed at
+        # all the team's sites; a plan called off; Traditional Chinese.
+        ("Invoicing's all in Xero.",
+         "Big admin change — we've stopped using Xero. Invoicing moved over to QuickBooks."),
+        ("Reference lab work goes out to IDEXX.",
+         "We moved all four clinics from IDEXX over to Antech as of yesterday."),
+        ("We're planning a village-hall tour in July.", "The village-hall tour's off though."),
+        ("我们打算今年暑假开个夜间班，专门给上班族。", "夜间班决定不开了，教练人手不够。"),
+        ("出貨都走黑貓宅急便。", "物流我們改用新竹物流了，不再用黑貓宅急便了。"),
     ],
 )  # fmt: skip
 def test_a_change_in_a_later_session_supersedes_the_earlier_use(
