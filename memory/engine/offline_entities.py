@@ -104,9 +104,14 @@ def function_noun(phrase: str) -> bool:
     if re.search(r"[\u4e00-\u9fff]", text):
         if re.sub(r"^(?:我们的?|公司的?|所有的?)", "", text) in _BARE_FUNCTIONS_ZH:
             return True  # "数据都在PostgreSQL里"; but 订单数据 is a thing of its own
-        # "库存管理" is the work of 库存
+        # "库存管理" is the work of 库存 ("客服系统" stays a system of its own); "开单、库存、会员"
+        # three of them.
         said = {text, re.sub(r"(?<=[\u4e00-\u9fff]{2})管理$", "", text)}
+        said |= {p for p in re.split(r"[、，,和跟与及]", text) if p}
         return any(t.endswith(n) for n in FUNCTION_NOUNS if not n.isascii() for t in said)
+    parts = re.split(r"\s*(?:,|\band\b|&)\s*", text, flags=re.IGNORECASE)
+    if len(parts) > 1:  # "Receivals and member payments": a function among them
+        return any(function_noun(p) for p in parts if p)
     words = re.sub(r"^(?:the|our|my)\s+", "", text, flags=re.IGNORECASE).split()
     if not words or len(words) > 3:
         return False

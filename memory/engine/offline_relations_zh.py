@@ -431,7 +431,7 @@ def chinese_relations(sentence: str) -> list[Relation]:
     surname and named in full in a clause of its own ("保安那块都是老黄在管，黄德胜，干了十来年了")
     is that full name."""
     clauses = _ZH_CLAUSE.split(zh_corrected(han_unspaced(sentence)))
-    found = _clause_relations(clauses)
+    found = [_led_if_a_unit(r) for r in _clause_relations(clauses)]
     named = [c.strip() for c in clauses if _ZH_FULL_NAME.fullmatch(c.strip())]
     if not named:
         return found
@@ -441,6 +441,17 @@ def chinese_relations(sentence: str) -> list[Relation]:
         return Entity(fitting[0], "person") if len(fitting) == 1 else entity
 
     return [Relation(in_full(r.subject), r.relation, in_full(r.object)) for r in found]
+
+
+# A unit of people or a place of the business: someone in charge of it leads it ("技术部归老王管",
+# "保健室由刘秀芬负责", "淡滨尼店是陈俊杰在管").
+_UNIT_ZH: Final = re.compile(r"(?:部|组|室|科|处|团队|班|店|园|校|馆|厂|车间|仓)$")  # not 用户中心
+
+
+def _led_if_a_unit(relation: Relation) -> Relation:
+    if relation.relation == "owns" and _UNIT_ZH.search(relation.object.name):
+        return Relation(relation.subject, "leads", relation.object)
+    return relation
 
 
 # A person's full Han name said alone, as an apposition: a surname and one or two characters.

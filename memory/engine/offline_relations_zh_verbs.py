@@ -32,8 +32,9 @@ ZH_RELATIONS: Final = (
     # "赵凯师兄毕业去大疆了": where someone went on leaving school or a job.
     (r"^(?P<a>.+?)(?:毕业|辞职|离职)(?:以?后|了)?(?:就)?去了?(?P<b>[^了，]{2,8}?)(?:工作|上班)?了?$",
      "works_at", "person", "organization"),
-    (r"^(?P<b>.+?)(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?(?:负责|管理?|维护)?(?:了)?$",
-     "owns", "owner", "project"),
+    # "行政会交给新来的郑惠文": the modal 会 is no part of what is handed over.
+    (r"^(?P<b>.+?)(?:会|要|将)?(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?"
+     r"(?:负责|管理?|维护)?(?:了)?$", "owns", "owner", "project"),
     # "王强现在带前端组": who leads a team.
     (r"^(?P<a>.+?)(?:带领|领导|带|管理?)着?(?P<b>[^带管]{1,10}?(?:组|团队|部门|小组))$", "leads",
      "person", "team"),

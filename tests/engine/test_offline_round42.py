@@ -311,6 +311,6 @@ def test_a_nickname_stays_when_no_full_name_fits() -> None:
     # 刘思琪 is not 老周: only the one said short of her name becomes her.
     assert _edges("老周跳槽去了铁馆，高新店现在交给小刘负责，刘思琪。") == {
         ("person:老周", "works_at", "organization:铁馆"),
-        ("person:刘思琪", "owns", "project:高新店"),
+        ("person:刘思琪", "leads", "project:高新店"),
     }
     assert not _edges("我们店的ERP用的是店小秘。") & {("project:我们店", "uses", "tool:店小秘")}

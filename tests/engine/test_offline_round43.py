@@ -44,7 +44,11 @@ talk rather than a phrase of those sets:
 - a plan called off ends the plan (`engine.called_off`, tested in test_called_off.py and
   tests/services/test_change_supersession.py), "The village-hall tour's off though" is a
   cancellation, and a Chinese function's tool named as the old one ends its use whatever the
-  function is called (物流/出货, 温控 of 温度监控).
+  function is called (物流/出货, 温控 of 温度监控);
+- someone in charge of a unit or a place of the business leads it (技术部, 保健室, 高新店; a service
+  called a 中心 is still owned), a modal is no part of what is handed over (行政会交给…), and a
+  function among others names the team's use ("Receivals and member payments all run through
+  AgriDesk").
 """
 
 from __future__ import annotations
@@ -258,7 +262,7 @@ def test_a_change_at_all_the_teams_sites_ends_the_old_supplier() -> None:
          ("person:sam", "works_at", "organization:北辰冷链")),
         ("南坪店店长是黄晓东", ("person:黄晓东", "leads", "project:南坪店")),
         ("中班年级组长是陈思远", ("person:陈思远", "leads", "organization:中班年级组")),
-        ("技术部归老王管——王德明，我们的技术总监", ("person:王德明", "owns", "project:技术部")),
+        ("技术部归老王管——王德明，我们的技术总监", ("person:王德明", "leads", "project:技术部")),
         ("中央厨房是黄志强在管 所有门店的配菜都从那边出",
          ("person:黄志强", "owns", "project:中央厨房")),
     ],
@@ -424,3 +428,23 @@ def test_the_assistants_advice_for_this_user(
         ]
     )
     assert [(e.event_type, e.source_message_ids) for e in out.events] == events
+
+
+@pytest.mark.parametrize(
+    ("content", "edge"),
+    [
+        ("保健室由刘秀芬负责，大家都叫她刘姐", ("person:刘秀芬", "leads", "project:保健室")),
+        ("Receivals and member payments all run through AgriDesk.",
+         ("project:project", "uses", "tool:agridesk")),
+    ],
+)  # fmt: skip
+def test_who_is_in_charge_of_a_unit_leads_it_and_functions_in_a_list(
+    content: str, edge: tuple[str, str, str]
+) -> None:
+    assert edge in _edges(content)
+
+
+def test_a_service_called_a_centre_is_owned_and_a_modal_is_no_part_of_a_name() -> None:
+    assert ("person:李娟", "owns", "organization:用户中心") in _edges("李娟负责用户中心。")
+    assert parse_change("客服系统不再用智齿了，改用了美洽。") is not None
+    assert not any("行政会" in o for _, _, o in _edges("行政会交给郑惠文了。"))
