@@ -77,7 +77,10 @@ SERVICE: Final = re.compile(
 TEAM: Final = re.compile(
     rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{TEAM_NOUNS}))", re.IGNORECASE
 )
-CAPITALISED: Final = re.compile(r"[A-Z0-9][\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*){0,2}")
+# "ezyVet", "iCloud": a name with a capital inside counts as one.
+CAPITALISED: Final = re.compile(
+    r"(?:[A-Z0-9]|[a-z]{1,6}(?=[A-Z]))[\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*){0,2}"
+)
 # Words that may open or close a clause around its subject without being part of it.
 LEADING: Final = re.compile(
     r"^(?:(?:now|also|then|so|today|currently|actually|btw|and|but|well|ok|okay|yes|yeah|by the"

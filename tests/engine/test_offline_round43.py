@@ -448,3 +448,9 @@ def test_a_service_called_a_centre_is_owned_and_a_modal_is_no_part_of_a_name() -
     assert ("person:李娟", "owns", "organization:用户中心") in _edges("李娟负责用户中心。")
     assert parse_change("客服系统不再用智齿了，改用了美洽。") is not None
     assert not any("行政会" in o for _, _, o in _edges("行政会交给郑惠文了。"))
+
+
+def test_a_name_with_a_capital_inside_is_a_name() -> None:
+    assert ("person:tombecker", "maintains", "project:ezyvet") in _edges(
+        "Tom Becker maintains the ezyVet setup."
+    )
