@@ -210,7 +210,7 @@ def test_the_second_development_set_meets_the_goals_too() -> None:
 # The tuning sets of the fifth round, and the first set, at the level their misses were fixed to
 # (figures as measured on 2026-12-07; docs/EVALUATION.md "Fifth round" … "Twelfth round").
 TUNING_LEVELS = {
-    "memory_quality_set.json": {"event_recall": 0.960, "supersession_recall": 0.952,
+    "memory_quality_set.json": {"event_recall": 0.970, "supersession_recall": 1.0,
                                 "edge_precision": 0.966, "edge_recall": 0.966},
     "memory_quality_dev3.json": {"event_recall": 1.0, "supersession_recall": 1.0,
                                  "edge_precision": 0.958, "edge_recall": 0.857},
@@ -235,8 +235,8 @@ TUNING_LEVELS = {
                                   "edge_precision": 0.974, "edge_recall": 0.698,
                                   "duplicates": 0.041, "event_precision": 0.985},
     # The third (first score 0.984 / 0.819 / 0 / 0.222 / 0.706 / 0.261).
-    "memory_quality_dev11.json": {"event_recall": 0.833, "supersession_recall": 0.500,
-                                  "edge_precision": 0.913, "edge_recall": 0.457,
+    "memory_quality_dev11.json": {"event_recall": 0.847, "supersession_recall": 0.500,
+                                  "edge_precision": 0.917, "edge_recall": 0.478,
                                   "event_precision": 0.984},
     # Written fresh for the forty-first round, asked for varied phrasing: dev12 (first score
     # 0.965 / 0.506 / 0.012 / 0.118 / 0.438 / 0.125; its writer had no labelling conventions,
@@ -244,7 +244,7 @@ TUNING_LEVELS = {
     # 0.562 / 0 / 0 / 0.455 / 0.106).
     # dev12 "POS is Toast at eight of them" is now the project's use of Toast, which its writer
     # did not label, and dev13 "We moved inventory into ShelfWise" (forty-third round).
-    "memory_quality_dev12.json": {"event_recall": 0.554, "supersession_recall": 0.118,
+    "memory_quality_dev12.json": {"event_recall": 0.566, "supersession_recall": 0.118,
                                   "edge_precision": 0.409, "edge_recall": 0.161,
                                   "duplicates": 0.024, "event_precision": 0.952},
     "memory_quality_dev13.json": {"event_recall": 0.712, "supersession_recall": 0.278,
@@ -254,19 +254,28 @@ TUNING_LEVELS = {
     # aligned to the product's before scoring (their "about" says how). First scores: dev14
     # 0.946 / 0.520 / 0.050 / 0 / 0.375 / 0.058, dev15 0.964 / 0.442 / 0.023 / 0 / 0.500 /
     # 0.056.
-    "memory_quality_dev14.json": {"event_recall": 0.600, "supersession_recall": 0.200,
-                                  "edge_precision": 0.714, "edge_recall": 0.288,
+    "memory_quality_dev14.json": {"event_recall": 0.610, "supersession_recall": 0.200,
+                                  "edge_precision": 0.727, "edge_recall": 0.308,
                                   "duplicates": 0.050, "event_precision": 0.952},
-    "memory_quality_dev15.json": {"event_recall": 0.651, "supersession_recall": 0.312,
-                                  "edge_precision": 0.800, "edge_recall": 0.370,
-                                  "duplicates": 0.012, "event_precision": 0.957},
+    "memory_quality_dev15.json": {"event_recall": 0.674, "supersession_recall": 0.375,
+                                  "edge_precision": 0.840, "edge_recall": 0.389,
+                                  "duplicates": 0.012, "event_precision": 0.958},
+    # Written fresh for the forty-third round, with the product's conventions in the brief;
+    # dev16 has a Traditional Chinese conversation. First scores: dev16 0.870 / 0.533 / 0.022 /
+    # 0.182 / 0.583 / 0.137, dev17 0.875 / 0.552 / 0.011 / 0.111 / 0.867 / 0.317.
+    "memory_quality_dev16.json": {"event_recall": 0.815, "supersession_recall": 0.545,
+                                  "edge_precision": 0.839, "edge_recall": 0.510,
+                                  "duplicates": 0.022, "event_precision": 0.976},
+    "memory_quality_dev17.json": {"event_recall": 0.908, "supersession_recall": 0.667,
+                                  "edge_precision": 0.900, "edge_recall": 0.659,
+                                  "duplicates": 0.011, "event_precision": 0.920},
 }  # fmt: skip
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(TUNING_LEVELS))
 def test_the_fifth_round_tuning_sets_stay_at_their_level(name: str) -> None:
-    """set, dev3–dev15 (about 2–5 s each): every event stored is right, none twice (dev9–dev15:
+    """set, dev3–dev17 (about 2–5 s each): every event stored is right, none twice (dev9–dev17:
     as right and as few as then), and recall, supersession and edges stay where the round left
     them."""
     figures = memory_quality_score(quality_set_load(HERE / name)).overall.figures()
