@@ -58,13 +58,20 @@ from datetime import UTC, datetime
 import pytest
 
 from memory.engine.changes import Change, parse_change
-from memory.engine.offline_events import SourceMessage, extract_events
+from memory.engine.offline_events import ExtractionOut, SourceMessage, extract_events
 from memory.engine.stated_results import states_result
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
 PROJECT = "project:project"
 AT = datetime(2026, 3, 2, 10, tzinfo=UTC)
+
+
+def _answered(said: str, answer: str) -> ExtractionOut:
+    """Offline extraction of one turn: the user's message, then the assistant's answer."""
+    return extract_events(
+        [SourceMessage(1, "user", said, AT, "Sam"), SourceMessage(2, "assistant", answer, AT)]
+    )
 
 
 @pytest.mark.parametrize(
@@ -134,12 +141,7 @@ def test_a_standing_count_a_target_or_a_question_is_no_result(content: str) -> N
     ],
 )
 def test_an_assistants_wish_adds_nothing(answer: str) -> None:
-    out = extract_events(
-        [
-            SourceMessage(1, "user", "Long night, polishing the deck.", AT, "Sam"),
-            SourceMessage(2, "assistant", answer, AT),
-        ]
-    )
+    out = _answered("Long night, polishing the deck.", answer)
     assert out.events == []
 
 
@@ -152,12 +154,7 @@ def test_an_assistants_wish_adds_nothing(answer: str) -> None:
     ],
 )
 def test_what_the_assistant_would_do_in_the_users_place_is_new(answer: str) -> None:
-    out = extract_events(
-        [
-            SourceMessage(1, "user", "Any thoughts on the rollout?", AT, "Sam"),
-            SourceMessage(2, "assistant", answer, AT),
-        ]
-    )
+    out = _answered("Any thoughts on the rollout?", answer)
     assert [(e.event_type, e.source_message_ids) for e in out.events] == [("other", [2])]
 
 
@@ -295,16 +292,9 @@ def test_what_ended_then_what_replaced_it_is_one_change() -> None:
 
 
 def test_an_acknowledgement_with_a_dash_adds_nothing() -> None:
-    out = extract_events(
-        [
-            SourceMessage(1, "user", "We've stopped using Xero, it's QuickBooks now.", AT, "Sam"),
-            SourceMessage(
-                2,
-                "assistant",
-                "Got it — invoicing now runs in QuickBooks Online instead of Xero.",
-                AT,
-            ),
-        ]
+    out = _answered(
+        "We've stopped using Xero, it's QuickBooks now.",
+        "Got it — invoicing now runs in QuickBooks Online instead of Xero.",
     )
     assert [e.source_message_ids for e in out.events] == [[1]]
 
@@ -317,38 +307,21 @@ def test_an_acknowledgement_with_a_dash_adds_nothing() -> None:
     ],
 )
 def test_advice_about_calling_things_off_cancels_nothing(answer: str) -> None:
-    out = extract_events(
-        [
-            SourceMessage(1, "user", "Any tips for the trial?", AT, "Sam"),
-            SourceMessage(2, "assistant", answer, AT),
-        ]
-    )
+    out = _answered("Any tips for the trial?", answer)
     assert "cancellation" not in [e.event_type for e in out.events]
 
 
 def test_the_assistants_new_content_in_several_sentences_is_one_event() -> None:
-    out = extract_events(
-        [
-            SourceMessage(1, "user", "Any thoughts on the late farms?", AT, "Sam"),
-            SourceMessage(
-                2,
-                "assistant",
-                "That's a 95% on-time rate. I'd call the three late farms before the payment run.",
-                AT,
-            ),
-        ]
+    out = _answered(
+        "Any thoughts on the late farms?",
+        "That's a 95% on-time rate. I'd call the three late farms before the payment run.",
     )
     assert [(e.event_type, len(e.quotes)) for e in out.events] == [("other", 2)]
 
 
 def test_a_case_the_assistant_weighs_is_no_plan() -> None:
     answer = "下週一（5/4）才上架的話，離母親節只剩6天。建議這週五（5/1）先開預購頁。"
-    out = extract_events(
-        [
-            SourceMessage(1, "user", "母親節禮盒最晚下週一要上架", AT, "Sam"),
-            SourceMessage(2, "assistant", answer, AT),
-        ]
-    )
+    out = _answered("母親節禮盒最晚下週一要上架", answer)
     assert [(e.event_type, e.source_message_ids) for e in out.events] == [
         ("plan", [1]),
         ("other", [2]),
@@ -421,12 +394,7 @@ def test_who_to_ask_about_something_is_no_liking_of_the_speakers() -> None:
 def test_the_assistants_advice_for_this_user(
     answer: str, events: list[tuple[str, list[int]]]
 ) -> None:
-    out = extract_events(
-        [
-            SourceMessage(1, "user", "夜间班要不要开？约练通上预约挺满的。", AT, "Sam"),
-            SourceMessage(2, "assistant", answer, AT),
-        ]
-    )
+    out = _answered("夜间班要不要开？约练通上预约挺满的。", answer)
     assert [(e.event_type, e.source_message_ids) for e in out.events] == events
 
 
