@@ -26,7 +26,6 @@ Choices (SPEC silent):
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine import offline_cues as cues
-from memory.engine.changes import parse_change, plain_use, stated_uses
+from memory.engine.changes import parse_change, stated_uses
 from memory.engine.echoes import (
     ACK_OPEN,
     computed_answer,
@@ -48,7 +47,6 @@ from memory.engine.hant import restored, simplified
 from memory.engine.negation import third_person
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
-from memory.engine.offline_relations_zh import carried_clauses, carried_service
 from memory.engine.person_facts import person_relations
 from memory.engine.plain_facts import states_plain_fact
 from memory.engine.prompts.extraction import (
@@ -63,6 +61,7 @@ from memory.engine.reschedule import moved_thing
 from memory.engine.slot_supersession import TimelineEvent, detect_supersession
 from memory.engine.slots import SlotChoice, project_name, slot_choices
 from memory.engine.stated_results import states_result
+from memory.engine.statements import facts_of, sentences, unquoted
 from memory.engine.temporal import TemporalResolution, resolve_temporal, sentence_tense
 
 __all__ = [
@@ -71,7 +70,6 @@ __all__ = [
 ]
 
 TITLE_MAX: Final = 80
-SENTENCE_MAX: Final = 1_000
 _DONE_TYPES: Final = frozenset({"release", "task_completed"})
 
 
@@ -107,13 +105,6 @@ class _Draft:
     message_id: int | None = None
 
 
-_LIST_MARKER: Final = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)])\s+")
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
-# Abbreviations whose full stop does not end a sentence.
-_ABBREVIATION_END: Final = re.compile(
-    r"\b(?:St|Mr|Mrs|Ms|Dr|Prof|Sr|Jr|Mt|Ft|Inc|Corp|Co|Ltd|vs|etc|e\.g|i\.e|approx|No)\.$"
-)
-_FENCE: Final = re.compile(r"^\s*(?:```|~~~)")
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _SUBJECT: Final = re.compile(r"\b(?:I|I'm|my|My)\b|我(?!们)")  # 我们 is "we", not the speaker
 # A subject other than the speaker right before a statement's cue, opening its clause: a name
@@ -122,47 +113,6 @@ _OTHER_SUBJECT: Final = re.compile(
     r"(?:^|[,;:—–]\s*)((?:[A-Z][\w'’-]*\s+){1,3}|(?:he|she|they|He|She|They)\s+)$"
 )
 _WORD: Final = re.compile(r"[a-z][a-z'+#.-]{3,}", re.IGNORECASE)
-
-
-def _sentences(content: str) -> list[str]:
-    """Sentences of prose, each a verbatim substring of `content`; fenced code is skipped."""
-    out: list[str] = []
-    in_fence = False
-    for line in content.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        marker = _LIST_MARKER.match(line)
-        body = line[marker.end() :] if marker else line
-        for piece in _split_sentences(body):
-            sentence = piece.strip()[:SENTENCE_MAX].strip()
-            if len(sentence) >= 3:
-                out.append(sentence)
-    return out
-
-
-# A name set off in corner brackets (会员系统用的是「健客云」): Chinese writing marks a product's,
-# a firm's or a work's name so; read without them, the name stands where the rules expect one.
-_NAME_QUOTE: Final = re.compile(r"[「『]([^「」『』\s，。！？；：、,.!?;:]{1,24})[」』]")
-
-
-def _unquoted(sentence: str) -> str:
-    return _NAME_QUOTE.sub(r"\1", sentence)
-
-
-def _split_sentences(body: str) -> list[str]:
-    """Verbatim pieces of one line, not cut after an abbreviation ("St. Mary's hospital")."""
-    pieces: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(body):
-        if _ABBREVIATION_END.search(body[start : match.start()]):
-            continue
-        pieces.append(body[start : match.start()])
-        start = match.end()
-    pieces.append(body[start:])
-    return pieces
 
 
 def _is_question(sentence: str) -> bool:
@@ -483,29 +433,15 @@ def _event_fields(
     return key, fields, tags
 
 
-# Also "when" before a name: "Ji-woo picked up the ledger API when Ravi moved to the fraud
-# team" states two facts.
-_CLAUSE_END: Final = re.compile(r"[，；;]|,\s+(?:and|but)\s+(?=\S)|\s+when\s+(?=[A-Z][a-z])")
-
-
-def _fact_of_its_own(clause: str) -> bool:
-    """A clause that states one relation or one use by itself."""
-    clause = _unquoted(clause)
-    return (
-        len(relations(clause)) == 1
-        or plain_use(clause) is not None
-        or len(person_relations(clause, "")) == 1  # "I'm on the IT team at Brackenridge …"
-    )
-
-
 def _read_facts(message: SourceMessage) -> Iterator[tuple[str, str, list[tuple[str, str]]]]:
     """(what is read, the words quoted, [(sentence as read, as written)]) for each statement of
-    a message (`_facts_of`); Traditional Chinese is read in Simplified form (`memory.engine.hant`)
-    and quoted as written."""
-    for sentence in _sentences(message.content):
+    a message (`statements.facts_of`, one per fact for a person's words); Traditional Chinese is
+    read in Simplified form (`memory.engine.hant`) and quoted as written."""
+    per_fact = message.role == "user" or bool(message.speaker)
+    for sentence in sentences(message.content):
         read = simplified(sentence)
         written = [(read, sentence)] if read != sentence else []
-        for said_so, quote in _facts_of([read], message):
+        for said_so, quote in facts_of([read], per_fact=per_fact):
             yield said_so, restored(quote, written), written
 
 
@@ -541,7 +477,7 @@ def _same_fact_of_message(
 
 def _completes(ended: str, then: str) -> bool:
     """Whether `then` says what replaced the use `ended` stopped, naming no old value of its own."""
-    stop, change = parse_change(_unquoted(ended)), parse_change(_unquoted(then))
+    stop, change = parse_change(unquoted(ended)), parse_change(unquoted(then))
     return (
         stop is not None
         and stop.kind == "stop"
@@ -550,59 +486,6 @@ def _completes(ended: str, then: str) -> bool:
         and change.new is not None
         and change.old in (None, stop.old)
     )
-
-
-def _fact_groups(sentence: str) -> list[str] | None:
-    """A sentence with two or more clauses that each state a fact of their own and others that
-    only add to one ("库存管理用富勒WMS，温度监控是另一套系统叫冷眼云，每5分钟采一次数据"): one
-    verbatim piece per fact, a clause that adds to one kept with it; None for any other, and for
-    a change, which is read whole ("作业现在都走钉钉家校本，智学网停用了" is one change)."""
-    read = _unquoted(sentence)
-    if parse_change(read) is not None or any(
-        cue.search(read) for cue in (cues.CHANGE, cues.MIGRATION, cues.CANCELLATION, cues.DECISION)
-    ):
-        return None
-    cuts = [0, *(m.end() for m in _CLAUSE_END.finditer(sentence)), len(sentence)]
-    pieces = [(a, b) for a, b in itertools.pairwise(cuts) if sentence[a:b].strip(" ，；;,")]
-    facts = [_fact_of_its_own(sentence[a:b].strip().rstrip("，；;,").strip()) for a, b in pieces]
-    if sum(facts) < 2:
-        return None
-    starts = [a for (a, _), fact in zip(pieces, facts, strict=True) if fact]
-    starts[0] = 0  # what opens the sentence belongs to its first fact
-    ends = [*starts[1:], len(sentence)]
-    return [
-        sentence[a:b].strip().rstrip("，；;,").strip() for a, b in zip(starts, ends, strict=True)
-    ]
-
-
-def _facts_of(sentences: list[str], message: SourceMessage) -> list[tuple[str, str]]:
-    """The statements of a message, each as (what is read, the words quoted): a sentence whose
-    clauses each state a fact of their own ("规则平台是孙悦在负责，特征库归郭涛", "Ana owns
-    billing; Tom owns search", "We use PagerDuty for paging, and the runbooks live in
-    Confluence") is one fact per clause, so each can later be restated, handed over or replaced
-    alone, and a clause that shares the person of the one before is read with that person
-    ("我在客服平台组，主要负责工单系统" → "我主要负责工单系统", quoted as said); any other
-    sentence is whole ("张伟离开了数据组，数据平台现在由赵敏负责" is one change)."""
-    if message.role != "user" and not message.speaker:
-        return [(s, s) for s in sentences]
-    out: list[tuple[str, str]] = []
-    for sentence in sentences:
-        clauses = [c.strip().rstrip("，；;").strip() for c in _CLAUSE_END.split(sentence)]
-        clauses = [c for c in clauses if c]
-        if len(clauses) > 1 and all(_fact_of_its_own(c) for c in clauses):
-            read = carried_service(clauses) if _HAN.search(sentence) else clauses
-            out += list(zip(read, clauses, strict=True))
-            continue
-        grouped = _fact_groups(sentence)
-        if grouped is not None:
-            out += [(g, g) for g in grouped]
-            continue
-        carried = carried_clauses(sentence) if len(clauses) > 1 and _HAN.search(sentence) else None
-        if carried is not None and len(carried) == len(clauses):
-            out += list(zip(carried, clauses, strict=True))
-        else:
-            out.append((sentence, sentence))
-    return out
 
 
 def extract_events(
@@ -630,7 +513,7 @@ def extract_events(
                 said, answered, dated_said = set(), False, []
                 asked, user_numbers = False, set()
             # What the user stated (a question is not restated by its answer).
-            for sentence in _sentences(message.content):
+            for sentence in sentences(message.content):
                 if not _is_question(sentence):
                     said |= echo_words(simplified(sentence))
                 asked = asked or _is_question(sentence)
@@ -638,7 +521,7 @@ def extract_events(
         else:
             answered = True
         for said_so, quote, written in _read_facts(message):
-            sentence = _unquoted(said_so)
+            sentence = unquoted(said_so)
             if _is_question(sentence) or cues.RECALL.search(sentence):
                 continue
             computed = acknowledged = False

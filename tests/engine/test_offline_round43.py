@@ -58,7 +58,8 @@ from datetime import UTC, datetime
 import pytest
 
 from memory.engine.changes import Change, parse_change
-from memory.engine.offline_events import ExtractionOut, SourceMessage, extract_events
+from memory.engine.offline_events import SourceMessage, extract_events
+from memory.engine.prompts.extraction import ExtractionOut
 from memory.engine.stated_results import states_result
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
