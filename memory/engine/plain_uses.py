@@ -308,6 +308,22 @@ _ON_KNOWN_EN: Final = re.compile(
 )
 
 
+# "Tech stack is pretty standard: Unity for the game itself, Sentry for crash reports": a tool
+# named for what it does, in a list (a known tool, or a function's).
+_TOOL_FOR: Final = re.compile(
+    r"(?:^|[:;,]\s*)(?:and\s+)?([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+for\s+(?:the\s+|our\s+"
+    r"|all\s+(?:the\s+|our\s+)?)?((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)(?:\s+itself)?\s*(?=[,.;]|$)"
+)
+
+
+def _tool_for(sentence: str) -> Use | None:
+    for match in _TOOL_FOR.finditer(sentence):
+        tool, what = match.group(1), match.group(2)
+        if known_tool(tool) or function_noun(what):
+            return Use(subject_of(what) if function_noun(what) else None, tool, USING)
+    return None
+
+
 def plain_use(text: str) -> Use | None:
     """The use a plain statement states ("we deploy the billing service on Heroku", "the API
     runs on Fly.io", "账单服务用MySQL"), or None. The value must name something (`_named`):
@@ -355,6 +371,8 @@ def plain_use(text: str) -> Use | None:
         else:
             subject = subject_of(prefix)
         return Use(subject, value_of(value) or value, role_of(match.group(0)))
+    if not HAN.search(sentence) and (listed := _tool_for(sentence)) is not None:
+        return listed
     on = None if HAN.search(sentence) else _ON_KNOWN_EN.search(sentence)
     platform = value_of(on.group(2)) if on else None
     if on and platform and known_tool(platform) and not _NOT_USED_EN.search(on.group(1)):

@@ -85,6 +85,17 @@ def _fact_of_its_own(clause: str) -> bool:
     )
 
 
+_LIST_COMMA: Final = re.compile(r",\s+")
+
+
+def _pieces(sentence: str, cut: re.Pattern[str]) -> tuple[list[tuple[int, int]], list[bool]]:
+    """The spans `cut` leaves of a sentence, and whether each states a fact of its own."""
+    cuts = [0, *(m.end() for m in cut.finditer(sentence)), len(sentence)]
+    pieces = [(a, b) for a, b in itertools.pairwise(cuts) if sentence[a:b].strip(" ，；;,")]
+    facts = [_fact_of_its_own(sentence[a:b].strip().rstrip("，；;,").strip()) for a, b in pieces]
+    return pieces, facts
+
+
 def _fact_groups(sentence: str) -> list[str] | None:
     """A sentence with two or more clauses that each state a fact of their own and others that
     only add to one ("库存管理用富勒WMS，温度监控是另一套系统叫冷眼云，每5分钟采一次数据"): one
@@ -95,9 +106,10 @@ def _fact_groups(sentence: str) -> list[str] | None:
         cue.search(read) for cue in (cues.CHANGE, cues.MIGRATION, cues.CANCELLATION, cues.DECISION)
     ):
         return None
-    cuts = [0, *(m.end() for m in _CLAUSE_END.finditer(sentence)), len(sentence)]
-    pieces = [(a, b) for a, b in itertools.pairwise(cuts) if sentence[a:b].strip(" ，；;,")]
-    facts = [_fact_of_its_own(sentence[a:b].strip().rstrip("，；;,").strip()) for a, b in pieces]
+    pieces, facts = _pieces(sentence, _CLAUSE_END)
+    if sum(facts) < 2 and not _HAN.search(sentence):
+        # "…: Unity for the game itself, Sentry for crash reports": facts a comma lists.
+        pieces, facts = _pieces(sentence, _LIST_COMMA)
     if sum(facts) < 2:
         return None
     starts = [a for (a, _), fact in zip(pieces, facts, strict=True) if fact]

@@ -423,3 +423,10 @@ def test_a_name_with_a_capital_inside_is_a_name() -> None:
     assert ("person:tombecker", "maintains", "project:ezyvet") in _edges(
         "Tom Becker maintains the ezyVet setup."
     )
+
+
+def test_tools_listed_with_what_they_are_for_are_one_use_each() -> None:
+    said = "Tech stack is pretty standard: Unity for the game itself, Sentry for crash reports."
+    assert len(stored_events(said)) == 2
+    assert _edges(said) == {(PROJECT, "uses", "tool:unity"), (PROJECT, "uses", "tool:sentry")}
+    assert _edges("I went for a walk, then for coffee.") == set()
