@@ -264,6 +264,9 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:(?<=all\s)(?:in|on)\s+|"
                rf"(?:done|kept|handled|tracked|run|managed|booked|processed)\s+"
                rf"(?:in|on|with|through|via|by)\s+)){VALUE_EN}", _I),
+    # "Work orders? that's Maximo": the function asked as a topic, then answered.
+    re.compile(rf"^()((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\?\s+(?:that['’]s|it['’]s|that\s+is|it\s+is)"
+               rf"\s+(?:all\s+)?(?:on\s+|in\s+|through\s+)?{VALUE_EN}", _I),
     # "Recipes I keep in Brewfather": the function said first.
     re.compile(rf"^(.*?)\b((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:I|we)\s+(?:keep|do|track|manage"
                rf"|handle|run|book|process)\s+(?:all\s+)?(?:in|on|with|through|via)\s+{VALUE_EN}",

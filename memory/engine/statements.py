@@ -57,12 +57,26 @@ def unquoted(sentence: str) -> str:
     return _NAME_QUOTE.sub(r"\1", sentence)
 
 
+# A topic said as a question and answered in the next breath: "Work orders? that's Maximo".
+_TOPIC_ASKED: Final = re.compile(
+    r"(?!(?:who|what|which|where|when|why|how|do|does|did|is|are|was|can|could|should|would"
+    r"|will|any|anything|ok|okay|right|really|sure|yes|no)\b)[A-Za-z][\w/-]*(?:\s+[\w/-]+){0,2}\?",
+    re.IGNORECASE,
+)
+_ANSWERED: Final = re.compile(r"(?:that['’]s|it['’]s|that\s+is|it\s+is|all)\s", re.IGNORECASE)
+
+
 def _split_sentences(body: str) -> list[str]:
-    """Verbatim pieces of one line, not cut after an abbreviation ("St. Mary's hospital")."""
+    """Verbatim pieces of one line, not cut after an abbreviation ("St. Mary's hospital") nor
+    after a topic asked and answered at once ("Work orders? that's Maximo")."""
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(body):
         if _ABBREVIATION_END.search(body[start : match.start()]):
+            continue
+        if _TOPIC_ASKED.fullmatch(body[start : match.start()]) and _ANSWERED.match(
+            body, match.end()
+        ):
             continue
         pieces.append(body[start : match.start()])
         start = match.end()

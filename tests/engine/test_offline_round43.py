@@ -430,3 +430,19 @@ def test_tools_listed_with_what_they_are_for_are_one_use_each() -> None:
     assert len(stored_events(said)) == 2
     assert _edges(said) == {(PROJECT, "uses", "tool:unity"), (PROJECT, "uses", "tool:sentry")}
     assert _edges("I went for a walk, then for coffee.") == set()
+
+
+@pytest.mark.parametrize(
+    ("content", "tool"),
+    [
+        ("Work orders? that's Maximo, it lives on a VM.", "maximo"),
+        ("Payroll? It's all in Gusto.", "gusto"),
+    ],
+)
+def test_a_topic_asked_and_answered_at_once(content: str, tool: str) -> None:
+    assert _edges(content) == {(PROJECT, "uses", f"tool:{tool}")}
+    assert len(stored_events(content)) == 1
+
+
+def test_a_real_question_then_an_answer_stays_two_sentences() -> None:
+    assert stored_events("Any thoughts? That's the question.") == []
