@@ -313,13 +313,19 @@ _ON_KNOWN_EN: Final = re.compile(
 
 # "Tech stack is pretty standard: Unity for the game itself, Sentry for crash reports": a tool
 # named for what it does, in a list (a known tool, or a function's).
+_FIRST_PERSON: Final = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
 _TOOL_FOR: Final = re.compile(
-    r"(?:^|[:;,]\s*)(?:and\s+)?([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+for\s+(?:the\s+|our\s+"
-    r"|all\s+(?:the\s+|our\s+)?)?((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)(?:\s+itself)?\s*(?=[,.;]|$)"
+    r"(?:^|[:;,]\s*)(?:and\s+)?(?!(?:Thanks|Thank|Go|Good|Great|Cheers|Sorry|Congrats|Kudos|Love|Same"
+    r"|Perfect|Happy|Ready|Hope|Time|Room|Fingers)\b)([A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+for\s+"
+    r"(?!(?:it|you|me|us|him|her|them|that|this|sure|now|real|good|free|once|sale|rent)\b)"
+    r"(?:the\s+|our\s+|all\s+(?:the\s+|our\s+)?)?((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)"
+    r"(?:\s+itself)?\s*(?=[,.;]|$)"
 )
 
 
 def _tool_for(sentence: str) -> Use | None:
+    if _FIRST_PERSON.search(sentence):
+        return None  # "I use Procreate for sketching": one's own, not the team's stack
     for match in _TOOL_FOR.finditer(sentence):
         tool, what = match.group(1), match.group(2)
         if known_tool(tool) or function_noun(what):

@@ -446,3 +446,15 @@ def test_a_topic_asked_and_answered_at_once(content: str, tool: str) -> None:
 
 def test_a_real_question_then_an_answer_stays_two_sentences() -> None:
     assert stored_events("Any thoughts? That's the question.") == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Thanks for the support, Jon!",
+        "Go for it, Jon! You got this!",
+        "I use Procreate for sketching.",
+    ],
+)
+def test_thanks_encouragement_or_ones_own_tool_is_no_team_stack(content: str) -> None:
+    assert not any(f == PROJECT for f, _, _ in _edges(content))
