@@ -322,7 +322,7 @@ NEGATIVE_FACT: Final = _cue(
     # trade futures"; never a thought or a need ("we don't know yet", "we never got to it").
     r"\bwe\s+(?:don't|dont|do\s+not|never)\s+(?!(?:know|think|need|want|mind|care|see|get|got"
     r"|understand|remember|believe|expect|feel|mean|have|usually|really|always|often|just|even"
-    r"|plan|like|love|hate|go|went|come|talk|hear|say|tell|let|make|be|seem|agree|hear|ever"
+    r"|plan|like|love|hate|go|went|come|talk|hear|say|tell|let|make|be|seem|agree|ever"
     r"|actually|quite)\b)[a-z]+\s+(?!(?:it|that|this|them|any|anything|much|well|so|a\s+lot"
     r"|enough|too|very|really|what|to|you|me|us|him|her|out|up|back|on|about|with|for|in|at"
     r"|if|when|how|why|yet|either|anymore)\b)[a-z]",
