@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from memory.engine.change_terms import folded
+from memory.engine.change_terms import HAN, folded
 from memory.engine.reschedule import names_moved
 
 __all__ = ["CALLABLE_OFF_TYPES", "called_off", "names_called_off"]
@@ -68,7 +68,7 @@ _NOT_A_THING: Final = frozenset("it that this everything plan plans idea".split(
 def names_called_off(what: str, earlier: str) -> bool:
     """Whether an earlier statement is about what was called off (every word, or every Chinese
     piece, of it said there)."""
-    if re.search(r"[\u4e00-\u9fff]", what):
+    if HAN.search(what):
         pieces = [p for p in _ZH_JOINS.split(folded(what)) if len(p) >= 2]
         return bool(pieces) and all(p in folded(earlier) for p in pieces)
     return names_moved(what, earlier)

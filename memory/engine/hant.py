@@ -19,12 +19,14 @@ from memory.engine.hant_table import SIMPLIFIED, TRADITIONAL
 _TABLE: Final = str.maketrans(TRADITIONAL, SIMPLIFIED)
 # Characters Simplified text uses too (著名, 乾隆, 於 in names …): never the sign of Traditional.
 _SHARED: Final = frozenset("著乾於藉瞭徵夥甦祇麼沖准剋彆佔併")
-_TRADITIONAL_ONLY: Final = frozenset(TRADITIONAL) - _SHARED
+# One character class, so that the check runs in the regex engine: `folded` (how values compare)
+# asks it of every value it compares.
+_TRADITIONAL_ONLY: Final = re.compile("[" + "".join(sorted(frozenset(TRADITIONAL) - _SHARED)) + "]")
 _HAN_RUN: Final = re.compile(r"[\u4e00-\u9fff]+")
 
 
 def is_traditional(text: str) -> bool:
-    return any(c in _TRADITIONAL_ONLY for c in text)
+    return _TRADITIONAL_ONLY.search(text) is not None
 
 
 def simplified(text: str) -> str:

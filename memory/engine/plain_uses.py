@@ -24,7 +24,7 @@ from memory.engine.hant import simplified
 from memory.engine.offline_entities import (
     FUNCTION_NOUNS,
     LIKED,
-    ZH_CITIES,
+    ZH_CITY_PATTERN,
     function_noun,
     known_tool,
 )
@@ -169,12 +169,10 @@ _USE_EN: Final = (
                # "Signed with Curve Dental today": a vendor one has a contract with.
                rf"|signed\s+(?:up\s+)?with|signed\s+a\s+contract\s+with)\s+{VALUE_EN}", _I),
 )  # fmt: skip
-# A Chinese function said before its tool ("考勤走钉钉", "保养都送永泰汽车"), and a city said
-# before a supplier's name ("从成都川味源工厂进口").
+# A Chinese function said before its tool ("考勤走钉钉", "保养都送永泰汽车").
 _FUNCTION_ZH: Final = "|".join(
     sorted((n for n in FUNCTION_NOUNS if not n.isascii()), key=len, reverse=True)
 )
-_CITY_ZH: Final = "|".join(sorted(ZH_CITIES, key=len, reverse=True))
 _USE_ZH: Final = (
     re.compile(rf"^(.*?)(?:部署在|跑在|运行在|托管在|放在|部署到){VALUE_ZH}"),
     # "温度监控是另一套系统叫冷眼云": a system named as it is introduced.
@@ -184,7 +182,7 @@ _USE_ZH: Final = (
     ),
     # A supplier bought from: "锅底料是从成都川味源工厂直接进口的", "配件从渝配汽配城老周那拿货".
     re.compile(
-        rf"^(.*?)从(?:{_CITY_ZH})?([\u4e00-\u9fff]{{2,8}}?|[A-Za-z][\w.&-]*(?:\s+[A-Za-z][\w.&-]*)?)"
+        rf"^(.*?)从(?:{ZH_CITY_PATTERN})?([\u4e00-\u9fff]{{2,8}}?|[A-Za-z][\w.&-]*(?:\s+[A-Za-z][\w.&-]*)?)"
         r"(?:工厂|厂家|厂|公司)?(?:(?:老|小|阿)[\u4e00-\u9fff])?(?:那儿|那里|那边|那)?"
         r"(?:直接|统一|一直)?(?:进口|进货|拿货|采购|订货|进|拿|买)"
     ),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from memory.engine.change_terms import HAN
+
 # A counted figure: a share, a thousand, a score, or a number before what it counts.
 _FIGURE_EN: Final = re.compile(
     r"(?<![\w/:.-])\d[\d,]*(?:\.\d+)?(?:\s*(?:%|percent\b|k\b|/\d+\b)|\s+(?:[a-z-]+\s+){0,2}?"
@@ -48,7 +50,7 @@ _NOT_DONE_ZH: Final = re.compile(
 
 def states_result(sentence: str) -> bool:
     """Whether the sentence reports figures that came out (see the module's doc)."""
-    if _FIGURE_ZH.search(sentence) and re.search(r"[\u4e00-\u9fff]", sentence):
+    if _FIGURE_ZH.search(sentence) and HAN.search(sentence):
         return bool(_OUTCOME_ZH.search(sentence)) and not _NOT_DONE_ZH.search(sentence)
     return (
         bool(_FIGURE_EN.search(sentence))

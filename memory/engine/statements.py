@@ -11,6 +11,7 @@ import re
 from typing import Final
 
 from memory.engine import offline_cues as cues
+from memory.engine.change_terms import HAN
 from memory.engine.changes import parse_change, plain_use
 from memory.engine.offline_relations import relations
 from memory.engine.offline_relations_zh import carried_clauses, carried_service
@@ -19,7 +20,6 @@ from memory.engine.person_facts import person_relations
 __all__ = ["SENTENCE_MAX", "facts_of", "sentences", "unquoted"]
 
 SENTENCE_MAX: Final = 1_000
-_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _LIST_MARKER: Final = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)])\s+")
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 # Abbreviations whose full stop does not end a sentence.
@@ -121,7 +121,7 @@ def _fact_groups(sentence: str) -> list[str] | None:
     ):
         return None
     pieces, facts = _pieces(sentence, _CLAUSE_END)
-    if sum(facts) < 2 and not _HAN.search(sentence):
+    if sum(facts) < 2 and not HAN.search(sentence):
         # "…: Unity for the game itself, Sentry for crash reports": facts a comma lists.
         pieces, facts = _pieces(sentence, _LIST_COMMA)
     if sum(facts) < 2:
@@ -150,14 +150,14 @@ def facts_of(said: list[str], *, per_fact: bool) -> list[tuple[str, str]]:
         clauses = [c.strip().rstrip("，；;").strip() for c in _CLAUSE_END.split(sentence)]
         clauses = [c for c in clauses if c]
         if len(clauses) > 1 and all(_fact_of_its_own(c) for c in clauses):
-            read = carried_service(clauses) if _HAN.search(sentence) else clauses
+            read = carried_service(clauses) if HAN.search(sentence) else clauses
             out += list(zip(read, clauses, strict=True))
             continue
         grouped = _fact_groups(sentence)
         if grouped is not None:
             out += [(g, g) for g in grouped]
             continue
-        carried = carried_clauses(sentence) if len(clauses) > 1 and _HAN.search(sentence) else None
+        carried = carried_clauses(sentence) if len(clauses) > 1 and HAN.search(sentence) else None
         if carried is not None and len(carried) == len(clauses):
             out += list(zip(carried, clauses, strict=True))
         else:
