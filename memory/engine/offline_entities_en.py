@@ -27,6 +27,7 @@ __all__ = [
     "CAPITALISED",
     "DISCIPLINE",
     "LEADING",
+    "LOWER_LEAD",
     "NOT_NAME",
     "NOT_SUBJECT",
     "QUALIFIER",
@@ -77,9 +78,10 @@ SERVICE: Final = re.compile(
 TEAM: Final = re.compile(
     rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{TEAM_NOUNS}))", re.IGNORECASE
 )
-# "ezyVet", "iCloud": a name with a capital inside counts as one.
+# "ezyVet", "iCloud": a name that opens with a few lower-case letters before a capital.
+LOWER_LEAD: Final = r"[a-z]{1,6}(?=[A-Z])"
 CAPITALISED: Final = re.compile(
-    r"(?:[A-Z0-9]|[a-z]{1,6}(?=[A-Z]))[\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*){0,2}"
+    rf"(?:[A-Z0-9]|{LOWER_LEAD})[\w.+#'’-]*(?:\s+[A-Z][\w.+#'’-]*){{0,2}}"
 )
 # Words that may open or close a clause around its subject without being part of it.
 LEADING: Final = re.compile(

@@ -45,7 +45,7 @@ from memory.engine.offline_entities import (
     han_tool,
     known_tool,
 )
-from memory.engine.offline_entities_en import service_named
+from memory.engine.offline_entities_en import LOWER_LEAD, service_named
 from memory.engine.offline_phrases import noun_phrase, preferences
 from memory.engine.offline_relations import relations
 from memory.engine.person_facts import HAN_NAME, NAME, first_name, person_relations
@@ -260,7 +260,7 @@ _FIRST_PERSON_SINGULAR: Final = re.compile(r"^(?:i|i'm|i've|i'd|my)\b|^我(?!们
 _TEAM_CLAUSE: Final = re.compile(r"[,;]\s*(?:(?:but|and|so)\s+)?(we\b.*)$", re.IGNORECASE)
 _TOOL_NAME: Final = re.compile(
     # "Route 53"; "ezyVet": a capital inside
-    r"(?:[A-Z]|[a-z]+(?=[A-Z]))[\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){0,2}(?:\s+\d+)?"
+    rf"(?:[A-Z]|{LOWER_LEAD})[\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){{0,2}}(?:\s+\d+)?"
 )
 # A supplier bought from: "锅底料是从成都川味源工厂直接进口的".
 _BOUGHT_FROM_ZH: Final = re.compile(r"从.{2,16}?(?:进口|进货|拿货|采购|订货)")

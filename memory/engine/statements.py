@@ -17,9 +17,9 @@ from memory.engine.offline_relations import relations
 from memory.engine.offline_relations_zh import carried_clauses, carried_service
 from memory.engine.person_facts import person_relations
 
-__all__ = ["SENTENCE_MAX", "facts_of", "sentences", "unquoted"]
+__all__ = ["facts_of", "sentences", "unquoted"]
 
-SENTENCE_MAX: Final = 1_000
+_SENTENCE_MAX: Final = 1_000
 _LIST_MARKER: Final = re.compile(r"^\s*(?:[-*•>]+|\d{1,2}[.)])\s+")
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 # Abbreviations whose full stop does not end a sentence.
@@ -42,7 +42,7 @@ def sentences(content: str) -> list[str]:
         marker = _LIST_MARKER.match(line)
         body = line[marker.end() :] if marker else line
         for piece in _split_sentences(body):
-            sentence = piece.strip()[:SENTENCE_MAX].strip()
+            sentence = piece.strip()[:_SENTENCE_MAX].strip()
             if len(sentence) >= 3:
                 out.append(sentence)
     return out
