@@ -64,7 +64,7 @@ from memory.engine.change_terms import (
 )
 from memory.engine.hant import simplified
 from memory.engine.offline_entities import CALENDAR_WORDS, known_tool
-from memory.engine.offline_relations_zh import zh_corrected
+from memory.engine.offline_relations_zh import ZH_PERSON, zh_corrected
 from memory.engine.plain_clauses import corrected
 
 # The shapes of values and subjects, shared with the uses (short names keep the tables legible).
@@ -355,8 +355,11 @@ def _parse_en(sentence: str) -> Change | None:
     return _now_use_en(sentence)
 
 
-# Words that open no subject of a move: "changes much easier to review".
-_NO_THING: Final = re.compile(r"(?:much|more|less|very|so|way|far|too|quite)\b", _I)
+# Words that open no subject of a move: "changes much easier to review", "Morag's moved across to
+# be marine superintendent".
+_NO_THING: Final = re.compile(
+    r"(?:much|more|less|very|so|way|far|too|quite|across|along|around|away|up|back|out)\b", _I
+)
 
 
 # A plain use said as what holds from now on ("payments now go through Adyen", "going forward
@@ -382,7 +385,8 @@ def _now_use_en(sentence: str) -> Change | None:
     rest = sentence[: ended.start()] if ended else sentence
     if _HEDGE_EN.search(rest):
         return None
-    use = plain_use(_NOW_EN.sub(" ", rest))
+    # "Rota's on Deputy now, crew can …": the clause still ends where the comma was.
+    use = plain_use(_NOW_EN.sub(lambda m: ", " if m.group().endswith(",") else " ", rest))
     if use is None:
         return None
     old = value_of(ended.group(1)) if ended else None
@@ -427,6 +431,9 @@ def _parse_zh(sentence: str) -> Change | None:
         ):
             continue  # "我们已经迁到新办公室了": nothing named moved; "…迁到PostgreSQL了" did
         old, new = value_of(values.get("a")), value_of(values.get("b"))
+        said_of = f"{prefix}{values.get('x') or ''}"
+        if new is not None and _ZH_ROLE_END.search(said_of) and ZH_PERSON.match(new):
+            return None  # "中班年级组长现在换成王蕾了": who holds a role, not what is used
         if kind == "stop" and new is None:  # "不再用A了，改用B": what replaces A
             then = _ZH_THEN_USE.search(sentence, match.end())
             new = value_of(then.group(1)) if then else None
@@ -435,6 +442,10 @@ def _parse_zh(sentence: str) -> Change | None:
             old = value_of(dropped.group(1) or dropped.group(2)) if dropped else None
         return Change(kind, subject, old, new, _role(match.group(0)))
     return None
+
+
+# A role said before a change: whoever holds it is a person, not a tool.
+_ZH_ROLE_END: Final = re.compile(r"(?:长|主管|经理|负责人|主任|老师|教练|师傅)(?:现在|目前)?$")
 
 
 def stated_uses(text: str) -> list[Use]:

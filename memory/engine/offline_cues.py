@@ -158,6 +158,12 @@ CHANGE: Final = _cue(
     r"|\b(?:hired|onboarded)\b|\bstarted\s+(?:on|in|with)\s+(?:the|our)\s+(?:[\w-]+\s+){1,2}team\b"
     r"|\bstarted\s+(?:a\s+new\s+job\s+)?at\s+(?-i:[A-Z])"
     r"|\b(?:is|are)\s+now\s+(?:owned|handled|maintained|led|run|managed|looked\s+after)\s+by\b"
+    # Who holds it now: "Devin Marsh is running night grooming now", "Lustre is Ravi Sundaram's
+    # responsibility now", "Kayla now runs the front desk".
+    r"|\b(?:is|'s|are)\s+(?:now\s+)?(?:running|leading|heading(?:\s+up)?|managing|in\s+charge\s+of)"
+    r"\b[^.;!?]{1,40}?\bnow\b"
+    r"|\bnow\s+(?:runs|leads|heads\s+up|manages|looks\s+after|owns|maintains)\b"
+    r"|['’]s\s+(?:responsibility|job|baby|dept|department|team)\s+now\b"
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"
     r"|(?<!n't\s)(?<!not\s)(?<!never\s)\bquit\s+(?:my|his|her|their|our|the)\b"
@@ -176,7 +182,9 @@ CHANGE: Final = _cue(
     # Someone arriving: "我们组新来了一个实习生叫刘畅".
     r"|(?:新来了|招了)一?[个位名](?=[^，。,.]{0,8}?(?:叫|名叫))",
     # A hand-over: "短信通道现在交给小付", "排序模型之后由许嘉接手".
-    r"交给了|(?:现在|暂时|临时)交给|转给了?|移交给?|交接给|接手|接管|(?:现在|目前|今后|以后)(?:改)?(?:由|归).{1,8}?(?:负责|维护|管)",
+    r"交给了|(?:现在|暂时|临时)交给|转给了?|移交给?|交接给|接手|接管|(?:现在|目前|今后|以后)(?:改)?(?:由|归).{1,8}?(?:负责|维护|管)"
+    # "广州安装队现在是他徒弟潘宇在带", "中班年级组长现在换成王蕾了".
+    r"|现在是[^，。,.]{1,8}?在?(?:带|管|负责)|现在换成",
 )
 SAFETY: Final = _cue(
     r"\b(?:allergic|allerg(?:y|ies)|anaphyla\w*|epilep\w*|diabet\w*|asthma)\b",

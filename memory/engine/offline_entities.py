@@ -77,8 +77,10 @@ FUNCTION_NOUNS: Final = frozenset(
     trucking haulage shipping delivery deliveries logistics freight couriers labs printing catering
     cleaning maintenance servicing procurement purchasing marketing newsletters newsletter ads
     advertising rostering timesheets recruiting hiring bookings reservations appointments phones
-    orders telephony inventory historian 物流 快递 运输 配送 温控 温度监控 保养 维修 家园沟通 进货
-    采购 点单 开单 结算 对账 客服 出货 发货 营销 推广 招聘 培训 配件 供货
+    orders telephony inventory historian books quotes quoting estimates schedules rota rotas
+    crewing donors donations grants records
+    物流 快递 运输 配送 温控 温度监控 保养 维修 家园沟通 进货 采购 点单 开单 结算 对账
+    客服 出货 发货 营销 推广 招聘 培训 配件 供货
     """.split()  # noqa: SIM905
 )
 

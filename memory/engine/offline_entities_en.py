@@ -24,6 +24,7 @@ from memory.engine.offline_entities import (
 from memory.engine.offline_relations_zh import ZH_SERVICE, zh_project_name
 
 __all__ = [
+    "ACTIVITY",
     "CAPITALISED",
     "DISCIPLINE",
     "LEADING",
@@ -71,12 +72,38 @@ _PLAIN_WORD: Final = (
     r"(?!(?:the|a|an|and|or|of|to|for|on|in|with|by|at|from|that|which|who|is|are|was|were"
     r"|now|also|not|it)\b)[\w.+#-]+"
 )
+# An area of work someone leads, said as a plain noun: "Morag heads up crewing", "Devin Marsh is
+# running night grooming now", "Night grooming is led by Tamsin Holt", "Ray is running carpentry
+# now". A gerund (but not a time of day, an occasion or a thing), or a trade or back-office
+# function, with at most one plain word before it, ending the clause.
+_NOT_ACTIVITY: Final = (
+    r"(?:meeting|morning|evening|thing|something|nothing|anything|everything|string|spring|king"
+    r"|ring|wedding|building|ceiling|during|being|bring|sibling|outing|offering|saying|feeling"
+    r"|ping|earring|setting|settings|ending|opening|filing)"
+)
+_FUNCTIONS: Final = (
+    r"(?:carpentry|joinery|payroll|dispatch|logistics|procurement|intake|admissions|reception"
+    r"|maintenance|housekeeping|catering|purchasing|inventory|fundraising|front\s+of\s+house)"
+)
+_CLAUSE_ENDS: Final = (
+    r"(?=\s*(?:$|[,.;:!?)(—–]|\s-\s|\s(?:now|since|from|at|for|on|in|as|and|while|today|these"
+    r"|this|next|last|full-time|again|too|until|till|starting|effective|with|after|before|when"
+    r"|because|so|but|going)\b))"
+)
+ACTIVITY: Final = re.compile(
+    rf"(?:(?:the|our)\s+)?((?:{_PLAIN_WORD}\s+)?(?:(?!{_NOT_ACTIVITY}\b)[a-z]{{2,}}ing"
+    rf"|{_FUNCTIONS})){_CLAUSE_ENDS}"
+)
+
+
 SERVICE: Final = re.compile(
     rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{_SERVICE_NOUNS})(?:e?s)?)(?![\w-])",
     re.IGNORECASE,
 )
 TEAM: Final = re.compile(
-    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{TEAM_NOUNS}))", re.IGNORECASE
+    # Not "crewing": an area of work (ACTIVITY), not a crew.
+    rf"(?:{_DETERMINER}\s+)?((?:{_PLAIN_WORD}\s+){{0,3}}?(?i:{TEAM_NOUNS}))(?!ing\b)",
+    re.IGNORECASE,
 )
 # "ezyVet", "iCloud": a name that opens with a few lower-case letters before a capital.
 LOWER_LEAD: Final = r"[a-z]{1,6}(?=[A-Z])"
@@ -178,10 +205,28 @@ _MAIN_FUNCTION: Final = re.compile(
 
 
 def team_led(clause: str, relation: str) -> Entity | None:
-    """ "The growth team is run by Carlos": a team is led like a project."""
+    """ "The growth team is run by Carlos": a team is led like a project; so is an area of work
+    ("Night grooming is led by Tamsin Holt") or a place of the business ("Warehouse is run by
+    Luis Ortega")."""
+    if relation != "leads":
+        return None
     text = TRAILING.sub("", LEADING.sub("", clause.strip())).strip()
     team = TEAM.fullmatch(text)
-    return Entity(team.group(1), "organization") if team and relation == "leads" else None
+    if team:
+        return Entity(team.group(1), "organization")
+    lowered = text[:1].lower() + text[1:]
+    if unit := ACTIVITY.fullmatch(lowered):
+        return Entity(unit.group(1), "organization")
+    # A place of the business is a project, as `SERVICE` names it after a verb.
+    place = _PLACE_OF_WORK.fullmatch(lowered)
+    return Entity(place.group(1), "project") if place else None
+
+
+# A place of the business, led by whoever runs it ("Warehouse is run by Luis Ortega").
+_PLACE_OF_WORK: Final = re.compile(
+    rf"(?:(?:the|our)\s+)?((?:{_PLAIN_WORD}\s+)?(?:warehouse|office|clinic|branch|taproom"
+    r"|kitchen|lab|depot|store|yard|plant|desk|shop|site|workshop|factory|studio))"
+)
 
 
 def clause_subject(clause: str, kind: str) -> Entity | None:
@@ -231,6 +276,9 @@ def clause_object(text: str, kind: str) -> tuple[Entity, int] | None:
         discipline = DISCIPLINE.match(text)
         if discipline:
             return Entity(f"{discipline.group(1)} team", "organization"), discipline.end(1)
+        activity = ACTIVITY.match(text)
+        if activity:
+            return Entity(activity.group(1), "organization"), activity.end(1)
     service = SERVICE.match(text)
     if service and kind in ("project", "project_or_tool", "tool"):
         # "the API gateway": a service noun right after another is part of the name.

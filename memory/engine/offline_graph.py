@@ -58,6 +58,7 @@ from memory.engine.prompts.graph import (
     NodeProposal,
     edge_exclusivity_key,
 )
+from memory.engine.short_names import service_forms
 from memory.engine.slots import project_name, slot_choices, slot_of
 
 __all__ = [
@@ -128,7 +129,13 @@ class _Builder:
 
     def node(self, kind: str, name: str, event: ProjectionEvent, *, tag: str = "") -> str:
         key = f"{kind}:{normalize_key(name)}"
+        if key not in self.nodes:
+            # "fraud scoring" after "the fraud-scoring service" (or the other way round): the
+            # same project.
+            key = next((k for k in service_forms(key) if k in self.nodes), key)
         node = self.nodes.setdefault(key, _Node(key, name, kind))
+        if name.casefold() != node.name.casefold() and name not in node.aliases:
+            node.aliases.append(name)
         if event.id not in node.sources:
             node.sources.append(event.id)
         if tag and tag not in node.tags:

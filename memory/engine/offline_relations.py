@@ -40,6 +40,7 @@ from memory.engine.offline_entities import (
     function_noun,
 )
 from memory.engine.offline_entities_en import (
+    ACTIVITY,
     LEADING,
     NOT_SUBJECT,
     QUALIFIER,
@@ -68,6 +69,7 @@ _QUESTION_START: Final = re.compile(
 # checkout for a year".
 _HAS: Final = r"(?:has|have|'s|'ve)\s+"
 _BE: Final = r"(?:is|are|am|'s|'re|'m|(?:has|have|'s|'ve)\s+been)"
+_TAKE_OVER: Final = r"(?:took|has\s+taken|have\s+taken|'s\s+taken|is\s+taking)\s+over"
 # Kinds of entity a relation takes, by side: "person" (a person, or a team for ownership),
 # "project", "tool", "team", "owner" (person or team), "uses" (person or project).
 _RELATIONS_EN: Final = (
@@ -94,8 +96,7 @@ _RELATIONS_EN: Final = (
      r"|(?:is|'s)\s+(?:now\s+)?(?:the\s+)?[a-z]+\s+(?:lead|head|manager|director)\s+(?:at|of|for)"
      r"(?=\s+our\s)",
      "leads", "owner", "project", False),
-    (r"(?:took|has\s+taken|have\s+taken|'s\s+taken|is\s+taking)\s+over|(?:has\s+)?picked\s+up",
-     "owns", "owner", "project", False),
+    (rf"{_TAKE_OVER}|(?:has\s+)?picked\s+up", "owns", "owner", "project", False),
     (r"maintains?|(?:is|'s|am|'m)\s+(?:the|a|our)\s+(?:main\s+|lead\s+)?maintainer\s+of"
      rf"|{_BE}\s+maintaining|{_HAS}maintained(?!\s+by)",
      "maintains", "owner", "project", False),
@@ -293,9 +294,18 @@ def _english(sentence: str) -> list[Relation]:
             continue
         subjects = [*_paired(sentence[:start], subject, subject_kind), subject]
         target = clause_object(rest, object_kind)
+        if (
+            target is not None
+            and relation == "owns"
+            and ACTIVITY.match(rest)
+            and not _TAKEN_OVER.match(sentence[start:end])
+        ):
+            target = None  # "Hamid handles billing": a function; "Jenna took over crewing" leads
         while target is not None:
             entity, length = target
-            out += [Relation(one, relation, entity) for one in subjects]
+            # "Kayla has taken over ezyVet admin": the upkeep of a tool is maintaining it.
+            said = "maintains" if relation == "owns" and _UPKEEP.match(rest[length:]) else relation
+            out += [Relation(one, said, entity) for one in subjects]
             taken_until = end
             rest = rest[length:]
             more = _OBJECT_LIST.match(rest)
@@ -307,8 +317,19 @@ def _english(sentence: str) -> list[Relation]:
             rest = rest[more.end() :]
             target = nxt
         previous = subject
-    return [employer_of(r) for r in [*out, *_placed(sentence), *shaped(sentence)]]
+    return [_led_if_a_unit(employer_of(r)) for r in [*out, *_placed(sentence), *shaped(sentence)]]
 
+
+def _led_if_a_unit(relation: Relation) -> Relation:
+    """A team or an area of work someone took over or is responsible for is one they lead
+    ("Jenna Kerr took over crewing")."""
+    if relation.relation == "owns" and relation.object.type == "organization":
+        return Relation(relation.subject, "leads", relation.object)
+    return relation
+
+
+_TAKEN_OVER: Final = re.compile(_TAKE_OVER)
+_UPKEEP: Final = re.compile(r"\s+(?:admin|administration|upkeep|maintenance)\b", re.IGNORECASE)
 
 # "Both the web app and the admin panel run on Vercel": the service said before "and".
 _PAIRED: Final = re.compile(

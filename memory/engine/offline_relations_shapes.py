@@ -29,6 +29,7 @@ from memory.engine.offline_entities_en import (
     capitalised_name,
     clause_subject,
     service_name,
+    team_led,
     tool_at,
 )
 
@@ -61,8 +62,13 @@ _MY_CHOICE: Final = (
 )
 
 
-# "The checkout service is Priya's": whose a service is.
-_WHOSE: Final = re.compile(r"^(.+?)\s+(?:is|are)\s+([A-Z][\w-]+)['’]s\s*[.!]?$")
+# "The checkout service is Priya's", "Lustre is Ravi Sundaram's responsibility now", "Snowmaking is
+# Gus Ferreira's dept": whose a service or an area of work is.
+_WHOSE: Final = re.compile(
+    r"^(.+?)\s+(?:is|are)\s+(?:now\s+)?([A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)['’]s"
+    r"(?:\s+(?:(?P<led>department|dept|team|crew|domain|area|patch)"
+    r"|responsibility|baby|job|thing))?(?:\s+now)?\s*(?:[.!,;]|$)"
+)
 
 
 # "Paolo handed the fraud model over to Sven": the receiver owns it now.
@@ -98,13 +104,35 @@ def _handed_over(sentence: str) -> Relation | None:
 
 
 def _whose(sentence: str) -> Relation | None:
-    whose = _WHOSE.match(sentence.strip())
-    owned = clause_subject(whose.group(1), "project") if whose else None
-    if whose is None or owned is None or owned.type != "project":
+    """ "Staff update — Lustre is …", "Ryan left, so inventory is Priya Nair's now", "So yeah, the
+    NAS is Ines's job now, just so that's clear": the first clause that says whose it is."""
+    for clause in _CLAUSE_CUT.split(sentence.strip()):
+        found = _whose_clause(_YEAH.sub("", clause))
+        if found is not None:
+            return found
+    return None
+
+
+_CLAUSE_CUT: Final = re.compile(r"\s[—–-]\s|:\s|[,;]\s+(?:(?:so|and|but)\s+)?")
+_YEAH: Final = re.compile(r"^(?:so|and|but|yeah|ok|okay|also)\b[\s,]*", re.IGNORECASE)
+
+
+def _whose_clause(clause: str) -> Relation | None:
+    whose = _WHOSE.match(clause)
+    if whose is None or whose.group(2).split()[0].lower() in NOT_NAME:
         return None
-    if whose.group(2).lower() in NOT_NAME:
+    person = Entity(whose.group(2), "person")
+    unit = team_led(whose.group(1), "leads")
+    if unit is not None:
+        # "Snowmaking is Gus Ferreira's dept" leads it; "fraud scoring is Mei's baby now" owns it.
+        if whose.group("led") or TEAM.fullmatch(whose.group(1)):
+            return Relation(person, "leads", unit)
+        return Relation(person, "owns", Entity(unit.name, "project"))
+    # "the NAS is Ines's job now": a name after an article.
+    owned = clause_subject(re.sub(r"^(?:the|our)\s+(?=[A-Z])", "", whose.group(1)), "project")
+    if owned is None or owned.type != "project":
         return None
-    return Relation(Entity(whose.group(2), "person"), "owns", owned)
+    return Relation(person, "leads" if whose.group("led") else "owns", owned)
 
 
 # "Sam's favourite editor is Helix": someone else's choice.

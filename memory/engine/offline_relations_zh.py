@@ -29,6 +29,9 @@ _ZH_SERVICE_NOUNS: Final = (
     "|库|引擎|组件|框架|插件|模型|通道|看板|流水线|服务器|SDK|sdk|端"
     # Parts of a business: "高新店", "深圳办事处".
     "|门店|分店|(?<!我们)(?<!咱们)(?<!我)店|办事处|诊所"
+    # "嘉兴仓": a warehouse of the business; "风控数仓", a data warehouse (not 仓库, a repository
+    # above).
+    "|(?<!仓)仓"
 )
 # Nouns that name a service alone ("我们的后端", "官网部署在Vercel上"): ours, named by its noun.
 _ZH_BARE_SERVICES: Final = "官网|后端|前端|后台|网关|中台|小程序|客户端|博客|商城|文档站"
@@ -38,7 +41,11 @@ ZH_SERVICE: Final = re.compile(
     rf"|(?:{_ZH_BARE_SERVICES}))$"
 )
 _ZH_LED_TEAM: Final = re.compile(r"(?:组|团队|部门)$")  # not 中心: "用户中心" is a service too
-_ZH_TEAM: Final = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心|中台)$")
+# "广州安装队", "成人队", "启蒙班", "冲压车间": a unit of people.
+_ZH_TEAM: Final = re.compile(
+    r"^[\u4e00-\u9fffA-Za-z]{1,8}?(?:组|团队|部门|小组|中心|中台|队|(?<![上下中白夜早晚])班|车间"
+    r"|(?<=[\u4e00-\u9fff]{2})[部科])$"
+)
 _ZH_SURNAMES: Final = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
     "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
@@ -46,7 +53,7 @@ _ZH_SURNAMES: Final = (
 )
 ZH_PERSON: Final = re.compile(
     rf"^(?:[小老阿][{_ZH_SURNAMES}]|阿(?!里)[\u4e00-\u9fff]|[{_ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
-    rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|姐|哥))$"
+    rf"|[{_ZH_SURNAMES}](?:经理|总|工|老师|师傅|姐|哥))$"
 )
 # The speaker's relative, named by the relation: "我老婆", "我的女儿".
 _ZH_RELATIVE: Final = re.compile(rf"(?:我的?|我们的?)({FAMILY_ZH})")
@@ -58,6 +65,8 @@ _ZH_LEADING: Final = re.compile(
 # How someone is known to the speaker, before their name: "师兄李强", "同事小王", "我姐姐陈静".
 _ZH_TITLE: Final = re.compile(
     rf"^(?:我的?)?(?:师兄|师姐|师弟|师妹|同事|同学|室友|老板|领导|导师|朋友|{FAMILY_ZH})(?=.{{2}})"
+    # "他徒弟潘宇": someone's apprentice or assistant.
+    r"|^(?:他|她)?的?(?:徒弟|助手|助理|搭档)(?=.{2})"
     # "新来的后端小周": a newcomer by their line of work.
     rf"|^新来的(?:后端|前端|同事|{ZH_ROLES})?(?=.{{2}})"
     # "新同事小周", "新人小周".
@@ -445,7 +454,8 @@ def chinese_relations(sentence: str) -> list[Relation]:
 
 # A unit of people or a place of the business: someone in charge of it leads it ("技术部归老王管",
 # "保健室由刘秀芬负责", "淡滨尼店是陈俊杰在管").
-_UNIT_ZH: Final = re.compile(r"(?:部|组|室|科|处|团队|班|店|园|校|馆|厂|车间|仓)$")  # not 用户中心
+# Not 用户中心 (a service), nor 数仓 (a data warehouse, owned).
+_UNIT_ZH: Final = re.compile(r"(?:部|组|室|科|处|团队|班|店|园|校|馆|厂|车间|(?<!数)仓)$")
 
 
 def _led_if_a_unit(relation: Relation) -> Relation:

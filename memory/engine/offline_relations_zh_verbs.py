@@ -14,8 +14,12 @@ ZH_RELATIONS: Final = (
     # "规则平台是孙悦在负责", "特征库归郭涛", "特征库现在交给马丽", "老周管日志系统那块".
     # "支付服务是李娜负责的", "数据组是吴刚带的": whose a thing is, said as a cleft.
     (r"^(?P<b>.+?)是(?P<a>.+?)在?维护(?:的)?$", "maintains", "owner", "project"),
-    (r"^(?P<b>[^是]{1,10}?(?:组|团队|部门|小组))是(?P<a>.+?)在?(?:带|领导|带领)(?:的)?$", "leads",
-     "owner", "team"),
+    # "广州安装队现在是他徒弟潘宇在带", "夜班组一直是黄丽在带".
+    (r"^(?P<b>[^是]{1,10}?(?:组|团队|部门|小组|队|班|车间))(?:一直|现在|目前|都|主要)?是(?P<a>.+?)"
+     r"在?(?:带|领导|带领)(?:的)?$", "leads", "owner", "team"),
+    # "教练组王磊带": the team first, then who leads it.
+    (r"^(?P<b>[^是]{1,10}?(?:组|团队|部门|小组|队|车间))(?:现在|目前|一直|主要)?"
+     r"(?P<a>[\u4e00-\u9fff]{2,3})在?带(?:着)?$", "leads", "owner", "team"),
     # "封面都是美编小苏在弄": 弄, 做, 搞 and 盯 said of someone's part of the work too.
     (r"^(?P<b>.+?)是(?P<a>.+?)在?(?:负责|管理?|跟进?|弄|做|搞|盯)(?:的)?$", "owns", "owner",
      "project"),
@@ -24,7 +28,8 @@ ZH_RELATIONS: Final = (
     (r"^(?P<b>[^的]{2,12}?)的(?:店长|主管|经理|组长|主任|老板|总监)(?:现在|目前)?是(?P<a>.+?)$",
      "leads", "owner", "project"),
     # "中班年级组长是陈思远": the head of a group, 组 and 长 run together; "南坪店店长是黄晓东".
-    (r"^(?P<b>[^的是]{1,10}?组)长(?:现在|目前)?是(?P<a>.+?)$", "leads", "owner", "team"),
+    (r"^(?P<b>[^的是]{1,10}?组)长(?:现在|目前)?(?:是|换成了?|改成了?)(?P<a>.+?)了?$", "leads",
+     "owner", "team"),
     (r"^(?P<b>[^的是]{1,10}?[店部园校厂馆])(?:店长|主管|经理|主任|老板|总监|园长|校长|厂长|馆长)"
      r"(?:现在|目前)?是(?P<a>.+?)$", "leads", "owner", "project"),
     # "实验室的机械臂一直是赵凯师兄在维护".
@@ -33,8 +38,9 @@ ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:毕业|辞职|离职)(?:以?后|了)?(?:就)?去了?(?P<b>[^了，]{2,8}?)(?:工作|上班)?了?$",
      "works_at", "person", "organization"),
     # "行政会交给新来的郑惠文": the modal 会 is no part of what is handed over.
+    # "夜班组现在交给何秀梅带": a team handed to whoever leads it now.
     (r"^(?P<b>.+?)(?:会|要|将)?(?:归|交给了?|转给了?|移交给了?|交接给了?)(?P<a>.+?)(?:来)?"
-     r"(?:负责|管理?|维护)?(?:了)?$", "owns", "owner", "project"),
+     r"(?:负责|管理?|维护|带)?(?:了)?$", "owns", "owner", "project"),
     # "王强现在带前端组": who leads a team.
     (r"^(?P<a>.+?)(?:带领|领导|带|管理?)着?(?P<b>[^带管]{1,10}?(?:组|团队|部门|小组))$", "leads",
      "person", "team"),
@@ -57,6 +63,9 @@ ZH_RELATIONS: Final = (
     (r"^(?P<b>[^是]+?)的(?:技术负责人|组长|主管|带头人|lead|Lead)是(?P<a>.+)$", "leads", "owner",
      "project"),
     (r"^(?P<b>[^是]+?)的(?:负责人|owner|Owner)是(?P<a>.+)$", "owns", "owner", "project"),
+    # "嘉兴仓负责人是蒋涛": whoever is in charge of a place or a unit leads it.
+    (r"^(?P<b>[^的是]{1,10}?[仓店部组队班园校厂馆室科])负责人(?:现在|目前)?是(?P<a>.+)$", "leads",
+     "owner", "project"),
     # "陈静是移动端的技术负责人": a tech lead (a plain 负责人 owns, above).
     (r"^(?P<a>.+?)是(?P<b>.+?)的(?:技术)?(?:组长|lead|Lead|主管|带头人|负责人)$", "leads", "owner",
      "project"),
@@ -64,7 +73,8 @@ ZH_RELATIONS: Final = (
     (r"^(?P<a>.+?)(?:负责|管理|接手了?|接管了?)(?P<b>.+)$", "owns", "owner", "project"),
     (r"^(?P<a>.+?)维护(?P<b>.+)$", "maintains", "owner", "project"),
     (r"^(?P<a>.+?)(?:领导|带领|主导)(?P<b>.+)$", "leads", "owner", "project"),
-    (r"^(?P<a>.+?)带(?P<b>[^带]{1,8}?(?:组|团队|部门|小组))$", "leads", "owner", "team"),
+    (r"^(?P<a>.+?)(?:主要|现在|目前|一直)?带(?P<b>[^带]{1,8}?(?:组|团队|部门|小组|队|班))$",
+     "leads", "owner", "team"),
     (r"^(?P<a>.+?)(?:部署在|部署到|托管在)(?P<b>.+)$", "deployed_on", "project", "tool"),
     (r"^(?P<a>.+?)(?:跑在|运行在|挂在)(?P<b>.+)$", "runs_on", "project", "tool"),
     # "订单服务要调库存服务的接口": calling another service's interface.
@@ -92,8 +102,9 @@ ZH_RELATIONS: Final = (
      "tool"),
     (r"^(?P<a>.+?)加入(?:了)?(?P<b>.+)$", "member_of", "person", "team"),
     # "小付上周从运维组调到客服平台组了": the team moved to.
-    (r"^(?P<a>.+?)(?:从[^从]+?)?(?:调到|调去|转到|转去|回到|去了)(?:了)?(?P<b>[^到去]+?(?:组|团队|部门|小组))(?:了)?$",
-     "member_of", "person", "team"),
+    # "黄丽调到康复部去了".
+    (r"^(?P<a>.+?)(?:从[^从]+?)?(?:调到|调去|转到|转去|回到|去了)(?:了)?(?P<b>[^到去]+?(?:组|团队|部门|小组|部|科|队))"
+     r"(?:去)?(?:了)?$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)是(?P<b>.+?)的成员$", "member_of", "person", "team"),
     (r"^(?P<a>.+?)在(?P<b>.+?)(?:工作|上班)$", "works_at", "person", "organization"),
     # "刘洋跳槽到了腾讯", "小周上个月入职字节跳动".

@@ -18,6 +18,7 @@ from memory.engine.offline_entities import (
     ZH_CITIES,
     ZH_CITY_PATTERN,
     ZH_ROLES,
+    function_noun,
     known_tool,
 )
 from memory.engine.offline_relations_zh import zh_employer_named
@@ -367,6 +368,7 @@ def person_relations(text: str, speaker: str) -> list[tuple[str, str, str]]:
         housed = _stated(_LIVES_IN, _LIVES_IN_OTHER, part, speaker)
         if (
             housed
+            and not function_noun(housed[0])  # "Inventory lives in Primarius": a tool in use
             and slot_of(housed[1]) is None
             and known_tool(housed[1]) is None
             and not _NO_HOME.search(housed[1])

@@ -133,8 +133,8 @@ def asides_apart(sentence: str) -> list[str]:
         name = aside.group(1)
         return [f"{name} {aside.group(2)}.", f"{name} {aside.group(3)}"]
     if team := _FROM_TEAM.match(sentence):
-        name = team.group(1)
-        return [f"{name} is on {team.group(2)}.", f"{name} {sentence[team.end() :]}"]
+        name, rest = team.group(1), f"{team.group(1)} {sentence[team.end() :]}"
+        return [f"{name} is on {team.group('team')}.", rest] if team.group("team") else [rest]
     return [sentence]
 
 
@@ -226,9 +226,15 @@ def without_apposition(sentence: str) -> str:
     return label + _APPOSITION.sub(lambda m: (m.group(1) or m.group(2) or m.group(3)) + " ", text)
 
 
-_WHO_ASIDE: Final = re.compile(r"^([A-Z][\w'’-]+),\s+who\s+([^,]{3,80}),\s+(.+)$")
+_WHO_ASIDE: Final = re.compile(
+    r"^([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?),\s+who\s+([^,]{3,80}),\s+(.+)$"
+)
 _FROM_TEAM: Final = re.compile(
     # a name, not the speaker ("I'm on the IT team at Brackenridge City Water")
     r"^(?!(?:I|I'm|I’m|We|We're|We’re|He|She|They)\s)"
-    r"([A-Z][\w'’-]+)\s+(?:from|on)\s+(the\s+(?:[\w-]+\s+){1,2}team)\s+(?=[a-z])"
+    r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+(?:from|on)\s+"
+    r"(?:(?P<team>(?:the|our)\s+(?:[\w-]+\s+){1,2}team)"
+    # "Priya Shah from our Dubuque branch is taking over …": where they come from, aside.
+    r"|(?:the|our)\s+(?:[\w-]+\s+){1,2}(?:branch|office|site|store|clinic|location|depot))"
+    r"\s+(?=[a-z])"
 )

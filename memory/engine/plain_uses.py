@@ -253,14 +253,17 @@ _USE_ZH: Final = (
 _FUNCTION_USE_EN: Final = (
     # "Our docs are in Notion"; "Files are in Google Drive now" (a function opening the sentence);
     # "On-call's handled through Opsgenie".
-    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)(?:\s+(?:(?:is|are)\s+(?:all\s+)?"
+    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)(?:\s+(?:(?:is|are)\s+(?:all\s+|still\s+|now\s+)?"
                rf"(?!(?:done|kept|handled|tracked|run|managed|booked|processed)\s)"
-               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+)|(?:\s+(?:is|are)|['’]s"
+               rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+)"
+               # "Rota's on Deputy now".
+               rf"|['’]s\s+(?:now\s+|still\s+)?(?:on|in)\s+(?=(?-i:[A-Z]))|(?:\s+(?:is|are)|['’]s"
                # "Payroll, that's all done through Gusto", "texting is handled by Weave"
                rf"|,\s+(?:that|it|this)(?:['’]s|\s+is))\s+(?:all\s+)?"
                # "Inventory and TTB reporting, that's all in Ekos"
                rf"(?:(?<=all\s)(?:in|on)\s+|"
-               rf"(?:done|kept|handled|tracked|run|managed|booked|processed)\s+"
+               # "Warehouse is run by Luis Ortega": someone leads it (`offline_relations`).
+               rf"(?!run\s+by\b)(?:done|kept|handled|tracked|run|managed|booked|processed)\s+"
                rf"(?:in|on|with|through|via|by)\s+)){VALUE_EN}", _I),
     # "Work orders? that's Maximo": the function asked as a topic, then answered.
     re.compile(rf"^()((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\?\s+(?:that['’]s|it['’]s|that\s+is|it\s+is)"
@@ -274,11 +277,15 @@ _FUNCTION_USE_EN: Final = (
                rf"(?:of\s+)?(?:our|the|my)?\s*((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:in|with|on|via)"
                rf"\s+{VALUE_EN}", _I),
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:now\s+)?"
-               rf"(?:go|goes|run|runs|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+"
-               rf"(?:out\s+)?(?:through|via|to|into)\s+{VALUE_EN}", _I),
+               rf"(?:(?:go|goes|run|runs|are\s+routed|is\s+routed|get\s+routed|gets\s+routed)\s+"
+               rf"(?:out\s+)?(?:through|via|to|into)"
+               # "Quotes + schedules all come out of JobTread".
+               rf"|(?:all\s+)?comes?\s+out\s+of)\s+{VALUE_EN}", _I),
     # "logs are shipped to Datadog", "uploads are stored in S3", "secrets live in Vault"
     re.compile(rf"^(.*?)\b(?:the\s+|our\s+)?((?:[\w/-]+\s+){{0,2}}?[\w/-]+)\s+(?:(?:is|are|get"
                rf"|gets|got)\s+(?:stored|kept|shipped|sent|pushed|saved|backed\s+up|managed|handled"
+               # "Rota gets built in Rotaready", "Software stack gets built with Spack".
+               rf"|built|made|planned|scheduled|drafted|generated|logged|recorded|entered"
                # "Sequencing gets sent out to Azenta": a function outsourced to a firm.
                rf"|tracked|done|sent\s+out|outsourced|farmed\s+out|contracted\s+out)|live|lives)\s+"
                rf"(?:in|on|to|into|with)\s+{VALUE_EN}", _I),
@@ -287,7 +294,7 @@ _ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+)?in\s+", _I)
 # A name shaped as a product, not a place: an inner capital or a domain ("ClipDeck",
 # "Monday.com").
 _PRODUCT_SHAPED: Final = re.compile(
-    r"[A-Z][a-z]+[A-Z][\w-]*|[A-Za-z][\w-]*\.(?:com|io|gg|app|ai|so)"
+    r"(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Za-z][\w-]*\.(?:com|io|gg|app|ai|so))(?:\s+[A-Z][\w-]*)?"
 )
 _NOT_USED_EN: Final = re.compile(
     r"(?:n't\b|\b(?:not|never|nobody|no\s+one|none|no\s+longer|stopped|quit|from|off|instead\s+of|rather\s+than|than"

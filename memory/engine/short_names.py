@@ -7,6 +7,9 @@ surname ("老周跳槽去了铁馆"). Projected alone, the later statement makes
 exactly one person the graph (or the same batch) knows fits it: a full Latin name whose first
 word it is, or a Han name of two or three characters with that surname. Two people who fit
 (two Devs) leave it as said. The full node takes the short name as an alias.
+
+The same for a project said with or without its "service" ("fraud scoring is Mei's baby now"
+after "Tomás maintains the fraud-scoring service"): the graph's project of the other form.
 """
 
 from __future__ import annotations
@@ -81,6 +84,36 @@ def with_full_names(
     return _moved(proposal, moved)
 
 
+_SERVICE_KEY: Final = re.compile(r"^project:(.+?)(?:service)?$")
+
+
+def service_forms(key: str) -> tuple[str, ...]:
+    """The other key a project's may have, with or without "service": "project:fraudscoring"
+    ↔ "project:fraudscoringservice"; none for any other node."""
+    found = _SERVICE_KEY.fullmatch(key)
+    if found is None:
+        return ()
+    bare = f"project:{found.group(1)}"
+    return tuple(k for k in (bare, f"{bare}service") if k != key)
+
+
+def with_service_names(
+    proposal: GraphProposal, known: Callable[[Sequence[str]], list[Known]]
+) -> GraphProposal:
+    """`proposal` with each project the graph knows in its other form (`service_forms`) moved
+    onto that node; `known(keys)` returns the graph's nodes among `keys`."""
+    others = {n.key: service_forms(n.key) for n in proposal.nodes if n.type == "project"}
+    wanted = sorted({k for keys in others.values() for k in keys} - set(others))
+    graph = dict(known(wanted)) if wanted else {}
+    moved = {
+        key: (other, graph[other])
+        for key, keys in others.items()
+        for other in keys
+        if other in graph
+    }
+    return _moved(proposal, moved) if moved else proposal
+
+
 def _moved(proposal: GraphProposal, moved: dict[str, Known]) -> GraphProposal:
     def key(old: str) -> str:
         return moved[old][0] if old in moved else old
@@ -96,7 +129,7 @@ def _moved(proposal: GraphProposal, moved: dict[str, Known]) -> GraphProposal:
         target = nodes.get(target_key) or NodeProposal(
             key=target_key,
             name=target_name,
-            type="person",
+            type=node.type,
             source_event_ids=node.source_event_ids,
         )
         nodes[target_key] = target.model_copy(

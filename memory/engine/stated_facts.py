@@ -143,7 +143,7 @@ _ROLE_WORD: Final = r"[a-z][a-z-]*(?:\s+(?!now\b)[a-z][a-z-]*)?"
 _HOLDER_EN: Final = (
     re.compile(
         rf"\b(?P<whose>my|our)\s+(?:new\s+|current\s+)?(?P<role>{_ROLE_WORD})\s+is\s+(?:now\s+)?"
-        r"(?P<who>[A-Z][\w'’-]+)\b",
+        r"(?P<who>(?-i:[A-Z])[\w'’-]+)\b",
         re.IGNORECASE,
     ),
     re.compile(

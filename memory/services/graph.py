@@ -29,7 +29,7 @@ from memory.engine.own_team import (
     teams_said,
 )
 from memory.engine.prompts.graph import GraphProposal, edge_exclusivity_key
-from memory.engine.short_names import with_full_names
+from memory.engine.short_names import with_full_names, with_service_names
 from memory.models import (
     Event,
     GraphEdge,
@@ -84,10 +84,17 @@ def graph_propose(
     proposal = with_full_names(
         proposal, lambda starts: _people_named(namespace_id, starts), set(speakers.values())
     )
+    proposal = with_service_names(proposal, lambda keys: _nodes_keyed(namespace_id, keys))
     earlier = teams or {}
     return own_team(
         proposal, speakers, lambda person: earlier.get(person) or _team_of(namespace_id, person)
     )
+
+
+def _nodes_keyed(namespace_id: int, keys: Sequence[str]) -> list[tuple[str, str]]:
+    """(key, name) of the namespace's nodes with one of `keys`."""
+    rows = GraphNode.objects.filter(namespace_id=namespace_id, key__in=keys)
+    return list(rows.values_list("key", "name"))
 
 
 def _people_named(namespace_id: int, starts: Sequence[str]) -> list[tuple[str, str]]:

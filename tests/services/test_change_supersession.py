@@ -44,6 +44,15 @@ pytestmark = pytest.mark.django_db
         ("We're planning a village-hall tour in July.", "The village-hall tour's off though."),
         ("我们打算今年暑假开个夜间班，专门给上班族。", "夜间班决定不开了，教练人手不够。"),
         ("出貨都走黑貓宅急便。", "物流我們改用新竹物流了，不再用黑貓宅急便了。"),
+        # Round 44: an area of work or a team handed to someone new.
+        ("Night grooming is led by Tamsin Holt.", "Devin Marsh is running night grooming now."),
+        ("Morag Lindsay heads up crewing.", "Jenna Kerr took over crewing on Monday."),
+        ("Ken Adeyemi looks after Lustre.",
+         "Staff update — Lustre is Ravi Sundaram's responsibility now."),
+        ("Shay Pettit runs carpentry.",
+         "Ray Tanaka, who was on Marco's tile crew, is running carpentry now."),
+        ("夜班组一直是黄丽在带。", "夜班组现在交给何秀梅带。"),
+        ("广州安装队是周师傅带。", "广州安装队现在是他徒弟潘宇在带。"),
     ],
 )  # fmt: skip
 def test_a_change_in_a_later_session_supersedes_the_earlier_use(
