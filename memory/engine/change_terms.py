@@ -154,7 +154,7 @@ def subject_of(prefix: str | None) -> str | None:
     if prefix is None:
         return None
     if HAN.search(prefix):
-        clauses = re.split(r"[，,；;]", prefix.strip())
+        clauses = re.split(r"[，,；;:：]", prefix.strip())  # "跟你更新下：板材现在…"
         text = _TAIL_ZH.sub("", _LEAD_ZH.sub("", clauses[-1].strip()))  # "提醒一下，监控那套…"
         if not text and len(clauses) > 1:
             # "前端是Next.js写的，直接部署在Vercel上": the clause before says what it is about.

@@ -109,6 +109,8 @@ _HEDGE_EN: Final = re.compile(
 )
 _HEDGE_ZH: Final = re.compile(r"不|没|别|考虑|也许|可能|要不要|是否|如果|建议|能不能|会不会|吗|？")
 _ZM: Final = r"(.{1,30}?)"  # a Chinese value followed by more of the pattern
+# No longer used, said after the tool: "已经彻底不用了".
+_ZH_NO_MORE: Final = r"(?:已经|早就|现在)?(?:彻底|完全|都|也)?(?:不(?:再)?用了|停用了)"
 _ZH_TO: Final = (
     r"(?:换成|改成|改为|切换到|切换成|切到|迁移到|迁到|转到|搬到|换到|迁至|迁移至|改到|升级成|升级到"
     r"|升级为|替换成)了?"
@@ -290,11 +292,38 @@ _CHANGES_ZH: Final = (
         ),
     ),
     ("now", "pb", re.compile(rf"^(.*?)(?:改用|换用|改为使用|转用)了?{_ZV}")),
+    # "后期那块Premiere已经彻底不用了", "会员系统有赞不用了": the tool said first, then dropped.
+    (
+        "stop",
+        "pa",
+        re.compile(
+            r"^(.*?)(?<![A-Za-z])([A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z0-9.+#-]+){0,2})"
+            rf"{_ZH_NO_MORE}"
+        ),
+    ),
+    (
+        "stop",
+        "pa",
+        re.compile(
+            rf"^(.*?(?:系统|那块|这块|那边|软件|平台|工具))([\u4e00-\u9fff]{{2,6}}?){_ZH_NO_MORE}"
+        ),
+    ),
+    # "板材现在全改从千年舟进了": a supplier changed.
+    (
+        "now",
+        "pb",
+        re.compile(
+            r"^(.*?)(?:现在|已经|目前)?(?:全|都|全部)?改(?:从|找)([\u4e00-\u9fffA-Za-z]{2,10}?)"
+            r"(?:那边|那里|那)?(?:进货|拿货|采购|订货|进|拿|买)"
+        ),
+    ),
     # "前端已经用React重写了": rewritten in B
     ("switch", "xb", re.compile(rf"^([^，,。把从用]+?)(?:已经)?(?:改)?用{_ZM}重写")),
 )
 _ZH_THEN_USE: Final = re.compile(
     rf"(?:改用|换用|改为使用|转用|换成|改成|改为|迁到|迁移到|搬到|换到|切到|切换到)了?{_ZV}"
+    # "…不用了，现在全在趣运动上": where it all is now.
+    rf"|(?:现在|目前)(?:全|都|全部)?在{_ZV}"
 )
 _ZH_NEGATED_STOP: Final = re.compile(r"(?:不再|已经不|再也不|停用|弃用|去掉|不用)")
 
@@ -398,6 +427,8 @@ _ZH_NOT_DONE: Final = re.compile(r"(?:没有|没|不会|不|别)$")
 
 _ZH_DROPPED: Final = re.compile(
     r"[，,]\s*(?:也)?(?:不再|不)(?:用|使用)([^，。,.！!；;]{2,20}?)了?(?=[，。,.！!；;]|$)"
+    # "…，兔宝宝那边价格谈不拢，不合作了": a supplier no longer worked with.
+    r"|[，,]\s*([^，。,.！!；;\s]{2,8}?)那边[^。.！!；;]{0,16}?(?:不合作了|不再合作|停止合作)"
     # "…，黑猫这个月开始就不再用": what is dropped said first.
     r"|[，,]\s*([^，。,.！!；;\s]{2,8}?)(?:这个月|下个月|下周|从现在|以后)?(?:开始|起)?(?:就|也)?"
     r"(?:不再用|不用了|停用了?)(?=[，。,.！!；;]|$)"
@@ -436,10 +467,10 @@ def _parse_zh(sentence: str) -> Change | None:
             return None  # "中班年级组长现在换成王蕾了": who holds a role, not what is used
         if kind == "stop" and new is None:  # "不再用A了，改用B": what replaces A
             then = _ZH_THEN_USE.search(sentence, match.end())
-            new = value_of(then.group(1)) if then else None
+            new = value_of(next(g for g in then.groups() if g)) if then else None
         if kind != "stop" and old is None:  # "改用Notion了，不用印象笔记了": what B replaces
             dropped = _ZH_DROPPED.search(sentence, match.end())
-            old = value_of(dropped.group(1) or dropped.group(2)) if dropped else None
+            old = value_of(next(g for g in dropped.groups() if g)) if dropped else None
         return Change(kind, subject, old, new, _role(match.group(0)))
     return None
 

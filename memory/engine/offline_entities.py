@@ -80,7 +80,7 @@ FUNCTION_NOUNS: Final = frozenset(
     orders telephony inventory historian books quotes quoting estimates schedules rota rotas
     crewing donors donations grants records
     物流 快递 运输 配送 温控 温度监控 保养 维修 家园沟通 进货 采购 点单 开单 结算 对账
-    客服 出货 发货 营销 推广 招聘 培训 配件 供货
+    客服 出货 发货 营销 推广 招聘 培训 配件 供货 后期 剪辑 调色 拆单 下单 报价 出图 效果图 点单
     """.split()  # noqa: SIM905
 )
 
@@ -196,7 +196,9 @@ def han_tool(name: str) -> bool:
 
 _HAN_TOOL: Final = re.compile(r"[\u4e00-\u9fff]{2,5}")
 _HAN_NOT_TOOL: Final = re.compile(
-    r"的|^(?:了|过|着|这|那|哪|自己|一|两|几|多|很|太|心|力|完|好|上|下|不)|[一二两三四五六七八九十百千万]"
+    r"的|^(?:了|过|着|这|那|哪|自己|一|两|几|多|很|太|心|力|完|好|上|下|不)"
+    # An amount ("三个月", "十来天"), not a name with a numeral in it ("千年舟", "三维家").
+    r"|^[一二两三四五六七八九十百千万]+(?:[个天年月周次号点块元倍台套来多半把些]|小时|分钟)+$"
     r"|(?:天|年|月|周|次|个|小时|分钟|版本|版|方案|办法|方法|方式|时间|功能|东西|工具|系统|平台|服务)$"
 )
 

@@ -40,6 +40,7 @@ from memory.engine.offline_entities import (
     AMBIGUOUS,
     ME,
     PLATFORMS,
+    ZH_ROLES,
     calendar_word,
     function_noun,
     han_tool,
@@ -270,7 +271,11 @@ _TOOL_NAME: Final = re.compile(
     rf"(?:[A-Z]|{LOWER_LEAD})[\w.+#-]*(?:\s*&\s*[A-Z][\w.+#-]*|\s+[A-Z][\w.+#-]*){{0,2}}(?:\s+\d+)?"
 )
 # A supplier bought from: "锅底料是从成都川味源工厂直接进口的".
-_BOUGHT_FROM_ZH: Final = re.compile(r"从.{2,16}?(?:进口|进货|拿货|采购|订货)")
+_STAFF_ZH: Final = re.compile(rf"^[\u4e00-\u9fff]{{0,4}}(?:{ZH_ROLES})们?$")
+# "板材主要从兔宝宝进" (not "从门口进来").
+_BOUGHT_FROM_ZH: Final = re.compile(
+    r"从.{2,16}?(?:进口|进货|拿货|采购|订货|(?:进|拿|买)(?![来去入行到步度展门]))"
+)
 _CLOUD_PRODUCT: Final = re.compile(r"(?:阿里云|腾讯云|华为云)[A-Z][A-Za-z0-9]{1,10}")
 _MIXED_NAME: Final = re.compile(r"[\u4e00-\u9fff]{2,4}[A-Z][A-Za-z0-9]{1,10}")
 # Where something runs is said with these verbs; "move/migrate X to B" alone may be a database.
@@ -341,6 +346,8 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
                     and (
                         service_named(use.subject or "") is not None
                         or function_noun(use.subject or "")  # "支付走的是微信支付"
+                        # "门店设计师都用酷家乐": the team's staff at their work
+                        or _STAFF_ZH.search(use.subject or "") is not None
                         or _switched_from_han_tool(text, use.value)
                         or _BOUGHT_FROM_ZH.search(text) is not None
                     )
@@ -367,7 +374,9 @@ def _project_uses(builder: _Builder, event: ProjectionEvent, covered: set[str]) 
             continue
         service = service_named(use.subject) if use.subject else None
         generic = bool(use.subject) and (
-            function_noun(use.subject or "") or _BOUGHT_FROM_ZH.search(text) is not None
+            function_noun(use.subject or "")
+            or _BOUGHT_FROM_ZH.search(text) is not None
+            or _STAFF_ZH.search(use.subject or "") is not None
         )
         if service is None and use.subject and _NAMED_THING.match(use.subject) and not generic:
             continue  # "Django uses Python": a fact about technologies, not about this team

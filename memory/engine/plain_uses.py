@@ -73,7 +73,9 @@ VALUE_EN: Final = (
 THING_EN: Final = r"(?:(?!over\s)(.+?)\s+)?"  # "moved over to Trello" moved no thing called "over"
 
 _ZH_END: Final = (
+    # ("用酷家乐出方案效果图": what it turns out)
     r"(?=$|[，。,.;；！!？?、\s]|做|来|作为|上|了|的|当|替换|代替|取代|存|跑|跟|和|吧|啊|管理|沟通|供货"
+    r"|出(?![租版口差])"
     r"|开发|记录|监控"
     # "物业费是用物管通收的": the verb before 的 is what is done with it.
     r"|[收管弄录记算排发订](?=的))"
@@ -184,7 +186,7 @@ _USE_ZH: Final = (
     re.compile(
         rf"^(.*?)从(?:{ZH_CITY_PATTERN})?([\u4e00-\u9fff]{{2,8}}?|[A-Za-z][\w.&-]*(?:\s+[A-Za-z][\w.&-]*)?)"
         r"(?:工厂|厂家|厂|公司)?(?:(?:老|小|阿)[\u4e00-\u9fff])?(?:那儿|那里|那边|那)?"
-        r"(?:直接|统一|一直)?(?:进口|进货|拿货|采购|订货|进|拿|买)"
+        r"(?:直接|统一|一直)?(?:进口|进货|拿货|采购|订货|(?:进|拿|买)(?![来去入行到步度展门]))"
     ),
     # "考勤走钉钉", "教练车保养都送附近的永泰汽车": a function's work through or sent to a firm.
     re.compile(
@@ -213,10 +215,11 @@ _USE_ZH: Final = (
     # "订单、库存这些都在聚水潭里跑", "成绩是在钉钉智慧校园里录": a system (Han names too)
     # that a function's work runs or is entered in.
     re.compile(
-        r"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部|是)在"
+        # "后期剪辑目前在Premiere里做".
+        r"^(?!我(?!们)|他|她|你)(.*?)(?:都|全|全部|是|目前|现在|一般)在"
         r"(?!家|公司|学校|办公室|线上|线下|外面|本地|群|手机|电脑|网上)"
         r"([\u4e00-\u9fff]{2,8}|[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*)?)"
-        r"(?:里|上)(?:跑|运行|录|录入|管理|处理|排|管(?=的)|弄|做|记)"
+        r"(?:里|上)(?:跑|运行|录|录入|管理|处理|排|管(?=的)|弄|做|记|剪|调)"
     ),
     # A function outsourced to a firm: "报关我们是外包给鼎信报关行的", "电梯维保包给了恒升电梯".
     re.compile(

@@ -19,6 +19,14 @@ rather than a phrase of those sets:
 - uses: "Rota gets built in Rotaready", "Quotes + schedules all come out of JobTread", "the
   books are in QuickBooks Online", "Rota's on Deputy now, crew can …", "Donor records are still
   in DonorPerfect"; a function "lives in" a tool, not a place ("Inventory lives in Primarius");
+- a line a team does not take, named first ("实木家具的单我们不接哈", "婚礼跟拍我们是不接的"), or
+  not allowed ("我们是不允许加盟商自己找供应商进原料的"), and a choice not to ("报班就算了，不报");
+  where such cases usually go is no hand-over ("这种一般都转给医养结合的机构");
+- Chinese changes: a tool said first, then dropped ("后期那块Premiere已经彻底不用了，全换成达芬奇",
+  "会员系统有赞不用了，现在全在趣运动上"), a supplier changed ("板材现在全改从千年舟进了，兔宝宝
+  那边…不合作了"); a supplier bought from with a plain 进 ("板材主要从兔宝宝进", not "从门口进
+  来"); a name with a numeral in it is a name ("千年舟"); "后期剪辑目前在Premiere里做"; staff at
+  their work use the team's tools ("门店设计师都用酷家乐出方案效果图");
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
@@ -27,10 +35,11 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engine.changes import stated_uses
+from memory.engine.changes import Change, parse_change, stated_uses
 from memory.engine.offline_relations import relations
 from memory.engine.short_names import service_forms
 from memory.engine.stated_facts import Fact, stated_facts
+from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
 PROJECT = "project:project"
@@ -142,3 +151,53 @@ def test_a_project_with_or_without_its_service_word() -> None:
     found = _edges("Tomás maintains the fraud-scoring service. Fraud scoring is Mei's baby now.")
     assert ("person:mei", "owns", "project:fraudscoringservice") in found
     assert relations("Fraud scoring is Mei's baby now.")[0].relation == "owns"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "实木家具的单我们不接哈，实木开裂变形，售后扯皮太多，只做板式。",
+        "婚礼跟拍我们是不接的，人多的场地风险太大，保险也不好买。",
+        "我们是不允许加盟商自己找供应商进原料的，所有原料必须走总部配送。",
+        "报班就算了，不报，太贵了",
+    ],
+)
+def test_a_line_not_taken_is_a_standing_fact(content: str) -> None:
+    assert stored_events(content) == [("other", "ongoing")]
+
+
+def test_where_such_cases_usually_go_is_no_hand_over() -> None:
+    said = "我们不收需要长期插管的老人，这种一般都转给医养结合的机构。"
+    assert stored_events(said) == [("other", "ongoing")]
+
+
+@pytest.mark.parametrize(
+    ("content", "change"),
+    [
+        ("后期那块Premiere已经彻底不用了，全换成达芬奇，剪辑调色一个软件搞定。",
+         Change("stop", "后期", "Premiere", "达芬奇", "use")),
+        ("会员系统有赞不用了，现在全在趣运动上，订场、课时卡都在里面",
+         Change("stop", "会员系统", "有赞", "趣运动", "use")),
+        ("跟你更新下：板材现在全改从千年舟进了，兔宝宝那边价格谈不拢，不合作了。",
+         Change("now", "板材", "兔宝宝", "千年舟", "use")),
+    ],
+)  # fmt: skip
+def test_a_chinese_tool_dropped_then_replaced(content: str, change: Change) -> None:
+    assert parse_change(content) == change
+    assert parse_change("后期剪辑不用了") is None  # no tool named
+    assert parse_change("我们不用担心了") is None
+
+
+@pytest.mark.parametrize(
+    ("content", "tools"),
+    [
+        ("板材主要从兔宝宝进，E0级的多层板、颗粒板都是。", {"兔宝宝"}),
+        ("跟你更新下：板材现在全改从千年舟进了，兔宝宝那边价格谈不拢，不合作了。", {"千年舟"}),
+        ("后期剪辑目前在Premiere里做。", {"premiere"}),
+        ("门店设计师都用酷家乐出方案效果图，拆单下单走三维家", {"酷家乐", "三维家"}),
+        ("客人从门口进来。", set()),
+    ],
+)
+def test_what_the_team_buys_from_and_works_in(content: str, tools: set[str]) -> None:
+    used = {to.removeprefix("tool:") for src, rel, to in _edges(content) if rel == "uses"}
+    assert used == tools

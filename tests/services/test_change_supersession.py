@@ -53,6 +53,9 @@ pytestmark = pytest.mark.django_db
          "Ray Tanaka, who was on Marco's tile crew, is running carpentry now."),
         ("夜班组一直是黄丽在带。", "夜班组现在交给何秀梅带。"),
         ("广州安装队是周师傅带。", "广州安装队现在是他徒弟潘宇在带。"),
+        ("后期剪辑目前在Premiere里做。", "后期那块Premiere已经彻底不用了，全换成达芬奇。"),
+        ("会员和课时卡都放在有赞上管。", "会员系统有赞不用了，现在全在趣运动上。"),
+        ("板材主要从兔宝宝进。", "板材现在全改从千年舟进了，兔宝宝那边价格谈不拢，不合作了。"),
     ],
 )  # fmt: skip
 def test_a_change_in_a_later_session_supersedes_the_earlier_use(
