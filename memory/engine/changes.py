@@ -188,6 +188,10 @@ _CHANGES_EN: Final = (
     ("stop", "pa", re.compile(rf"^(.*?)\bno\s+longer\s+(?:use|uses|need|needs|run\s+on|runs\s+on"
                               rf"|deploy\s+(?:on|to)|deploys\s+(?:on|to)|host\s+on|is\s+on"
                               rf"|are\s+on|rely\s+on|relies\s+on|using|on)\s+{_V}", _I)),
+    # "Central IT made every department get off Jira SM".
+    ("stop", "pa", re.compile(rf"^()(?:.*?)\b(?:(?:made|forced|had)\s+(?:[\w-]+\s+){{0,3}}get"
+                              rf"|got|gotten)\s+off\s+(?:of\s+)?"
+                              rf"(?=(?-i:[A-Z])){_V}", _I)),
     # "crash reporting moved off Sentry" (where it went, if said, is read by the "switch" forms).
     ("stop", "pa", re.compile(rf"^(.*?)\b(?:moved|migrated|switched)\s+(?:away\s+)?(?:off(?:\s+of)?"
                               rf"|away\s+from)\s+{_V}", _I)),
@@ -376,6 +380,11 @@ def _parse_en(sentence: str) -> Change | None:
             # "we've stopped using Xero. Invoicing moved over to QuickBooks": what replaced it,
             # said next with no old value of its own.
             then = _parse_en(sentence[match.end() :].lstrip(" .;,"))
+            earlier = _SENTENCE_END.split(sentence[: match.start(shape.index("a") + 1)])
+            if then is None and len(earlier) > 1:
+                # "ticketing is on TeamDynamix now. Central IT made every department get off Jira
+                # SM": what replaced it, said in the sentence before.
+                then = _parse_en(earlier[-2])
             if then is not None and then.new is not None and then.old in (None, values.get("a")):
                 new = then.new
         return Change(
@@ -384,6 +393,7 @@ def _parse_en(sentence: str) -> Change | None:
     return _now_use_en(sentence)
 
 
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+")
 # Words that open no subject of a move: "changes much easier to review", "Morag's moved across to
 # be marine superintendent".
 _NO_THING: Final = re.compile(

@@ -163,6 +163,10 @@ CHANGE: Final = _cue(
     r"|\b(?:is|'s|are)\s+(?:now\s+)?(?:running|leading|heading(?:\s+up)?|managing|in\s+charge\s+of)"
     r"\b[^.;!?]{1,40}?\bnow\b"
     r"|\bnow\s+(?:runs|leads|heads\s+up|manages|looks\s+after|owns|maintains)\b"
+    # "ticketing is on TeamDynamix now": a function's tool, said as now (not "Priya is on PTO
+    # now").
+    r"|(?<![\w-])(?-i:[a-z])[\w-]*\s+(?:is|are)\s+(?:all\s+)?(?:on|in)\s+(?-i:[A-Z])[\w.-]*"
+    r"(?:\s+(?-i:[A-Z])[\w.-]*)?\s+now\b"
     r"|['’]s\s+(?:responsibility|job|baby|dept|department|team)\s+now\b"
     # "retired in January", not "a retired firefighter"
     r"|\bretired\b(?!\s+(?:[\w-]+\s+){0,2}(?:[\w-]+(?:er|or|ist|ian|ant|ent)|teacher|nurse|chef)\b)"

@@ -78,7 +78,7 @@ FUNCTION_NOUNS: Final = frozenset(
     cleaning maintenance servicing procurement purchasing marketing newsletters newsletter ads
     advertising rostering timesheets recruiting hiring bookings reservations appointments phones
     orders telephony inventory historian books quotes quoting estimates schedules rota rotas
-    crewing donors donations grants records
+    crewing donors donations grants records contacts
     物流 快递 运输 配送 温控 温度监控 保养 维修 家园沟通 进货 采购 点单 开单 结算 对账
     客服 出货 发货 营销 推广 招聘 培训 配件 供货 后期 剪辑 调色 拆单 下单 报价 出图 效果图 点单
     """.split()  # noqa: SIM905
@@ -120,7 +120,8 @@ def function_noun(phrase: str) -> bool:
     # A system said by its acronym ("PMS is ezyVet"), or work of a kind ("Reference lab work
     # goes out to IDEXX").
     last = words[-1]
-    kind_of_work = len(words) > 1 and last == "work"
+    # ("donor management", "inventory management": the managing of something)
+    kind_of_work = len(words) > 1 and last.casefold() in ("work", "management")
     return last.casefold() in FUNCTION_NOUNS or last in _SYSTEMS or kind_of_work
 
 

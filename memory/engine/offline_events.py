@@ -463,12 +463,16 @@ def _same_fact_of_message(
 ) -> _Draft | None:
     """The event of the same message a sentence belongs to: the change it completes (what
     replaced the use the change before it ended: "we've stopped using Xero. Invoicing moved
-    over to QuickBooks"), or the assistant's one piece of new content for the user, said in
-    several sentences ("That's a 95% on-time rate. I'd call the three late farms …")."""
+    over to QuickBooks", or the other way round: "ticketing is on TeamDynamix now. Central IT
+    made every department get off Jira SM"), or the assistant's one piece of new content for
+    the user, said in several sentences ("That's a 95% on-time rate. I'd call the three late
+    farms …")."""
     for draft in drafts.values():
         if draft.message_id != message.id or draft.event["event_type"] != fields["event_type"]:
             continue
-        if len(draft.said) == 1 and _completes(draft.said[0], sentence):
+        if len(draft.said) == 1 and (
+            _completes(draft.said[0], sentence) or _completes(sentence, draft.said[0])
+        ):
             return draft
         if message.role == "assistant" and not message.speaker and fields["event_type"] == "other":
             return draft

@@ -102,9 +102,21 @@ _WORKS_AT: Final = (
                r"(?:(?i:an?|the|one\s+of\s+the)\s+)?(?!(?i:regular|customer|member|guest|visitor"
                r"|patient|fan|client|friend|big|huge)\b)[a-z][^,.;!?]{1,60}?"
                rf"\s+(?i:at)\s+{NAME}"),
-    # "Hey, Tom here, head brewer at Sixpenny Hollow Brewing": a role after "<name> here".
-    re.compile(r"(?:^|[,.!:—–]\s*)[A-Z][\w-]+\s+(?i:here),\s+(?:(?i:an?|the)\s+)?[a-z][\w-]*"
-               rf"(?:\s+[a-z][\w-]*){{0,2}}\s+(?i:at)\s+{NAME}"),
+    # "Hey, Tom here, head brewer at Sixpenny Hollow Brewing": a role after "<name> here";
+    # "Hi! Marisol Vega here, research computing facilitator at Greystone University".
+    re.compile(r"(?:^|[,.!:—–]\s*)[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?\s+(?i:here),\s+"
+               r"(?:(?i:an?|the)\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?i:at)\s+"
+               rf"{NAME}"),
+    # "hi! Dana Okafor, director of operations at Cedar Valley Food Bank", "Morning! Erin
+    # Caldwell, I run lift operations at Silver Pine": one's full name, then one's role there.
+    re.compile(r"^(?:(?i:hi|hey|hello|morning|good\s+morning|evening|afternoon)[!.]+\s+)?"
+               r"(?!(?i:hi|hey|hello|thanks|thank|dear|morning|ok|okay|great|good|sorry|cheers"
+               r"|welcome|congrats)\b)[A-Z][\w'’-]+\s+[A-Z][\w'’-]+,\s+"
+               r"(?:(?i:an?|the)\s+|(?i:i)\s+(?i:run|lead|manage|head\s+up|look\s+after)\s+)?"
+               r"(?!(?i:regular|customer|member|guest|visitor|patient|fan|client|friend|see|great"
+               r"|good|nice|meet|glad|happy)\b)"
+               r"[a-z][\w-]*(?:\s+(?!you\b|your\b)(?:[a-z][\w-]*|&)){0,4}\s+(?i:at)\s+"
+               rf"{NAME}"),
     # "I'm a postdoc in Adaeze Okafor's lab at Rutgers": the lab or team, then the employer.
     re.compile(r"\b(?i:i'm|i\s+am)\s+(?i:an?)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?i:in|on)\s+"
                rf"[^,.;!?]{{2,40}}?\s(?i:lab|group|team)\s+(?i:at)\s+{NAME}"),

@@ -95,6 +95,11 @@ _HOSTING_WORDS: Final = re.compile(
 
 # Uses an old event may state.
 _USE_EN: Final = (
+    # "Day to day I mostly live in our Jira Service Management queue": where one's work is.
+    re.compile(r"^()(?:.*?\b)?(?:I|we)\s+(?:mostly\s+|basically\s+|pretty\s+much\s+|practically\s+)?"
+               r"live\s+in\s+(?:our|the|my)\s+((?-i:[A-Z])[\w.+#-]*(?:\s+(?-i:[A-Z])[\w.+#-]*){0,3})"
+               r"(?=\s+(?:queue|inbox|board|app|dashboard|calendar|spreadsheet|tracker|backlog"
+               r"|instance)\b)", _I),
     re.compile(rf"^(.*?)\b(?:deploy|deploys|deployed|deploying|host|hosts|hosted|hosting|serve"
                rf"|serves|served)\s+{THING_EN}(?:on|to|with|in|at)\s+{VALUE_EN}", _I),
     re.compile(rf"^(.*?)\b(?:run|runs|running|ran)\s+{THING_EN}on\s+{VALUE_EN}", _I),
@@ -256,7 +261,8 @@ _USE_ZH: Final = (
 _FUNCTION_USE_EN: Final = (
     # "Our docs are in Notion"; "Files are in Google Drive now" (a function opening the sentence);
     # "On-call's handled through Opsgenie".
-    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^)((?:[\w/-]+\s+){{0,2}}?[\w/-]+)(?:\s+(?:(?:is|are)\s+(?:all\s+|still\s+|now\s+)?"
+    # "Heads up, ticketing is on TeamDynamix now": after a lead-in clause too.
+    re.compile(rf"^(.*?)(?:\b(?:our|the)\s+|^|(?<=[,:;—–]\s))((?:[\w/-]+\s+){{0,2}}?[\w/-]+)(?:\s+(?:(?:is|are)\s+(?:all\s+|still\s+|now\s+)?"
                rf"(?!(?:done|kept|handled|tracked|run|managed|booked|processed)\s)"
                rf"(?:on\s+|in\s+|through\s+|via\s+)?|(?:lives?|sits?)\s+in\s+)"
                # "Rota's on Deputy now".
@@ -293,7 +299,14 @@ _FUNCTION_USE_EN: Final = (
                rf"|tracked|done|sent\s+out|outsourced|farmed\s+out|contracted\s+out)|live|lives)\s+"
                rf"(?:in|on|to|into|with)\s+{VALUE_EN}", _I),
 )  # fmt: skip
-_ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+)?in\s+", _I)
+_ONLY_IN: Final = re.compile(r"\s+(?:is|are)\s+(?:all\s+|still\s+)?in\s+", _I)
+# Functions that sit somewhere ("The warehouse is in Rotterdam", "hosting is in Frankfurt"),
+# unlike records kept in a tool ("the sponsor contacts are all in Bloomerang").
+_SITED: Final = re.compile(
+    r"\b(?:warehouse|storage|office|kitchen|labs?|depot|plant|yard|hosting|infra|infrastructure"
+    r"|cloud|servers?|cdn|dns|stack|team|support|printing|catering|cleaning|maintenance)$",
+    _I,
+)
 # A name shaped as a product, not a place: an inner capital or a domain ("ClipDeck",
 # "Monday.com").
 _PRODUCT_SHAPED: Final = re.compile(
@@ -358,14 +371,18 @@ def plain_use(text: str) -> Use | None:
             ):
                 continue
             value = value_of(match.group(3))
-            if re.search(r"['’]s\s", value or ""):
+            between = sentence[match.end(2) : match.start(3)]
+            if re.search(r"['’]s\s", value or "") or (
+                re.search(r"['’]s$", value or "") and re.fullmatch(r"\s+(?:is|are)\s+", between)
+            ):
                 continue  # "the NAS is Ines's job now": whose work it is, not a tool
             if LIKED.match(match.group(2)):
                 continue  # "My favourite database is SQLite": a liking, not the team's database
             if (
-                _ONLY_IN.fullmatch(sentence[match.end(2) : match.start(3)])
+                _ONLY_IN.fullmatch(between)
                 and not known_tool(value or "")
                 and not _PRODUCT_SHAPED.fullmatch(value or "")
+                and _SITED.search(match.group(2))
             ):
                 continue  # "The warehouse is in Rotterdam": a place, not a tool in use
             if value and names_thing(value) and function_noun(match.group(2)):

@@ -205,7 +205,9 @@ def slot_choices(text: str) -> list[SlotChoice]:
 _PROJECT_NAME: Final = (
     re.compile(
         r"\b(?i:for|in|on|of|with)\s+(?i:the\s+|our\s+|my\s+)?"
+        # (not "in our Jira Service Management queue": a product's own name)
         r"([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})\s+(?i:project|app|repo|repository|service)\b"
+        r"(?!\s+[A-Z])"
     ),
     re.compile(r"\b[Pp]roject\s+([A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})"),
     re.compile(r"(?:改用|使用|采用|换成|用)?([A-Za-z][\w.-]{1,40}|[\u4e00-\u9fff]{2,8}?)\s*项目"),

@@ -125,7 +125,7 @@ def stated_facts(text: str, speaker: str) -> frozenset[Fact]:
         # "我跳槽到了一家互联网公司", "I quit my job": the employer before holds no more, though
         # the new one goes unnamed.
         facts.add(Fact(me, "works_at", UNNAMED_EMPLOYER))
-    facts |= role_holders(sentence, speaker)
+    facts |= role_holders(sentence, speaker) | declined(sentence)
     said_of = {f.subject for f in facts}
     for use in stated_uses(sentence):
         # "缓存是Redis", "Our CI is CircleCI": a function is the team's, as "we use …" says.
@@ -165,6 +165,36 @@ _NOT_ROLE: Final = frozenset(
     bet
     """.split()  # noqa: SIM905
 )
+
+
+# A line the team does not take on, said again in other words ("we don't do structural", "we
+# don't touch structural, full stop"; "实木家具的单我们不接", "我们不接实木家具"): one fact.
+DECLINES: Final = "declines"
+_DECLINED: Final = (
+    re.compile(
+        r"\bwe\s+(?:don't|dont|do\s+not|never|won't)\s+(?:do|touch|take(?:\s+on)?|accept|offer"
+        r"|sell|handle|carry|stock|teach)\s+(?:any\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+        r"(?=\s*(?:$|[,.;:!?—–-]|\s(?:work|jobs|anymore|at\s+all|either|ever)\b))",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:我们|咱们)(?:是|也|都|一律|从来)?不(?:做|接|收|卖|教|碰)"
+        r"(?P<what>[\u4e00-\u9fff]{2,10}?)(?:的单|的活)?(?:的|了|哈)?(?=[，。,.!！]|$)"
+    ),
+    re.compile(
+        r"^(?P<what>[\u4e00-\u9fff]{2,10}?)(?:的单|的活)?(?:我们|咱们)(?:是|也|都|一律|从来)?"
+        r"不(?:做|接|收|卖|教|碰)"
+    ),
+)
+
+
+def declined(sentence: str) -> frozenset[Fact]:
+    """The team's lines it does not take on (`DECLINES` facts, subject "")."""
+    return frozenset(
+        Fact("", DECLINES, value_key(found.group("what")))
+        for pattern in _DECLINED
+        if (found := pattern.search(sentence)) is not None
+    )
 
 
 def role_holders(sentence: str, speaker: str) -> frozenset[Fact]:
@@ -255,13 +285,22 @@ def names_agree(new_text: str, old_text: str) -> bool:
     return all(name in old for name in names)
 
 
-def restates(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:
+def restates(new: frozenset[Fact], old: frozenset[Fact], new_text: str, old_text: str = "") -> bool:
     """`new` states only facts `old` states already. A change with an old value ("moved X from
-    A to B") is news even when B was said before: it is never a restatement."""
+    A to B") is news even when B was said before, unless `old_text` told of leaving the same
+    old value ("… all in Bloomerang now that we're off DonorPerfect" after "we switched donor
+    management from DonorPerfect to Bloomerang")."""
     if not new or not new <= old:
         return False
     change = parse_change(_without_label(new_text))
-    return change is None or change.old is None
+    if change is None or change.old is None:
+        return True
+    before = parse_change(_without_label(old_text)) if old_text else None
+    return (
+        before is not None
+        and before.old is not None
+        and value_key(before.old) == value_key(change.old)
+    )
 
 
 def replaces(new: frozenset[Fact], old: frozenset[Fact], new_text: str) -> bool:

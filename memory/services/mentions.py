@@ -114,9 +114,9 @@ def _relations_restated(namespace_id: int, extracted: ExtractedEvent) -> int | N
             continue
         if numbers(summary, title) != said:  # "Firm 1" / "Firm 2": a number says another fact
             continue
-        if restates(new, stated_facts(summary, speaker), extracted.summary) and names_agree(
-            extracted.summary, summary
-        ):
+        if restates(
+            new, stated_facts(summary, speaker), extracted.summary, summary
+        ) and names_agree(extracted.summary, summary):
             return int(pk)
     return None
 

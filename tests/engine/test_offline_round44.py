@@ -27,6 +27,18 @@ rather than a phrase of those sets:
   那边…不合作了"); a supplier bought from with a plain 进 ("板材主要从兔宝宝进", not "从门口进
   来"); a name with a numeral in it is a name ("千年舟"); "后期剪辑目前在Premiere里做"; staff at
   their work use the team's tools ("门店设计师都用酷家乐出方案效果图");
+- who one is, said as an introduction ("Hi! Marisol Vega here, research computing facilitator
+  at Greystone University", "hi! Dana Okafor, director of operations at …", "Morning! Erin
+  Caldwell, I run lift operations at Silver Pine"; not "Thanks Sam, see you at …"), and the
+  tool one's work lives in ("I mostly live in our Jira Service Management queue");
+- a tool left ("Central IT made every department get off Jira SM", "We finally got off
+  Heroku"; not "I need to get off Twitter"), with what replaced it said in the sentence before
+  (one change: "ticketing is on TeamDynamix now. Central IT made …"); "… is on X now" of a
+  function is a change (not "Priya is on PTO now");
+- a change said again ("… all in Bloomerang now that we're off DonorPerfect") and a line not
+  taken said again in other words ("we don't touch structural" after "we don't do
+  structural") restate, not add; records kept in a tool are no place ("the sponsor contacts
+  are all in Bloomerang", "donor management");
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
@@ -37,8 +49,9 @@ import pytest
 
 from memory.engine.changes import Change, parse_change, stated_uses
 from memory.engine.offline_relations import relations
+from memory.engine.person_facts import person_relations
 from memory.engine.short_names import service_forms
-from memory.engine.stated_facts import Fact, stated_facts
+from memory.engine.stated_facts import Fact, restates, stated_facts
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
@@ -201,3 +214,73 @@ def test_a_chinese_tool_dropped_then_replaced(content: str, change: Change) -> N
 def test_what_the_team_buys_from_and_works_in(content: str, tools: set[str]) -> None:
     used = {to.removeprefix("tool:") for src, rel, to in _edges(content) if rel == "uses"}
     assert used == tools
+
+
+@pytest.mark.parametrize(
+    ("content", "employer"),
+    [
+        ("Hi! Marisol Vega here, research computing facilitator at Greystone University.",
+         "Greystone University"),
+        ("hi! Dana Okafor, director of operations at Cedar Valley Food Bank.",
+         "Cedar Valley Food Bank"),
+        ("Morning! Erin Caldwell, I run lift operations at Silver Pine.", "Silver Pine"),
+        ("Thanks Sam, see you at Lunch.", None),
+        ("Hi Dana, great to see you at Acme.", None),
+    ],
+)  # fmt: skip
+def test_who_one_is_said_as_an_introduction(content: str, employer: str | None) -> None:
+    found = person_relations(content, "Sam")
+    assert found == ([("Sam", "works_at", employer)] if employer else [])
+
+
+def test_the_tool_ones_work_lives_in() -> None:
+    said = "Day to day I mostly live in our Jira Service Management queue — tickets, requests."
+    assert _edges(said) == {(PROJECT, "uses", "tool:jiraservicemanagement")}
+    assert stated_uses("I live in Portland.") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "change"),
+    [
+        ("Central IT made every department get off Jira SM.",
+         Change("stop", None, "Jira SM", None, "use")),
+        ("We finally got off Heroku.", Change("stop", None, "Heroku", None, "use")),
+        ("Also heads up, ticketing is on TeamDynamix now. Central IT made every department get "
+         "off Jira SM.", Change("stop", None, "Jira SM", "TeamDynamix", "use")),
+        ("I need to get off Twitter.", None),
+        ("We got off the bus.", None),
+    ],
+)  # fmt: skip
+def test_a_tool_left(content: str, change: Change | None) -> None:
+    assert parse_change(content) == change
+
+
+def test_a_function_on_a_tool_now_is_one_change_with_the_tool_it_left() -> None:
+    said = (
+        "Also heads up, ticketing is on TeamDynamix now. Central IT made every department get "
+        "off Jira SM."
+    )
+    assert stored_events(said) == [("change", "occurred")]
+    assert stored_events("Priya is on PTO now.") != [("change", "occurred")]
+
+
+def test_a_change_or_a_line_not_taken_said_again_restates_it() -> None:
+    switched = "we switched donor management from DonorPerfect to Bloomerang, went live last week."
+    again = "Good thing the sponsor contacts are all in Bloomerang now that we're off DonorPerfect."
+    assert restates(stated_facts(again, "Sam"), stated_facts(switched, "Sam"), again, switched)
+    # A change with an old value is news after a plain use of the new one.
+    plain = "The sponsor contacts are all in Bloomerang."
+    assert not restates(stated_facts(again, "Sam"), stated_facts(plain, "Sam"), again, plain)
+    first, other = "And we don't do structural.", "we don't touch structural, full stop."
+    assert stated_facts(first, "Sam") == stated_facts(other, "Sam") != frozenset()
+    assert stated_facts("实木家具的单我们不接哈", "Sam") == stated_facts(
+        "我们不接实木家具的单。", "Sam"
+    )
+    assert stated_facts("We don't know yet.", "Sam") == frozenset()
+
+
+def test_records_kept_in_a_tool_are_no_place() -> None:
+    assert [u.value for u in stated_uses("The sponsor contacts are all in Bloomerang.")] == [
+        "Bloomerang"
+    ]
+    assert stated_uses("The warehouse is in Rotterdam.") == []
