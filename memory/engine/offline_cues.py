@@ -460,17 +460,34 @@ TYPED: Final = (
             r"|(?:drive|disk|battery|laptop|phone|computer|server|car|engine|screen)\s+(?:died|failed))\b",
             r"\b(?:derailed|flooded|caught\s+fire|burst|leaked|got\s+hacked|was\s+hacked|hacked"
             r"|was\s+attacked|got\s+robbed|was\s+stolen|power\s+(?:cut|outage|went\s+out))\b",
+            # "the bow ramp is leaking hydraulic oil again", "walk-in cooler #2 died tonight",
+            # "Lustre MDS fell over around 10 tonight", "the boiler broke down".
+            r"\b(?:is|are|'s|started)\s+leaking\b|\b(?:died|fell\s+over|broke\s+down|blew\s+up"
+            r"|seized\s+up|tripped|froze\s+up)\b(?!\s+(?:laughing|of\s+laughter))",
             r"故障|宕机|崩溃|事故|出错|挂了|车祸|受伤|摔伤|扭伤|骨折|被偷|丢了"
-            r"|被(?:攻击|盗|黑|骗)|打不开|停电|漏水|着火|失火",
+            r"|被(?:攻击|盗|黑|骗)|打不开|停电|漏水|着火|失火"
+            # "主轴烧了", "椰浆断货了", "王奶奶…起夜摔了一下", "冷库报警了".
+            r"|烧了|坏了|断货|缺货|停机|摔了(?!一跤)|摔倒|漏油|罢工了|出事了",
         ),
     ),
     (
         "collaboration",
         _cue(
             r"\b(?:collaborat\w*|partnered|teamed\s+up|pair(?:ed)?\s+with|worked\s+with)\b",
-            r"合作|协作",
+            # (not a partner named by it: "合作医院的周医生", "合作茶农")
+            r"合作(?!医院|方|伙伴|商|单位|社|银行|机构|茶农|农户|门店|厂家|品牌|的)|协作",
         ),
     ),
+)
+# Something that broke, said plainly by the user (an incident whoever it happened to): only
+# the verbs of breaking, not nouns that name the kind of work ("crash reports", "bug fixing").
+BROKE: Final = _cue(
+    r"\b(?:died|fell\s+over|broke(?:\s+down)?|crashed|went\s+(?:down|offline)|(?:is|are|'s)\s+"
+    r"(?:down|offline|leaking)|started\s+leaking|burst|caught\s+fire|stopped\s+working"
+    r"|blew\s+up|seized\s+up|froze\s+up|got\s+hacked|was\s+hacked)\b",
+    # (not "摔了一跤", a tumble of one's own)
+    r"宕机|挂了|崩溃了|烧了|坏了|断货|缺货|停机了|摔了(?!一跤)|摔倒了?|跌倒了|停电|漏水|漏油|着火|失火"
+    r"|出事了",
 )
 # An exam or a test passed, said by the person who sat it: "科目二过了", "路考终于过了".
 EXAM_PASSED: Final = _cue(
@@ -524,7 +541,12 @@ WISH: Final = _cue(
     # Encouragement before an exam or a talk: "别紧张，明早…祝你顺利！".
     r"祝(?:你|您)|别紧张|不要紧张|放轻松|好好发挥|正常发挥",
     # "早点休息，祝明天顺利！", "明天开会顺利！": a wish that something goes well.
-    r"祝[^，。！？,]{0,10}顺利|(?:^|[，,])[^，。！？,]{0,12}(?<!不)顺利[！!~～]+$",
+    r"祝[^，。！？,]{0,10}顺利|(?:^|[，,])[^，。！？,]{0,12}(?<!不)顺利[！!~～]+$"
+    # "…，祝明天天气给力！": a wish closing the sentence.
+    r"|[，,]祝[^，。！？,]{1,12}[！!~～]*$",
+    # Sending someone to bed: "Try to get some sleep", "早点睡吧", "先去休息吧".
+    r"(?:try\s+to\s+|go\s+)?get\s+some\s+(?:sleep|rest)|go\s+to\s+bed",
+    r"早点(?:睡|休息)|(?:先|快)?去(?:睡|休息)吧|好好休息",
 )
 # Small talk about how the day felt ("Long day today, I'm exhausted", "今天的会开得好累"): a
 # mood, not a happening worth keeping, unless another cue says more.

@@ -194,8 +194,21 @@ def _classify(
     for event_type, cue in cues.TYPED:
         if feeling and event_type == "meeting":
             continue
-        if cue.search(sentence) and (personal or dated) and not wish:
-            return _Kind(event_type, "typed", default_status=_tense_status(sentence))
+        # Something that broke, said by the user, is theirs to remember whoever it happened to
+        # ("椰浆断货了", "Carra Bay's bow ramp is leaking hydraulic oil again").
+        told = (
+            event_type == "incident"
+            and person
+            and not _is_question(sentence)
+            and bool(cues.BROKE.search(sentence))
+            and not _NOW_AND_THEN.search(sentence)  # "Servers crash sometimes": no happening
+            and not states_result(sentence)  # "跌倒3起，比二月少2起": figures of a month
+        )
+        if cue.search(sentence) and (personal or dated or told) and not wish:
+            status = _tense_status(sentence)
+            if told and status == "unknown":
+                status = "occurred" if _BROKE.search(sentence) else "ongoing"
+            return _Kind(event_type, "typed", default_status=status)
     if future and not vague and not feeling and (person or not cues.CONDITIONAL.search(sentence)):
         # Not the assistant's "if it only goes up on Monday, …": a case weighed, no plan.
         return _planned(sentence)
@@ -228,6 +241,19 @@ def _planned(sentence: str) -> _Kind:
     if _MEETING.search(sentence) and not _BEFORE_MEETING.search(sentence):
         return _Kind("meeting", "typed", default_status="planned")
     return _Kind("plan", "plan", default_status="planned")
+
+
+_NOW_AND_THEN: Final = re.compile(
+    r"\b(?:sometimes|often|usually|always|occasionally|tends?\s+to|can|may|might|never)\b"
+    r"|有时|经常|偶尔|总是|一般|往往|可能|容易",
+    re.IGNORECASE,
+)
+# What broke and is done breaking: "died", "fell over", 烧了, 摔了 (not "is leaking").
+_BROKE: Final = re.compile(
+    r"\b(?:died|fell\s+over|broke(?:\s+down)?|crashed|went\s+down|burst|caught\s+fire|blew\s+up)\b"
+    r"|了",
+    re.IGNORECASE,
+)
 
 
 def _tense_status(sentence: str) -> str:

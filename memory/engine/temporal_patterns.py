@@ -222,12 +222,12 @@ def _today(m: re.Match[str], ctx: Context) -> Span | None:
 
 
 def _yesterday(m: re.Match[str], ctx: Context) -> Span | None:
-    back = 2 if "before" in m.group(0).lower() else 1
+    back = 2 if m.group(0).lower().startswith("the day before") else 1
     return day_span(ctx.today - timedelta(days=back))
 
 
 def _tomorrow(m: re.Match[str], ctx: Context) -> Span | None:
-    ahead = 2 if "after" in m.group(0).lower() else 1
+    ahead = 2 if m.group(0).lower().startswith("the day after") else 1  # not "afternoon"
     return day_span(ctx.today + timedelta(days=ahead))
 
 
@@ -258,6 +258,15 @@ def _ago(m: re.Match[str], ctx: Context) -> Span | None:
         return None
     unit = unit_of(m.group(2))
     return unit_span(unit, shift(ctx.today, unit, -count))
+
+
+def _from_now(m: re.Match[str], ctx: Context) -> Span | None:
+    count = number(m.group(1))
+    if count is None:
+        return None
+    unit = unit_of(m.group(2))
+    start = ctx.today + timedelta(days=1) if m.group(0).lower().endswith("tomorrow") else ctx.today
+    return unit_span(unit, shift(start, unit, count))
 
 
 def _in_n(m: re.Match[str], ctx: Context) -> Span | None:
@@ -362,6 +371,8 @@ RULES: Final[tuple[Rule, ...]] = (
         _I,
     ),
     # English, relative
+    # "two weeks from today": before "today", which it holds.
+    _rule("from_now", rf"\b{_EN_NUM}\s+{_UNIT}\s+from\s+(?:today|now|tomorrow)\b", _from_now, _I),
     _rule(
         "today",
         r"\b(?:earlier\s+|later\s+)?(?:today|tonight|this\s+(?:morning|afternoon|evening))\b",

@@ -39,15 +39,25 @@ rather than a phrase of those sets:
   taken said again in other words ("we don't touch structural" after "we don't do
   structural") restate, not add; records kept in a tool are no place ("the sponsor contacts
   are all in Bloomerang", "donor management");
+- something that broke, told by the user, is an incident whoever it happened to ("walk-in
+  cooler #2 died tonight", "the bow ramp is leaking hydraulic oil again", 椰浆断货了, 王奶奶起夜
+  摔了一下), not a kind of work ("crash reports", "bug fixing"), a habit ("Servers crash
+  sometimes") or a month's figures (跌倒3起); 合作医院 names a partner, no collaboration;
+- the assistant sending the user to bed ("Try to get some sleep", 早点睡吧, 先去休息吧, "…，祝明天
+  天气给力！") plans nothing; "tomorrow afternoon" is tomorrow (its "after" is no "the day
+  after"), and "two weeks from today" is two weeks on;
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
+
 import pytest
 
 from memory.engine.changes import Change, parse_change, stated_uses
+from memory.engine.offline_events import SourceMessage, extract_events
 from memory.engine.offline_relations import relations
 from memory.engine.person_facts import person_relations
 from memory.engine.short_names import service_forms
@@ -56,6 +66,7 @@ from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
 PROJECT = "project:project"
+AT = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
@@ -284,3 +295,54 @@ def test_records_kept_in_a_tool_are_no_place() -> None:
         "Bloomerang"
     ]
     assert stated_uses("The warehouse is in Rotterdam.") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("ugh. walk-in cooler #2 died tonight.", [("incident", "occurred")]),
+        ("Carra Bay's bow ramp is leaking hydraulic oil again, had to finish the last run with it "
+         "half working.", [("incident", "occurred")]),
+        ("还没睡，苏州两家店刚报上来椰浆断货了。", [("incident", "occurred")]),
+        ("302床王奶奶晚上十点多起夜摔了一下，查了没骨折。", [("incident", "occurred")]),
+        ("The server went down.", [("incident", "occurred")]),
+        ("Servers crash sometimes.", [("other", "ongoing")]),
+        ("Sentry for crash reports.", [("other", "ongoing")]),
+        ("我骑车上班的时候摔了一跤。", []),
+    ],
+)  # fmt: skip
+def test_something_that_broke_is_an_incident(content: str, expected: list[tuple[str, str]]) -> None:
+    assert stored_events(content) == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("Pacific Tile Supply pushed the tile delivery to tomorrow afternoon.",
+         "Sounds like a plan. Try to get some sleep; the tile will show up tomorrow whether "
+         "you're awake now or not."),
+        ("再说一遍哈，明早6点都江堰，赵明何佳飞",
+         "记着呢。早点睡吧，六点起飞可不轻松，祝明天天气给力！"),
+        ("还没睡，苏州两家店刚报上来椰浆断货了。供应链说明天下午才能从嘉兴仓调货过去。",
+         "快十二点了，断货的事明天下午就能缓过来，先去休息吧。"),
+    ],
+)  # fmt: skip
+def test_sending_the_user_to_bed_plans_nothing(said: str, answer: str) -> None:
+    out = extract_events(
+        [SourceMessage(1, "user", said, AT, "Sam"), SourceMessage(2, "assistant", answer, AT)]
+    )
+    assert out.events and all(e.source_message_ids == [1] for e in out.events)
+
+
+@pytest.mark.parametrize(
+    ("content", "day"),
+    [
+        ("We meet tomorrow afternoon.", date(2026, 3, 3)),
+        ("We meet the day after tomorrow.", date(2026, 3, 4)),
+        ("Tidepool has to be feature complete two weeks from today.", date(2026, 3, 16)),
+        ("The launch is 3 days from now.", date(2026, 3, 5)),
+    ],
+)
+def test_a_day_said_from_today(content: str, day: date) -> None:
+    (event,) = extract_events([SourceMessage(1, "user", content, AT, "Sam")]).events
+    assert event.happened_start is not None and event.happened_start.date() == day
