@@ -46,6 +46,10 @@ rather than a phrase of those sets:
 - the assistant sending the user to bed ("Try to get some sleep", 早点睡吧, 先去休息吧, "…，祝明天
   天气给力！") plans nothing; "tomorrow afternoon" is tomorrow (its "after" is no "the day
   after"), and "two weeks from today" is two weeks on;
+- results said with a score, a place or a rise: 才98, 408考了96, 数一112, 拿了…团体第二, 进了
+  八强, 从1.9万单涨到2.3万单, 评分也出来了，平均87.3分, 片子交了，客户一次过, 从80降到72, "$38,650
+  spent against a $44,200 budget, and we're about 82% done" (a budget compared with, not set);
+  not a standing count (我们在重庆一共6家门店) or a goal (目标是拿第一);
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
@@ -62,6 +66,7 @@ from memory.engine.offline_relations import relations
 from memory.engine.person_facts import person_relations
 from memory.engine.short_names import service_forms
 from memory.engine.stated_facts import Fact, restates, stated_facts
+from memory.engine.stated_results import states_result
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
 
@@ -346,3 +351,24 @@ def test_sending_the_user_to_bed_plans_nothing(said: str, answer: str) -> None:
 def test_a_day_said_from_today(content: str, day: date) -> None:
     (event,) = extract_events([SourceMessage(1, "user", content, AT, "Sam")]).events
     assert event.happened_start is not None and event.happened_start.date() == day
+
+
+@pytest.mark.parametrize(
+    ("content", "result"),
+    [
+        ("刚做完一套19年数一真题，才98。", True),
+        ("这周做了一次全真模拟，数一112，408考了96，政治英语还没做", True),
+        ("另外王磊带的成人队拿了市业余联赛团体第二，学员周子涵单打进了八强。", True),
+        ("切过去第一周的数据：小程序日均订单从1.9万单涨到2.3万单，客单价18.6没怎么变。", True),
+        ("6月督导巡店评分也出来了，平均87.3分，80分以下的有14家。", True),
+        ("都江堰那个片子交了，客户一次过。", True),
+        ("续租谈下来了，场租每片每小时从80降到72，10片都签了。", True),
+        ("$38,650 spent against a $44,200 budget, and we're about 82% done", True),
+        ("我们在重庆一共6家门店。", False),
+        ("目标是拿第一。", False),
+        ("We have 40 people in the newsroom.", False),
+        ("The Q3 budget is $44,200.", False),
+    ],
+)
+def test_a_score_a_place_or_a_rise_is_a_result(content: str, result: bool) -> None:
+    assert states_result(content) is result
