@@ -86,7 +86,24 @@ def numbers_in(text: str) -> set[str]:
 
 
 def computed_answer(sentence: str, asked: bool, user_numbers: set[str]) -> bool:
-    """An assistant's answer to the user's question that works out a figure the user did not
-    say ("That is 8 vCPUs in total", "6个节点一共大约能扛18000 QPS")."""
+    """An assistant's sentence that works out a figure the user did not say: an answer to the
+    user's question ("That is 8 vCPUs in total", "6个节点一共大约能扛18000 QPS"), or, asked or
+    not, a sum shown with its working ("17 days × 7 hours = 119 scheduled hours", "每片每小时省
+    8 元…一周能省 2400 元", "82% of $44,200 would be about $36,244")."""
     new_figures = numbers_in(sentence) - user_numbers
-    return asked and bool(new_figures) and bool(cues.COMPUTED.search(sentence))
+    if not new_figures:
+        return False
+    if _WORKED_OUT.search(sentence):
+        return True
+    return asked and bool(cues.COMPUTED.search(sentence))
+
+
+# A figure worked out: an operator between figures, an approximate result, a saving or a share.
+_WORKED_OUT: Final = re.compile(
+    r"\d\s*[×x*÷/]\s*[\d$€£¥]|[=≈]\s*[\d$€£¥约]"
+    r"|\b(?:would\s+be|comes?\s+to|works?\s+out\s+(?:to|at)|that['’]s)\s+(?:about|around|roughly"
+    r"|approximately|~)?\s*[\d$€£¥]"
+    r"|\d+(?:\.\d+)?%\s+of\s+[$€£¥]?\d"
+    r"|(?:能省|省下|多出|少了?|大约是?|约为?|算下来|一共是?)\s*[\d约]",
+    re.IGNORECASE,
+)

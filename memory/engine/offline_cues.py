@@ -358,15 +358,25 @@ CONDITIONAL: Final = _cue(r"\b(?:if|unless)\b|的话|的話|如果|假如|要是
 # A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
 RECOMMENDATION: Final = _cue(
     r"\b(?:i'd|i\s+would)\s+(?:suggest|recommend|advise)\b|\bi\s+(?:suggest|recommend)\b"
-    r"|\bmy\s+recommendation\b",
+    r"|\bmy\s+recommendation\b|^(?:suggestion|tip|recommendation|one\s+(?:addition|idea|thought))"
+    r"(?:\s+i['’]d\s+make)?\s*:"
+    # Something drafted for the user: "Here's a holding SMS for the 07:10 bookings: …".
+    r"|^(?:here['’]s|here\s+is)\s+(?:a|an|the|your)\s+(?:[\w:.-]+\s+){0,3}?(?:draft|template"
+    r"|message|sms|text|email|e-mail|note|notice|reply|script|version|outline|timeline|checklist"
+    r"|schedule|agenda|announcement|post|letter)\b",
     # What the assistant would do in the user's place: "I'd call the three late farms before
     # the April payment run", "I'd start with the busiest clinic".
-    r"(?:^(?:so|and|then|personally|honestly)?,?\s*|[.;:]\s+|,\s+(?:so\s+|and\s+)?)"
-    r"(?:i'd|i\s+would)\s+(?:start|run|call|reuse|keep|put"
+    # "Then I'd block her October sailings", "For the Alder St quote I'd add …", "One addition
+    # I'd make: put …", "Suggestion: offer the produce …".
+    r"(?:^(?:so|and|then|personally|honestly)?,?\s*|[.;:]\s+|,\s+(?:so\s+|and\s+)?"
+    r"|^(?:for|on|with)\s+[^,.;:]{2,40}?\s)"
+    r"(?:i'd|i\s+would)\s+(?:start|run|call|reuse|keep|put|block|look\s+at|make|draft|offer|share|tell"
     r"|use|move|switch|book|send|schedule|add|try|ask|check|split|pick|choose|open|lock|push|hold"
     r"|wait|prioriti[sz]e|focus|consider|go\s+with|stick\s+with|set\s+up|block\s+out"
     r"|lead\s+with|budget|plan\s+for|loop\s+in|flag|confirm)\b",
-    r"^(?:我)?(?:建议|推荐|建議)(?!你们?问)|[，,：:]\s*(?:我)?(?:建议|建議)(?!你们?问)",
+    r"^(?:我)?(?:建议|推荐|建議)(?!你们?问)|[，,：:]\s*(?:我)?(?:建议|建議)(?!你们?问)"
+    # "帮你拟了一版通知：…", "给你写了个草稿".
+    r"|^(?:我)?(?:帮你|给你|替你)(?:拟|写|起草|整理)了?(?:一[版份个条篇]|个)",
 )
 PLAN: Final = _cue(
     r"\b(?:i|we)(?:'ll|\s+will|\s+shall)\b",

@@ -494,13 +494,21 @@ def _same_fact_of_message(
     the user, said in several sentences ("That's a 95% on-time rate. I'd call the three late
     farms …")."""
     for draft in drafts.values():
-        if draft.message_id != message.id or draft.event["event_type"] != fields["event_type"]:
+        if draft.message_id != message.id:
             continue
-        if len(draft.said) == 1 and (
-            _completes(draft.said[0], sentence) or _completes(sentence, draft.said[0])
+        if (
+            message.role == "assistant"
+            and not message.speaker
+            and draft.event["event_type"] == "other"
         ):
+            # Whatever its later sentences read as ("That way nothing gets sold that you'd have
+            # to cancel later"): the assistant's one piece of new content.
             return draft
-        if message.role == "assistant" and not message.speaker and fields["event_type"] == "other":
+        if (
+            draft.event["event_type"] == fields["event_type"]
+            and len(draft.said) == 1
+            and (_completes(draft.said[0], sentence) or _completes(sentence, draft.said[0]))
+        ):
             return draft
     return None
 
@@ -580,8 +588,10 @@ def extract_events(
             when = (fields["happened_start"], fields["happened_end"])
             if message.role == "user":
                 dated_said.append((when, echo_words(sentence)))
-            elif not (draft or computed or message.speaker) and restates_dated(
-                when, sentence, dated_said
+            elif (
+                not (draft or computed or message.speaker)
+                and not cues.RECOMMENDATION.search(sentence)  # advice for that day is news
+                and restates_dated(when, sentence, dated_said)
             ):
                 continue
             if draft is None:

@@ -50,6 +50,13 @@ rather than a phrase of those sets:
   八强, 从1.9万单涨到2.3万单, 评分也出来了，平均87.3分, 片子交了，客户一次过, 从80降到72, "$38,650
   spent against a $44,200 budget, and we're about 82% done" (a budget compared with, not set);
   not a standing count (我们在重庆一共6家门店) or a goal (目标是拿第一);
+- the assistant's new content for the user, unasked: a sum shown with its working ("17 days ×
+  7 hours = 119 scheduled hours", "82% of $44,200 would be about $36,244", 每片每小时省 8 元…一周
+  能省 2400 元, 算下来…约21%), advice after a lead-in ("Then I'd block her October sailings",
+  "For the Alder St quote I'd add …", "One addition I'd make: put …", "Suggestion: offer the
+  produce …", even for a day the user named), something drafted ("Here's a holding SMS for
+  …"); its later sentences belong to it whatever they read as ("That way nothing gets sold
+  that you'd have to cancel later");
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
@@ -372,3 +379,47 @@ def test_a_day_said_from_today(content: str, day: date) -> None:
 )
 def test_a_score_a_place_or_a_rise_is_a_result(content: str, result: bool) -> None:
     assert states_result(content) is result
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("Holiday period's done. Summit Six only 91.2% uptime.",
+         "Assuming a 9-to-4 day, that's 17 days × 7 hours = 119 scheduled hours."),
+        ("$38,650 spent against a $44,200 budget, and we're about 82% done",
+         "If spending tracked progress, 82% of $44,200 would be about $36,244, so you're roughly "
+         "$2,400 over pace."),
+        ("续租谈下来了，场租每片每小时从80降到72，10片都签了，我们每周包场30个小时。",
+         "每片每小时省 8 元，10 片、每周 30 小时，一周能省 2400 元，"
+         "按半年 26 周算大约省 62400 元。"),
+        ("Big one for the autumn: Carra Bay goes to Garvel for her dry dock in October.",
+         "Then I'd block her October sailings in Carus now, before autumn bookings open. That way "
+         "nothing gets sold that you'd have to cancel later."),
+        ("Made the call to cancel Saturday's produce giveaway at Kingston Stadium.",
+         "Suggestion: offer the produce that was meant for Saturday to your largest pantries for "
+         "pickup on Friday."),
+        ("Just so it's in front of you: we don't touch structural, full stop.",
+         "For the Alder St quote I'd add an explicit exclusion line."),
+        ("Plan: I send the notice to the talon-users list at 6:30 tomorrow.",
+         "One addition I'd make: put a Slurm maintenance reservation on all nodes for 7–9am."),
+        ("Decision made: the 07:10 to Inchkeel is cancelled tomorrow.",
+         'Here\'s a holding SMS for the 07:10 bookings: "Due to a technical fault, tomorrow\'s '
+         '07:10 sailing is cancelled."'),
+    ],
+)  # fmt: skip
+def test_the_assistants_new_content_unasked_is_one_event(said: str, answer: str) -> None:
+    out = extract_events(
+        [SourceMessage(1, "user", said, AT, "Sam"), SourceMessage(2, "assistant", answer, AT)]
+    )
+    answered = [e for e in out.events if 2 in e.source_message_ids]
+    assert [e.event_type for e in answered] == ["other"]
+
+
+def test_a_figure_restated_is_no_sum_worked_out() -> None:
+    out = extract_events(
+        [
+            SourceMessage(1, "user", "January: digital subs at 6,240, up 310.", AT, "Sam"),
+            SourceMessage(2, "assistant", "Nice! 6,240 digital subscribers, 310 more.", AT),
+        ]
+    )
+    assert all(2 not in e.source_message_ids for e in out.events)
