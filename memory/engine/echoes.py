@@ -65,6 +65,12 @@ ACK_OPEN: Final = re.compile(
     r"\s*[,，.。:：!！—–]",
     re.IGNORECASE,
 )
+# The user's words put another way: "也就是说302床王奶奶今晚…摔倒", "So to recap, …".
+RESTATING: Final = re.compile(
+    r"^\s*(?:也就是说|换句话说|就是说|总结一下|简单说|(?:so\s+to\s+recap|to\s+recap|in\s+other\s+words"
+    r"|(?:so\s+)?just\s+to\s+confirm|to\s+sum\s+up|so\s+to\s+sum\s+up)\b)",
+    re.IGNORECASE,
+)
 _NUMBER: Final = re.compile(r"\d[\d,.]*\d|\d")
 
 

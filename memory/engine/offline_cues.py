@@ -350,7 +350,10 @@ NEGATIVE_FACT: Final = _cue(
 GENERIC_ADVICE: Final = _cue(
     r"\b(?:when|whenever|if|in\s+case|once)\b[^.;!?]{0,40}\b(?:gets?|is|are)\s+(?:cancel\w*"
     r"|called\s+off|scrapped)|\bit['’]s\s+(?:worth|best|wise|good)\b|\b(?:usually|typically"
-    r"|generally|often)\b",
+    r"|generally|often)\b"
+    # What holds for others like the user: "Many elementary schools run a short welcome …".
+    r"|^(?:many|most|a\s+lot\s+of|lots\s+of)\s+(?:[a-z-]+\s+){0,2}[a-z-]+s\b"
+    r"|\bone\s+thing\s+worth\b",
     r"(?:时|時|的话|的話|如果|万一|萬一)[^，。]{0,12}(?:可以|建议|建議|最好)|可以先|最好先"
     r"|往往|一般来说|通常来说",
 )

@@ -36,6 +36,7 @@ from memory.engine import offline_cues as cues
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.echoes import (
     ACK_OPEN,
+    RESTATING,
     computed_answer,
     echo_words,
     echoes,
@@ -139,6 +140,10 @@ def _classify(
         return _Kind("other", "recommendation")
     if computed:  # a figure the assistant worked out for the user ("That is 8 vCPUs in total")
         return _Kind("other", "computed")
+    if not person and cues.GENERIC_ADVICE.search(sentence):
+        # What holds for anyone ("Mobile shift swaps usually cut a lot of phone calls", "Many
+        # elementary schools run a short welcome in late August"): nothing of the user's.
+        return None
     if (
         cues.CANCELLATION.search(sentence)
         and not cues.CANCELLED_FOR.search(sentence)
@@ -510,7 +515,44 @@ def _same_fact_of_message(
             and (_completes(draft.said[0], sentence) or _completes(sentence, draft.said[0]))
         ):
             return draft
+        if (
+            message.role == "user"
+            and draft.event["event_type"] == fields["event_type"] == "other"
+            and len(draft.said) == 1
+            and _introduces(draft.said[0], message.speaker or "")
+            and _standing_count(sentence)
+        ):
+            # "Morning! Erin Caldwell, I run lift operations at Silver Pine. 11 lifts total": who
+            # one is and the size of what one runs, one introduction.
+            return draft
     return None
+
+
+_COUNT: Final = re.compile(
+    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|dozen|hundred)\b"
+    r"|[一二两三四五六七八九十百千]",
+    re.IGNORECASE,
+)
+
+
+def _introduces(sentence: str, speaker: str) -> bool:
+    """Whether the sentence says who the speaker is or where they work."""
+    return bool(cues.IDENTITY.search(sentence)) or any(
+        who == speaker and relation == "works_at"
+        for who, relation, _ in person_relations(sentence, speaker)
+    )
+
+
+def _standing_count(sentence: str) -> bool:
+    """A count of what one has or runs, and nothing else of note ("We run two crossings … with
+    two ships", "我们全国现在212家店，直营就9家"): no use, relation or result."""
+    return (
+        bool(_COUNT.search(sentence))
+        and not stated_uses(sentence)
+        and not relations(sentence)
+        and not states_result(sentence)
+        and not cues.NEGATIVE_FACT.search(sentence)
+    )
 
 
 def _completes(ended: str, then: str) -> bool:
@@ -565,7 +607,9 @@ def extract_events(
             computed = acknowledged = False
             if message.role == "assistant" and not message.speaker:
                 computed = computed_answer(sentence, asked, user_numbers)
-                acknowledged = not computed and bool(ACK_OPEN.match(sentence))
+                acknowledged = not computed and bool(
+                    ACK_OPEN.match(sentence) or RESTATING.match(sentence)
+                )
                 acknowledged = acknowledged and not cues.RECOMMENDATION.search(sentence)
             if (
                 message.role == "assistant"

@@ -24,7 +24,7 @@ _OUTCOME_EN: Final = re.compile(
     r"\b(?:got|sold|received|pulled|hit|reached|raised|scored|rated|landed|wrapped|came\s+in"
     r"|came\s+to|brought\s+in|grew|rose|fell|dropped|jumped|signed\s+up|booked|closed|finished"
     r"|shipped|processed|handled|served|collected|up|down|wrap-up|numbers|avg|average|averaged"
-    r"|spent|done|total|uptime|on\s+time|utili[sz]ation|median)\b",
+    r"|spent|done|uptime|on\s+time|utili[sz]ation|median)\b",
     re.IGNORECASE,
 )
 # A comparison with a budget is no budget set: "$38,650 spent against a $44,200 budget".

@@ -57,6 +57,12 @@ rather than a phrase of those sets:
   produce …", even for a day the user named), something drafted ("Here's a holding SMS for
   …"); its later sentences belong to it whatever they read as ("That way nothing gets sold
   that you'd have to cancel later");
+- what holds for anyone, said by the assistant, is nothing of the user's ("Mobile shift swaps
+  usually cut a lot of phone calls", "Many elementary schools run a short welcome …"); the
+  user's words put another way (也就是说…, "So to recap, …") add nothing;
+- an introduction and the size of what one runs are one event ("Morning! Erin Caldwell, I run
+  lift operations at Silver Pine. 11 lifts total", "你好，我叫郑凯，在茶屿做运营经理。我们全国现在
+  212家店");
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
@@ -423,3 +429,38 @@ def test_a_figure_restated_is_no_sum_worked_out() -> None:
         ]
     )
     assert all(2 not in e.source_message_ids for e in out.events)
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        ("Mobile shift swaps are live on Deputy.",
+         "Mobile shift swaps usually cut a lot of phone calls. One thing worth checking is that "
+         "swaps are still validated against hours-of-rest rules."),
+        ("School's sorted finally, both start in Sept.",
+         "That's the hardest admin piece done. Many elementary schools run a short welcome or "
+         "orientation in late August."),
+        ("刚忙完。302床王奶奶晚上十点多起夜摔了一下，查了没骨折。",
+         "辛苦了。也就是说302床王奶奶今晚十点多起夜时摔倒，已排除骨折。"),
+    ],
+)  # fmt: skip
+def test_what_holds_for_anyone_or_restates_the_user_adds_nothing(said: str, answer: str) -> None:
+    out = extract_events(
+        [SourceMessage(1, "user", said, AT, "Sam"), SourceMessage(2, "assistant", answer, AT)]
+    )
+    assert all(2 not in e.source_message_ids for e in out.events)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Morning! Erin Caldwell, I run lift operations at Silver Pine. 11 lifts total — the big "
+        "two are Eagle Express and the Summit Six.",
+        "Morning. Callum Reid here, ops manager at Westmorrow Ferries. We run two crossings with "
+        "two ships.",
+        "你好，我叫郑凯，在茶屿做运营经理。我们全国现在212家店，直营就9家，其他都是加盟。",
+        "你好，我是松鹤苑养老院护理部的孙晓燕，主任。院里一共186张床。",
+    ],
+)
+def test_an_introduction_with_the_size_of_what_one_runs_is_one_event(content: str) -> None:
+    assert stored_events(content) == [("other", "ongoing")]
