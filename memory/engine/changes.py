@@ -472,6 +472,10 @@ def _parse_zh(sentence: str) -> Change | None:
         ):
             continue  # "我们已经迁到新办公室了": nothing named moved; "…迁到PostgreSQL了" did
         old, new = value_of(values.get("a")), value_of(values.get("b"))
+        if new is not None and _OUR_OWN.fullmatch(new):
+            # "从有赞迁到我们自己的“茶屿点单”了": the name said after "our own".
+            quoted = _QUOTED_NAME.search(sentence, match.start())
+            new = quoted.group(1) if quoted else None
         said_of = f"{prefix}{values.get('x') or ''}"
         if new is not None and _ZH_ROLE_END.search(said_of) and ZH_PERSON.match(new):
             return None  # "中班年级组长现在换成王蕾了": who holds a role, not what is used
@@ -485,6 +489,8 @@ def _parse_zh(sentence: str) -> Change | None:
     return None
 
 
+_OUR_OWN: Final = re.compile(r"(?:我们|咱们|我)?自己(?:的)?|自家(?:的)?")
+_QUOTED_NAME: Final = re.compile(r"[“「『\"]([^”」』\"]{2,16})[”」』\"]")
 # A role said before a change: whoever holds it is a person, not a tool.
 _ZH_ROLE_END: Final = re.compile(r"(?:长|主管|经理|负责人|主任|老师|教练|师傅)(?:现在|目前)?$")
 

@@ -10,7 +10,9 @@ Figures (a category's row counts what its statements said or stored):
 - **duplicates** — of the labelled facts, the share with more than one matched event (a repeat
   stored again instead of as a mention);
 - **supersession recall** — of the labelled supersessions, the share where every event of the
-  old fact ended `superseded` by an event of the new one;
+  old fact ended `superseded` by an event of the statement that ends it (any of its facts':
+  "Tamsin's gone … Devin Marsh is running night grooming now" is two events, and which of them
+  ends the old lead depends on nothing but their order);
 - **edge precision / recall** — stored edges (any status: a historical edge was still stated)
   against the conversation's labelled edges. Names are compared after NFKC, lower-casing,
   collapsing spaces and dropping a leading article or possessive (the, a, an, our, my), a known
@@ -200,7 +202,7 @@ def conversation_score(
         for old_key in s.supersedes:
             t = tally[s.category]
             t.supersessions += 1
-            new_ids = {e.pk for e in matched.get(s.events[0].key, [])}
+            new_ids = {e.pk for fact in s.events for e in matched.get(fact.key, [])}
             olds = matched.get(old_key, [])
             if olds and all(e.superseded_by in new_ids for e in olds):
                 t.supersessions_done += 1

@@ -63,6 +63,8 @@ rather than a phrase of those sets:
 - an introduction and the size of what one runs are one event ("Morning! Erin Caldwell, I run
   lift operations at Silver Pine. 11 lifts total", "你好，我叫郑凯，在茶屿做运营经理。我们全国现在
   212家店");
+- a product built by a firm ("点单小程序是找有赞做的") and one's own app named in quotes after a
+  move ("从有赞迁到我们自己的“茶屿点单”了");
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
@@ -464,3 +466,10 @@ def test_what_holds_for_anyone_or_restates_the_user_adds_nothing(said: str, answ
 )
 def test_an_introduction_with_the_size_of_what_one_runs_is_one_event(content: str) -> None:
     assert stored_events(content) == [("other", "ongoing")]
+
+
+def test_a_product_built_by_a_firm_and_ones_own_app_after_a_move() -> None:
+    uses = stated_uses("点单小程序是找有赞做的，门店收银用的客如云")
+    assert {(u.subject, u.value) for u in uses} == {("点单小程序", "有赞"), ("门店收银", "客如云")}
+    moved = parse_change("小程序已经从有赞迁到我们自己的“茶屿点单”了，外包给杭州一家公司做的")
+    assert moved is not None and (moved.old, moved.new) == ("有赞", "茶屿点单")

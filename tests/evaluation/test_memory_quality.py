@@ -158,6 +158,31 @@ def test_a_missed_supersession_moves_only_supersession_recall() -> None:
     )
 
 
+def test_a_supersession_may_be_done_by_any_fact_of_the_statement() -> None:
+    """ "Tamsin's gone … Devin Marsh is running night grooming now": the statement that ends the
+    old fact has two, and the old one is superseded by whichever says the new value."""
+    raw = _tiny()
+    change = raw["conversations"][0]["sessions"][1]["turns"][1]["user"]
+    change["events"].append({"key": "heroku_left", "type": ["change"]})
+    conversation = quality_set_parse(raw).conversations[0]
+    observed = _right()
+    # The change stored as two events; the second, matched to the second fact, supersedes.
+    observed.events[0] = _event(1, 0, status="superseded", superseded_by=3)
+    observed.events.append(_event(3, 4, "change", temporal_status="occurred"))
+    report = QualityReport()
+    conversation_score(conversation, observed, report)
+    for tally in report.by_category.values():
+        report.overall.merge(tally)
+    assert report.overall.figures()["supersession_recall"] == 1.0
+    # Superseded by an event of another statement, it is still missed.
+    observed.events[0] = _event(1, 0, status="superseded", superseded_by=99)
+    report = QualityReport()
+    conversation_score(conversation, observed, report)
+    for tally in report.by_category.values():
+        report.overall.merge(tally)
+    assert report.overall.figures()["supersession_recall"] == 0.0
+
+
 def test_a_wrong_edge_moves_edge_precision_and_recall() -> None:
     observed = _right()
     observed.edges[1] = _edge("project", "uses", "Fly.io", 4)
@@ -208,7 +233,7 @@ def test_the_second_development_set_meets_the_goals_too() -> None:
 
 
 # The tuning sets of the fifth round, and the first set, at the level their misses were fixed to
-# (figures as measured on 2026-12-07; docs/EVALUATION.md "Fifth round" … "Twelfth round").
+# (figures as measured on 2026-12-08; docs/EVALUATION.md "Fifth round" … "Sixteenth round").
 TUNING_LEVELS = {
     "memory_quality_set.json": {"event_recall": 0.970, "supersession_recall": 1.0,
                                 "edge_precision": 0.966, "edge_recall": 0.966},
@@ -227,7 +252,7 @@ TUNING_LEVELS = {
     # Written fresh for the fortieth round (first score 0.706 / 0.235 / 0.857 / 0.286); two
     # restatements in other words ("nothing's changed there", "没变，还是6月5号") stay events.
     "memory_quality_dev9.json": {"event_recall": 0.812, "supersession_recall": 0.588,
-                                 "edge_precision": 0.980, "edge_recall": 0.762,
+                                 "edge_precision": 0.980, "edge_recall": 0.778,
                                  "duplicates": 0.024},
     # The second fresh set of the round (first score 0.983 / 0.726 / 0.041 / 0.389 / 0.833 /
     # 0.377); "不说了，明天还得早起备料" is still a plan, three restatements still events.
@@ -235,9 +260,9 @@ TUNING_LEVELS = {
                                   "edge_precision": 0.974, "edge_recall": 0.698,
                                   "duplicates": 0.041, "event_precision": 0.985},
     # The third (first score 0.984 / 0.819 / 0 / 0.222 / 0.706 / 0.261).
-    "memory_quality_dev11.json": {"event_recall": 0.847, "supersession_recall": 0.500,
-                                  "edge_precision": 0.917, "edge_recall": 0.478,
-                                  "event_precision": 0.984},
+    "memory_quality_dev11.json": {"event_recall": 0.875, "supersession_recall": 0.500,
+                                  "edge_precision": 0.923, "edge_recall": 0.522,
+                                  "event_precision": 0.985},
     # Written fresh for the forty-first round, asked for varied phrasing: dev12 (first score
     # 0.965 / 0.506 / 0.012 / 0.118 / 0.438 / 0.125; its writer had no labelling conventions,
     # so its edges name organisations where the product names the project) and dev13 (0.978 /
@@ -249,35 +274,44 @@ TUNING_LEVELS = {
     "memory_quality_dev12.json": {"event_recall": 0.566, "supersession_recall": 0.118,
                                   "edge_precision": 0.435, "edge_recall": 0.179,
                                   "duplicates": 0.024, "event_precision": 0.938},
-    "memory_quality_dev13.json": {"event_recall": 0.712, "supersession_recall": 0.278,
-                                  "edge_precision": 0.696, "edge_recall": 0.340,
-                                  "event_precision": 0.981},
+    "memory_quality_dev13.json": {"event_recall": 0.740, "supersession_recall": 0.278,
+                                  "edge_precision": 0.708, "edge_recall": 0.362,
+                                  "event_precision": 0.983},
     # Written fresh for the forty-second round by writers who got no labelling conventions;
     # aligned to the product's before scoring (their "about" says how). First scores: dev14
     # 0.946 / 0.520 / 0.050 / 0 / 0.375 / 0.058, dev15 0.964 / 0.442 / 0.023 / 0 / 0.500 /
     # 0.056.
     "memory_quality_dev14.json": {"event_recall": 0.610, "supersession_recall": 0.200,
                                   "edge_precision": 0.727, "edge_recall": 0.308,
-                                  "duplicates": 0.050, "event_precision": 0.952},
-    "memory_quality_dev15.json": {"event_recall": 0.674, "supersession_recall": 0.375,
+                                  "duplicates": 0.050, "event_precision": 0.964},
+    "memory_quality_dev15.json": {"event_recall": 0.721, "supersession_recall": 0.375,
                                   "edge_precision": 0.840, "edge_recall": 0.389,
-                                  "duplicates": 0.012, "event_precision": 0.958},
+                                  "duplicates": 0.012, "event_precision": 0.961},
     # Written fresh for the forty-third round, with the product's conventions in the brief;
     # dev16 has a Traditional Chinese conversation. First scores: dev16 0.870 / 0.533 / 0.022 /
     # 0.182 / 0.583 / 0.137, dev17 0.875 / 0.552 / 0.011 / 0.111 / 0.867 / 0.317.
-    "memory_quality_dev16.json": {"event_recall": 0.826, "supersession_recall": 0.545,
-                                  "edge_precision": 0.812, "edge_recall": 0.510,
-                                  "duplicates": 0.022, "event_precision": 0.976},
+    "memory_quality_dev16.json": {"event_recall": 0.848, "supersession_recall": 0.727,
+                                  "edge_precision": 0.824, "edge_recall": 0.549,
+                                  "duplicates": 0.022, "event_precision": 0.977},
     "memory_quality_dev17.json": {"event_recall": 0.931, "supersession_recall": 0.778,
                                   "edge_precision": 0.906, "edge_recall": 0.707,
-                                  "duplicates": 0.011, "event_precision": 0.912},
+                                  "duplicates": 0.011, "event_precision": 0.922},
+    # Written fresh for the forty-fourth round, with the conventions in the brief. First scores:
+    # dev18 0.887 / 0.529 / 0.010 / 0.100 / 0.545 / 0.146, dev19 0.849 / 0.515 / 0.021 / 0 /
+    # 0.700 / 0.156.
+    "memory_quality_dev18.json": {"event_recall": 0.725, "supersession_recall": 0.500,
+                                  "edge_precision": 0.917, "edge_recall": 0.537,
+                                  "duplicates": 0.0, "event_precision": 0.920},
+    "memory_quality_dev19.json": {"event_recall": 0.845, "supersession_recall": 0.600,
+                                  "edge_precision": 0.750, "edge_recall": 0.467,
+                                  "duplicates": 0.021, "event_precision": 0.957},
 }  # fmt: skip
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(TUNING_LEVELS))
 def test_the_fifth_round_tuning_sets_stay_at_their_level(name: str) -> None:
-    """set, dev3–dev17 (about 2–5 s each): every event stored is right, none twice (dev9–dev17:
+    """set, dev3–dev19 (about 2–5 s each): every event stored is right, none twice (dev9–dev19:
     as right and as few as then), and recall, supersession and edges stay where the round left
     them."""
     figures = memory_quality_score(quality_set_load(HERE / name)).overall.figures()
