@@ -84,6 +84,7 @@ from memory.engine.stated_facts import Fact, restates, stated_facts
 from memory.engine.stated_results import states_result
 from tests.engine.test_offline_round5_events import stored_events
 from tests.engine.test_offline_round6 import _edges
+from tests.engine.test_offline_round43 import _answered
 
 PROJECT = "project:project"
 AT = datetime(2026, 3, 2, 10, tzinfo=UTC)
@@ -195,24 +196,6 @@ def test_a_project_with_or_without_its_service_word() -> None:
     found = _edges("Tomás maintains the fraud-scoring service. Fraud scoring is Mei's baby now.")
     assert ("person:mei", "owns", "project:fraudscoringservice") in found
     assert relations("Fraud scoring is Mei's baby now.")[0].relation == "owns"
-
-
-@pytest.mark.parametrize(
-    "content",
-    [
-        "实木家具的单我们不接哈，实木开裂变形，售后扯皮太多，只做板式。",
-        "婚礼跟拍我们是不接的，人多的场地风险太大，保险也不好买。",
-        "我们是不允许加盟商自己找供应商进原料的，所有原料必须走总部配送。",
-        "报班就算了，不报，太贵了",
-    ],
-)
-def test_a_line_not_taken_is_a_standing_fact(content: str) -> None:
-    assert stored_events(content) == [("other", "ongoing")]
-
-
-def test_where_such_cases_usually_go_is_no_hand_over() -> None:
-    said = "我们不收需要长期插管的老人，这种一般都转给医养结合的机构。"
-    assert stored_events(said) == [("other", "ongoing")]
 
 
 @pytest.mark.parametrize(
@@ -348,9 +331,7 @@ def test_something_that_broke_is_an_incident(content: str, expected: list[tuple[
     ],
 )  # fmt: skip
 def test_sending_the_user_to_bed_plans_nothing(said: str, answer: str) -> None:
-    out = extract_events(
-        [SourceMessage(1, "user", said, AT, "Sam"), SourceMessage(2, "assistant", answer, AT)]
-    )
+    out = _answered(said, answer)
     assert out.events and all(e.source_message_ids == [1] for e in out.events)
 
 
@@ -416,9 +397,7 @@ def test_a_score_a_place_or_a_rise_is_a_result(content: str, result: bool) -> No
     ],
 )  # fmt: skip
 def test_the_assistants_new_content_unasked_is_one_event(said: str, answer: str) -> None:
-    out = extract_events(
-        [SourceMessage(1, "user", said, AT, "Sam"), SourceMessage(2, "assistant", answer, AT)]
-    )
+    out = _answered(said, answer)
     answered = [e for e in out.events if 2 in e.source_message_ids]
     assert [e.event_type for e in answered] == ["other"]
 
@@ -447,15 +426,20 @@ def test_a_figure_restated_is_no_sum_worked_out() -> None:
     ],
 )  # fmt: skip
 def test_what_holds_for_anyone_or_restates_the_user_adds_nothing(said: str, answer: str) -> None:
-    out = extract_events(
-        [SourceMessage(1, "user", said, AT, "Sam"), SourceMessage(2, "assistant", answer, AT)]
-    )
+    out = _answered(said, answer)
     assert all(2 not in e.source_message_ids for e in out.events)
 
 
 @pytest.mark.parametrize(
     "content",
     [
+        # A line not taken.
+        "实木家具的单我们不接哈，实木开裂变形，售后扯皮太多，只做板式。",
+        "婚礼跟拍我们是不接的，人多的场地风险太大，保险也不好买。",
+        "我们是不允许加盟商自己找供应商进原料的，所有原料必须走总部配送。",
+        "报班就算了，不报，太贵了",
+        "我们不收需要长期插管的老人，这种一般都转给医养结合的机构。",  # no hand-over
+        # An introduction with the size of what one runs.
         "Morning! Erin Caldwell, I run lift operations at Silver Pine. 11 lifts total — the big "
         "two are Eagle Express and the Summit Six.",
         "Morning. Callum Reid here, ops manager at Westmorrow Ferries. We run two crossings with "
@@ -464,7 +448,7 @@ def test_what_holds_for_anyone_or_restates_the_user_adds_nothing(said: str, answ
         "你好，我是松鹤苑养老院护理部的孙晓燕，主任。院里一共186张床。",
     ],
 )
-def test_an_introduction_with_the_size_of_what_one_runs_is_one_event(content: str) -> None:
+def test_one_standing_fact(content: str) -> None:
     assert stored_events(content) == [("other", "ongoing")]
 
 

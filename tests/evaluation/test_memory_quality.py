@@ -110,9 +110,9 @@ def _right() -> Observed:
     )
 
 
-def _score(observed: Observed) -> dict[str, float | None]:
+def _score(observed: Observed, conversation: Conversation | None = None) -> dict[str, float | None]:
     report = QualityReport()
-    conversation_score(_conversation(), observed, report)
+    conversation_score(conversation or _conversation(), observed, report)
     for tally in report.by_category.values():
         report.overall.merge(tally)
     return report.overall.figures()
@@ -169,18 +169,10 @@ def test_a_supersession_may_be_done_by_any_fact_of_the_statement() -> None:
     # The change stored as two events; the second, matched to the second fact, supersedes.
     observed.events[0] = _event(1, 0, status="superseded", superseded_by=3)
     observed.events.append(_event(3, 4, "change", temporal_status="occurred"))
-    report = QualityReport()
-    conversation_score(conversation, observed, report)
-    for tally in report.by_category.values():
-        report.overall.merge(tally)
-    assert report.overall.figures()["supersession_recall"] == 1.0
+    assert _score(observed, conversation)["supersession_recall"] == 1.0
     # Superseded by an event of another statement, it is still missed.
     observed.events[0] = _event(1, 0, status="superseded", superseded_by=99)
-    report = QualityReport()
-    conversation_score(conversation, observed, report)
-    for tally in report.by_category.values():
-        report.overall.merge(tally)
-    assert report.overall.figures()["supersession_recall"] == 0.0
+    assert _score(observed, conversation)["supersession_recall"] == 0.0
 
 
 def test_a_wrong_edge_moves_edge_precision_and_recall() -> None:
