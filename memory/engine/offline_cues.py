@@ -156,7 +156,7 @@ CHANGE: Final = _cue(
     # Someone arriving: "We hired a new backend engineer, Tariq", "Chloe started on the mobile
     # team today".
     r"|\b(?:hired|onboarded)\b|\bstarted\s+(?:on|in|with)\s+(?:the|our)\s+(?:[\w-]+\s+){1,2}team\b"
-    r"|\bstarted\s+(?:a\s+new\s+job\s+)?at\s+(?-i:[A-Z])"
+    r"|\bstarted\s+(?:a\s+new\s+job\s+|orientation\s+|onboarding\s+|training\s+)?at\s+(?-i:[A-Z])"
     r"|\b(?:is|are)\s+now\s+(?:owned|handled|maintained|led|run|managed|looked\s+after)\s+by\b"
     # Who holds it now: "Devin Marsh is running night grooming now", "Lustre is Ravi Sundaram's
     # responsibility now", "Kayla now runs the front desk".

@@ -222,6 +222,10 @@ def team_led(clause: str, relation: str) -> Entity | None:
     return Entity(place.group(1), "project") if place else None
 
 
+_WARD: Final = re.compile(
+    rf"(?:(?:the|our)\s+)?((?:{_PLAIN_WORD}\s+){{0,2}}?(?:ICU|NICU|PICU|ER|ED|OR|ward|unit))"
+    r"(?![\w-])"
+)
 # A place of the business, led by whoever runs it ("Warehouse is run by Luis Ortega").
 _PLACE_OF_WORK: Final = re.compile(
     rf"(?:(?:the|our)\s+)?((?:{_PLAIN_WORD}\s+)?(?:warehouse|office|clinic|branch|taproom"
@@ -279,6 +283,10 @@ def clause_object(text: str, kind: str) -> tuple[Entity, int] | None:
         activity = ACTIVITY.match(text)
         if activity:
             return Entity(activity.group(1), "organization"), activity.end(1)
+        # "she runs the cardiovascular ICU": a ward or unit of a hospital or a clinic.
+        ward = _WARD.match(text)
+        if ward:
+            return Entity(ward.group(1), "organization"), ward.end(1)
     service = SERVICE.match(text)
     if service and kind in ("project", "project_or_tool", "tool"):
         # "the API gateway": a service noun right after another is part of the name.

@@ -223,6 +223,9 @@ _REFERRING: Final = re.compile(
 _NAMED_FIRST: Final = re.compile(
     r"^\s*([A-Z][\w'’-]+)\s+(?:is|was|has|had|just|recently|started|joined|isn't|doesn't|didn't"
     r"|wasn't|no\s+longer|never)\b"
+    # "My unit manager is Priyanka Gill, she runs the cardiovascular ICU": the one named.
+    r"|^\s*(?i:my|our)\s+[\w\s-]{1,30}?\s+is\s+((?-i:[A-Z])[\w'’-]+(?:\s+(?-i:[A-Z])[\w'’-]+)?)"
+    r"(?=\s*[,;])"
 )
 # A sentence that opens on a thing, which a later "it" refers to: "The billing service doesn't
 # run on Heroku, it runs on Render".
@@ -239,7 +242,7 @@ def _referent(sentence: str, who: str, subject_kind: str) -> Entity | None:
         thing = _THING_FIRST.match(sentence)
         return clause_subject(thing.group(1), subject_kind) if thing else None
     first = _NAMED_FIRST.match(sentence)
-    return clause_subject(first.group(1), subject_kind) if first else None
+    return clause_subject(first.group(1) or first.group(2), subject_kind) if first else None
 
 
 def _english(sentence: str) -> list[Relation]:

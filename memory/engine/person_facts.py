@@ -90,7 +90,9 @@ _WORKS_AT: Final = (
     # "I just started at Canva", "I started a new job at Figma", "I've left Canva and started
     # at Atlassian".
     re.compile(r"\b(?i:i|i've)\s+(?:(?i:left|quit)\s+[^.;!?]{1,40}?\s+(?i:and)\s+)?"
-               r"(?i:just\s+|recently\s+)?(?i:started)\s+(?i:a\s+new\s+job\s+)?"
+               # "I started orientation at Foothills on Monday".
+               r"(?i:just\s+|recently\s+)?(?i:started)\s+"
+               r"(?i:(?:a\s+new\s+job|orientation|onboarding|training|work)\s+)?"
                rf"(?i:at)\s+{NAME}"),
     # "I do UX research at Canva", "I do backend work for Monzo": the speaker's work there.
     re.compile(rf"\b(?i:i)\s+(?i:do)\s+(?:[a-zA-Z][\w-]*\s+){{0,2}}{_WORK_AREA}\s+"
@@ -211,6 +213,11 @@ _LIVES_IN: Final = (
     re.compile(r"(?:^|[:：]\s*)(?:[A-Z][\w-]+\s+(?i:and)\s+)?(?i:i)\b[^.;!?:]{0,40}?\s(?i:and|then)\s+"
                r"(?i:just\s+|recently\s+|finally\s+)?"
                rf"(?i:moved|relocated)\s+(?i:to)\s+{NAME}"),
+    # "We made it!! Moved into the Varsity house in Calgary on the 14th": a home moved into, the
+    # speaker's when no one else opens the sentence.
+    re.compile(r"(?:^|[!.]\s+)(?:(?i:we|i)\s+(?:(?i:just|finally)\s+)?)?(?i:moved)\s+(?i:into)\s+"
+               r"(?i:an?|the|our|my)\s+(?:[\w'’-]+\s+){0,3}?(?i:flat|apartment|house|place|condo|home)"
+               rf"\s+(?i:in)\s+{NAME}"),
     # "My partner Theo and I rent a flat in Brunswick": a home one rents or owns.
     re.compile(r"\b(?i:i|we)\s+(?:(?i:now|currently|still)\s+)?(?i:rent|own|share|bought)\s+"
                r"(?i:an?|the|our|my)\s+(?:(?i:small|tiny|little|new|two-bedroom|one-bedroom)\s+)?"

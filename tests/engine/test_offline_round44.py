@@ -65,6 +65,9 @@ rather than a phrase of those sets:
   212家店");
 - a product built by a firm ("点单小程序是找有赞做的") and one's own app named in quotes after a
   move ("从有赞迁到我们自己的“茶屿点单”了");
+- a ward led by the one just named ("My unit manager is Priyanka Gill, she runs the
+  cardiovascular ICU"); a new job started ("I started orientation at Foothills on Monday")
+  and a home moved into ("Moved into the Varsity house in Calgary") of the speaker;
 - a project said with or without "service" is one node ("fraud scoring" and "the fraud-scoring
   service", `engine.short_names.with_service_names`).
 """
@@ -457,3 +460,19 @@ def test_a_product_built_by_a_firm_and_ones_own_app_after_a_move() -> None:
     assert {(u.subject, u.value) for u in uses} == {("点单小程序", "有赞"), ("门店收银", "客如云")}
     moved = parse_change("小程序已经从有赞迁到我们自己的“茶屿点单”了，外包给杭州一家公司做的")
     assert moved is not None and (moved.old, moved.new) == ("有赞", "茶屿点单")
+
+
+def test_a_ward_a_new_job_and_a_home_moved_into() -> None:
+    said = "My unit manager is Priyanka Gill, she runs the cardiovascular ICU."
+    assert ("person:priyankagill", "leads", "organization:cardiovascularicu") in _edges(said)
+    assert relations("Tom runs the show.") == []
+    moved = (
+        "We made it!! Moved into the Varsity house in Calgary on the 14th and I started "
+        "orientation at Foothills on Monday."
+    )
+    assert person_relations(moved, "Sam") == [
+        ("Sam", "works_at", "Foothills"),
+        ("Sam", "lives_in", "Calgary"),
+    ]
+    assert stored_events(moved)[0] == ("change", "occurred")
+    assert person_relations("Tom moved into a new flat in Leeds.", "Sam") == []
