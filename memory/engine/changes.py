@@ -380,11 +380,11 @@ def _parse_en(sentence: str) -> Change | None:
             # "we've stopped using Xero. Invoicing moved over to QuickBooks": what replaced it,
             # said next with no old value of its own.
             then = _parse_en(sentence[match.end() :].lstrip(" .;,"))
-            earlier = _SENTENCE_END.split(sentence[: match.start(shape.index("a") + 1)])
-            if then is None and len(earlier) > 1:
+            if then is None and "a" in shape:
                 # "ticketing is on TeamDynamix now. Central IT made every department get off Jira
                 # SM": what replaced it, said in the sentence before.
-                then = _parse_en(earlier[-2])
+                earlier = _SENTENCE_END.split(sentence[: match.start(shape.index("a") + 1)])
+                then = _parse_en(earlier[-2]) if len(earlier) > 1 else None
             if then is not None and then.new is not None and then.old in (None, values.get("a")):
                 new = then.new
         return Change(

@@ -212,7 +212,7 @@ def _classify(
         if cue.search(sentence) and (personal or dated or told) and not wish:
             status = _tense_status(sentence)
             if told and status == "unknown":
-                status = "occurred" if _BROKE.search(sentence) else "ongoing"
+                status = "occurred" if _DONE_BREAKING.search(sentence) else "ongoing"
             return _Kind(event_type, "typed", default_status=status)
     if future and not vague and not feeling and (person or not cues.CONDITIONAL.search(sentence)):
         # Not the assistant's "if it only goes up on Monday, …": a case weighed, no plan.
@@ -254,7 +254,7 @@ _NOW_AND_THEN: Final = re.compile(
     re.IGNORECASE,
 )
 # What broke and is done breaking: "died", "fell over", 烧了, 摔了 (not "is leaking").
-_BROKE: Final = re.compile(
+_DONE_BREAKING: Final = re.compile(
     r"\b(?:died|fell\s+over|broke(?:\s+down)?|crashed|went\s+down|burst|caught\s+fire|blew\s+up)\b"
     r"|了",
     re.IGNORECASE,
