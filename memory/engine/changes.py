@@ -63,7 +63,7 @@ from memory.engine.change_terms import (
     value_of,
 )
 from memory.engine.hant import simplified
-from memory.engine.offline_entities import CALENDAR_WORDS, known_tool
+from memory.engine.offline_entities import CALENDAR_WORDS, ZH_ROLES, known_tool
 from memory.engine.offline_relations_zh import ZH_PERSON, zh_corrected
 from memory.engine.plain_clauses import corrected
 
@@ -492,7 +492,7 @@ def _parse_zh(sentence: str) -> Change | None:
 _OUR_OWN: Final = re.compile(r"(?:我们|咱们|我)?自己(?:的)?|自家(?:的)?")
 _QUOTED_NAME: Final = re.compile(r"[“「『\"]([^”」』\"]{2,16})[”」』\"]")
 # A role said before a change: whoever holds it is a person, not a tool.
-_ZH_ROLE_END: Final = re.compile(r"(?:长|主管|经理|负责人|主任|老师|教练|师傅)(?:现在|目前)?$")
+_ZH_ROLE_END: Final = re.compile(rf"(?:长|负责人|师傅|{ZH_ROLES})(?:现在|目前)?$")
 
 
 def stated_uses(text: str) -> list[Use]:

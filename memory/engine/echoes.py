@@ -11,6 +11,7 @@ import re
 from typing import Final
 
 from memory.engine import offline_cues as cues
+from memory.engine import talk_cues as talk
 
 __all__ = [
     "ACK_OPEN",
@@ -101,7 +102,7 @@ def computed_answer(sentence: str, asked: bool, user_numbers: set[str]) -> bool:
         return False
     if _WORKED_OUT.search(sentence):
         return True
-    return asked and bool(cues.COMPUTED.search(sentence))
+    return asked and bool(talk.COMPUTED.search(sentence))
 
 
 # A figure worked out: an operator between figures, an approximate result, a saving or a share.

@@ -51,3 +51,14 @@ def restored(value: str, pairs: Iterable[tuple[str, str]]) -> str:
         return run
 
     return _HAN_RUN.sub(back, value)
+
+
+def as_written(fields: dict[str, object], tags: list[str], written: list[tuple[str, str]]) -> None:
+    """An extracted event's words read from simplified text, put back in the characters written
+    (`written`: (as read, as written) pairs of its sentences)."""
+    if not written:
+        return
+    for name in ("title", "summary", "original_text"):
+        if isinstance(fields.get(name), str):
+            fields[name] = restored(str(fields[name]), written)
+    tags[:] = [restored(t, written) for t in tags]

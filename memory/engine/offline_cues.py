@@ -13,11 +13,12 @@ from typing import Final
 _I = re.IGNORECASE
 
 
-def _cue(*parts: str) -> re.Pattern[str]:
+def cue(*parts: str) -> re.Pattern[str]:
+    """One case-insensitive pattern of English and Chinese alternatives."""
     return re.compile("|".join(parts), _I)
 
 
-CANCELLATION: Final = _cue(
+CANCELLATION: Final = cue(
     r"\b(?:cancel(?:l?ed|s|ling)?|called\s+off|call(?:ing)?\s+off|scrapped|scrap)\b",
     # "The village-hall tour's off though", "the deal is off": a thing said to be off.
     r"^(?:(?:oh\s+)?(?:and|also|so|but|sadly|unfortunately)[,:]?\s+)*(?:the|our|that|this)\s+"
@@ -40,7 +41,7 @@ CANCELLATION: Final = _cue(
     # "We're not renewing Geneious", "we didn't renew".
     r"\b(?:not|n't)\s+(?:be\s+)?renew(?:ing)?\b",
 )
-DECISION: Final = _cue(
+DECISION: Final = cue(
     r"\b(?:let'?s|let\s+us)\s+(?:just\s+)?(?:use|switch\s+to|go\s+with|move\s+to|adopt|pick|choose"
     r"|stick\s+with|stay\s+with|migrate\s+to|standardi[sz]e\s+on)\b",
     r"\b(?:we|i)(?:'ll|\s+will|\s+shall|(?:'re|'m|\s+are|\s+am)\s+going\s+to)\s+(?:use|go\s+with"
@@ -65,12 +66,12 @@ DECISION: Final = _cue(
 )
 # A subscription ended for another one: "I cancelled Spotify and use Apple Music now" is a
 # change of what is used, not an event called off.
-CANCELLED_FOR: Final = _cue(
+CANCELLED_FOR: Final = cue(
     r"\bcancel(?:l?ed)\b[^.;!?]{1,40}?\b(?:and|,)\s+(?:(?:i|we)\s+)?(?:now\s+)?(?:(?:i|we)\s+)?"
     r"(?:use|using|switched\s+to|moved\s+to|went\s+with|signed\s+up\s+for|got)\b",
 )
 # Verb forms only: "the migration guide" is not a migration.
-MIGRATION: Final = _cue(
+MIGRATION: Final = cue(
     r"(?<!n't\s)(?<!not\s)(?<!never\s)\bmigrat(?:e|ed|es|ing)\b|\bported\b"
     r"|\bmoved\s+(?:[\w-]+\s+){1,4}over\s+to\b",
     # "我们没有迁移到Kubernetes" is no migration; "我们已经迁到PostgreSQL了" is one.
@@ -83,14 +84,14 @@ _STOPPED_EN: Final = (
     r"\bno\s+longer\b|(?:\bnot\b|n't\b|\bnobody\b|\bno\s+one\b).{1,40}?\b(?:anymore|any\s+more)\b"
 )
 _STOPPED_ZH: Final = r"不再|已经不.{1,10}了"
-STOPPED: Final = _cue(_STOPPED_EN, _STOPPED_ZH)
+STOPPED: Final = cue(_STOPPED_EN, _STOPPED_ZH)
 # "…now." said last, with no contrast of two values before it: the value before it is the
 # current one ("I grew up in Madrid but live in Barcelona now" contrasts two places, it tells no
 # change; "Boxes everywhere, but we live in Rochester now" contrasts no value).
 NOW_SAID_LAST: Final = re.compile(
     r"^(?!.*\b(?:in|at|from|with|for)\s+(?-i:[A-Z])[^.;!?]*\bbut\b).*\bnow\s*[.!]?$", re.IGNORECASE
 )
-CHANGE: Final = _cue(
+CHANGE: Final = cue(
     r"\b(?:switched|changed|moved|converted|transitioned|swapped)\b.*\b(?:from|to|off|onto)\b",
     _STOPPED_EN,
     _STOPPED_ZH,
@@ -191,7 +192,7 @@ CHANGE: Final = _cue(
     # "广州安装队现在是他徒弟潘宇在带", "中班年级组长现在换成王蕾了".
     r"|现在是[^，。,.]{1,8}?在?(?:带|管|负责)|现在换成",
 )
-SAFETY: Final = _cue(
+SAFETY: Final = cue(
     r"\b(?:allergic|allerg(?:y|ies)|anaphyla\w*|epilep\w*|diabet\w*|asthma)\b",
     r"过敏|哮喘|糖尿病|癫痫",
 )
@@ -216,7 +217,7 @@ ROLE_NOUNS_ZH: Final = (
     r"(?:负责人|经理|主管|总监|组长|老师|教师|护士|医生|律师|会计|工程师|设计师|程序员|产品经理"
     r"|架构师|实习生|学生|老板|创始人|总裁|主任|队长|班长|对接人|编辑|记者|教练)"
 )
-IDENTITY: Final = _cue(
+IDENTITY: Final = cue(
     r"\bmy\s+name\s+is\b|\bcall\s+me\b",
     rf"\bi(?:'m|\s+am)\s+(?:an?)\s+{NOT_A_ROLE}\w",
     r"\bi(?:'m|\s+am)?\s+(?:work|working)\s+(?:at|for|as)\b"
@@ -249,7 +250,7 @@ IDENTITY: Final = _cue(
     rf"住在|我在.{{1,12}}住|(?:(?<![这那])是|当|做|担任)(?:了)?(?:我们|我的|公司|团队|他们)?(?:的)?(?:新的?)?"
     rf"(?:一名|一个|一位)?[\u4e00-\u9fff]{{0,6}}{ROLE_NOUNS_ZH}",
 )
-PREFERENCE: Final = _cue(
+PREFERENCE: Final = cue(
     r"\bi\s+(?:\w+ly\s+|much\s+|just\s+|also\s+|kinda\s+)?(?:prefer|like|love|enjoy|hate|dislike"
     r"|adore|can't\s+stand|don't\s+like|do\s+not\s+like)\b",
     r"\bi\s+(?:always|never|usually)\b|\bmy\s+favou?rite\b",
@@ -266,7 +267,7 @@ PREFERENCE: Final = _cue(
 )
 # A standing instruction about how the assistant answers: "Please keep your answers short",
 # "Always answer in English", "From now on, no emojis in replies", "以后回答尽量简短".
-INSTRUCTION: Final = _cue(
+INSTRUCTION: Final = cue(
     r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|replies|responses|explanations"
     r"|summaries|messages)\s+(?:short|shorter|brief|concise|simple|detailed|in\s+\w+)\b",
     r"^(?:please\s+)?(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future)"
@@ -292,7 +293,7 @@ _NO_THING_EN: Final = (
 _WE_ZH: Final = r"(?:我们|咱们|我们家|我家|家里|公司|团队|我们组|我们公司|我们团队)"
 # A standing negative fact about what is (not) used or eaten: "we don't use Kafka", "我不吃香菜".
 # Not a resolve ("I won't give up") or a dislike of an activity (PREFERENCE has those).
-NEGATIVE_FACT: Final = _cue(
+NEGATIVE_FACT: Final = cue(
     r"\b(?:we|i)\s+(?:don't|do\s+not|never)\s+(?:use|run|deploy|eat|drink|do|play|allow|smoke"
     r"|touch)\s+(?!it\b|that\b|this\b|them\b|any\b|anything\b|much\b|well\b|so\b|that\b|a\s+lot\b"
     r"|enough\b|too\b|very\b|really\b|what\b|mind\b)\S",
@@ -345,43 +346,7 @@ NEGATIVE_FACT: Final = _cue(
     r"|enough|too|very|really|what|to|you|me|us|him|her|out|up|back|on|about|with|for|in|at"
     r"|if|when|how|why|yet|either|anymore)\b)[a-z]",
 )
-# Advice in general, not something that happened: "When a pilot gets cancelled it's worth keeping
-# the notes", "試辦時可以先把暫停和取消的規則講清楚".
-GENERIC_ADVICE: Final = _cue(
-    r"\b(?:when|whenever|if|in\s+case|once)\b[^.;!?]{0,40}\b(?:gets?|is|are)\s+(?:cancel\w*"
-    r"|called\s+off|scrapped)|\bit['’]s\s+(?:worth|best|wise|good)\b|\b(?:usually|typically"
-    r"|generally|often)\b"
-    # What holds for others like the user: "Many elementary schools run a short welcome …".
-    r"|^(?:many|most|a\s+lot\s+of|lots\s+of)\s+(?:[a-z-]+\s+){0,2}[a-z-]+s\b"
-    r"|\bone\s+thing\s+worth\b",
-    r"(?:时|時|的话|的話|如果|万一|萬一)[^，。]{0,12}(?:可以|建议|建議|最好)|可以先|最好先"
-    r"|往往|一般来说|通常来说",
-)
-CONDITIONAL: Final = _cue(r"\b(?:if|unless)\b|的话|的話|如果|假如|要是")
-# A recommendation from the assistant: "I'd suggest keeping the snapshot", "建议加一个只读副本".
-RECOMMENDATION: Final = _cue(
-    r"\b(?:i'd|i\s+would)\s+(?:suggest|recommend|advise)\b|\bi\s+(?:suggest|recommend)\b"
-    r"|\bmy\s+recommendation\b|^(?:suggestion|tip|recommendation|one\s+(?:addition|idea|thought))"
-    r"(?:\s+i['’]d\s+make)?\s*:"
-    # Something drafted for the user: "Here's a holding SMS for the 07:10 bookings: …".
-    r"|^(?:here['’]s|here\s+is)\s+(?:a|an|the|your)\s+(?:[\w:.-]+\s+){0,3}?(?:draft|template"
-    r"|message|sms|text|email|e-mail|note|notice|reply|script|version|outline|timeline|checklist"
-    r"|schedule|agenda|announcement|post|letter)\b",
-    # What the assistant would do in the user's place: "I'd call the three late farms before
-    # the April payment run", "I'd start with the busiest clinic".
-    # "Then I'd block her October sailings", "For the Alder St quote I'd add …", "One addition
-    # I'd make: put …", "Suggestion: offer the produce …".
-    r"(?:^(?:so|and|then|personally|honestly)?,?\s*|[.;:]\s+|,\s+(?:so\s+|and\s+)?"
-    r"|^(?:for|on|with)\s+[^,.;:]{2,40}?\s)"
-    r"(?:i'd|i\s+would)\s+(?:start|run|call|reuse|keep|put|block|look\s+at|make|draft|offer|share|tell"
-    r"|use|move|switch|book|send|schedule|add|try|ask|check|split|pick|choose|open|lock|push|hold"
-    r"|wait|prioriti[sz]e|focus|consider|go\s+with|stick\s+with|set\s+up|block\s+out"
-    r"|lead\s+with|budget|plan\s+for|loop\s+in|flag|confirm)\b",
-    r"^(?:我)?(?:建议|推荐|建議)(?!你们?问)|[，,：:]\s*(?:我)?(?:建议|建議)(?!你们?问)"
-    # "帮你拟了一版通知：…", "给你写了个草稿".
-    r"|^(?:我)?(?:帮你|给你|替你)(?:拟|写|起草|整理)了?(?:一[版份个条篇]|个)",
-)
-PLAN: Final = _cue(
+PLAN: Final = cue(
     r"\b(?:i|we)(?:'ll|\s+will|\s+shall)\b",
     r"\b(?:is|are)\s+(?:planned|scheduled|booked|slated|set)\s+for\b|\bscheduled\s+for\b",
     r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:going\s+to|gonna|planning\s+(?:to|on)|about\s+to"
@@ -413,7 +378,7 @@ PLAN: Final = _cue(
 TYPED: Final = (
     (
         "release",
-        _cue(
+        cue(
             r"\b(?:released|release|shipped|shipping|launched|launching|deployed|published"
             r"|went\s+live|go\s+live)\b",
             # A piece of work sent out: "the routing docs went out on Friday".
@@ -425,7 +390,7 @@ TYPED: Final = (
     ),
     (
         "task_completed",
-        _cue(
+        cue(
             r"\b(?:finished|completed|wrapped\s+up|accomplished|done\s+with|got\s+done|graduated"
             r"|submitted|handed\s+in|turned\s+in|passed\s+(?:my|the|our|his|her))\b"
             r"|\b(?:got|received|accepted)\s+(?:the|an|my|a)\s+(?:job\s+)?offer\b"
@@ -448,7 +413,7 @@ TYPED: Final = (
     ),
     (
         "meeting",
-        _cue(
+        cue(
             r"\b(?:meeting|met\s+(?:with|up)|meet\s+(?:with|up)|meetup|stand-?up|interview"
             r"|a\s+call\s+with|catch\s+up\s+with|caught\s+up\s+with|town\s+hall|all-hands"
             r"|kick-?off|retro(?:spective)?|one-on-one|walk-?through)\b"
@@ -465,7 +430,7 @@ TYPED: Final = (
     ),
     (
         "incident",
-        _cue(
+        cue(
             r"\b(?:outage|incident(?!\s+(?:report|review|template|response\s+plan|doc))|crashed|crash(?:es|ing)?|went\s+down|broke|bug|failure"
             r"|data\s+loss|accident|injur(?:y|ed|ies)|got\s+hurt|hurt\s+my|sprained|fractured"
             r"|(?:broke|broken)\s+(?:my|his|her|an?)|fell\s+(?:off|down)|was\s+robbed|got\s+stolen"
@@ -485,7 +450,7 @@ TYPED: Final = (
     ),
     (
         "collaboration",
-        _cue(
+        cue(
             r"\b(?:collaborat\w*|partnered|teamed\s+up|pair(?:ed)?\s+with|worked\s+with)\b",
             # (not a partner named by it: "合作医院的周医生", "合作茶农")
             r"合作(?!医院|方|伙伴|商|单位|社|银行|机构|茶农|农户|门店|厂家|品牌|的)|协作",
@@ -494,7 +459,7 @@ TYPED: Final = (
 )
 # Something that broke, said plainly by the user (an incident whoever it happened to): only
 # the verbs of breaking, not nouns that name the kind of work ("crash reports", "bug fixing").
-BROKE: Final = _cue(
+BROKE: Final = cue(
     r"\b(?:died|fell\s+over|broke(?:\s+down)?|crashed|went\s+(?:down|offline)|(?:is|are|'s)\s+"
     r"(?:down|offline|leaking)|started\s+leaking|burst|caught\s+fire|stopped\s+working"
     r"|blew\s+up|seized\s+up|froze\s+up|got\s+hacked|was\s+hacked)\b",
@@ -503,13 +468,13 @@ BROKE: Final = _cue(
     r"|出事了",
 )
 # An exam or a test passed, said by the person who sat it: "科目二过了", "路考终于过了".
-EXAM_PASSED: Final = _cue(
+EXAM_PASSED: Final = cue(
     r"(?:考试|科目[一二三四]|路考|驾考|面试|答辩|考核|体检|笔试|雅思|托福)(?:也|终于|顺利|都)*"
     r"(?:通过|过)了",
 )
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # A recurrence ("every Tuesday", "on Sunday mornings", "每周") names no single occurrence.
-RECURRING: Final = _cue(
+RECURRING: Final = cue(
     rf"\bevery\s+(?:other\s+|single\s+)?(?:day|week|month|year|morning|evening|night|weekend|{_DAYS})\b",
     rf"\b{_DAYS}s\b|\bweekends\b|\b{_DAYS}\s+(?:mornings|afternoons|evenings|nights)\b",
     r"\b(?:daily|weekly|monthly|yearly|annually|nightly|fortnightly)\b",
@@ -518,7 +483,7 @@ RECURRING: Final = _cue(
 # Resolutions, encouragement, remembering and leave-taking: future wording with nothing planned
 # ("I'll do my best", "I'm gonna make it", "I'll never forget", "Talk to you soon"). A sentence
 # matching these is a plan only when it also names a date.
-RESOLUTION: Final = _cue(
+RESOLUTION: Final = cue(
     r"\b(?:do|try)\s+(?:my|our|your|his|her|their)\s+(?:very\s+)?best\b",
     r"\bmake\s+it(?:\s+(?:happen|work|through|big))?\s*(?:[.!,]|$)|\bmake\s+it\s+(?:happen|work)\b",
     r"\bget\s+through\s+(?:this|it|that|these)\b|\bhang\s+in\s+there\b",
@@ -540,52 +505,16 @@ RESOLUTION: Final = _cue(
     r"尽力|努力|加油|坚持|不会放弃|不放弃|忘不了|不会忘|难忘|一定(?:可以|能行|行|没问题)|会好的"
     r"|回头(?:聊|再说)|再聊|保持联系",
 )
-# Wishes and leave-taking ("Have a great weekend!", "See you tomorrow"): never a plan, dated or not.
-WISH: Final = _cue(
-    r"^(?:\w+[,!]\s+)?(?:have\s+(?:a|an|fun)|enjoy\s+(?:your|the|it)|good\s+luck|best\s+of\s+luck"
-    r"|happy\s+\w+|congrat\w*|safe\s+travels|take\s+care|get\s+well)\b",
-    # Mid-sentence too: "You're nearly there — good luck with the GM tomorrow".
-    r"[—–,;:]\s*(?:and\s+)?(?:good|best\s+of)\s+luck\b",
-    r"\bsee\s+(?:you|ya)\b|\b(?:talk|speak|chat)\s+(?:to\s+you\s+|with\s+you\s+)?(?:soon|later)\b"
-    r"|\bcatch\s+(?:you|ya)\b",
-    r"\b(?:cross(?:ing)?\s+(?:my|our)\s+fingers|fingers\s+crossed|rooting\s+for\s+you"
-    r"|praying\s+for\s+you|thinking\s+of\s+you|proud\s+of\s+you)\b",
-    r"^(?:祝你?|祝大家)|周末愉快|玩得开心|一路顺风|再见|回头见|明天见|下次见",
-    # Encouragement before an exam or a talk: "别紧张，明早…祝你顺利！".
-    r"祝(?:你|您)|别紧张|不要紧张|放轻松|好好发挥|正常发挥",
-    # "早点休息，祝明天顺利！", "明天开会顺利！": a wish that something goes well.
-    r"祝[^，。！？,]{0,10}顺利|(?:^|[，,])[^，。！？,]{0,12}(?<!不)顺利[！!~～]+$"
-    # "…，祝明天天气给力！": a wish closing the sentence.
-    r"|[，,]祝[^，。！？,]{1,12}[！!~～]*$",
-    # Sending someone to bed: "Try to get some sleep", "早点睡吧", "先去休息吧".
-    r"(?:try\s+to\s+|go\s+)?get\s+some\s+(?:sleep|rest)|go\s+to\s+bed",
-    r"早点(?:睡|休息)|(?:先|快)?去(?:睡|休息)吧|好好休息",
-)
 # Small talk about how the day felt ("Long day today, I'm exhausted", "今天的会开得好累"): a
 # mood, not a happening worth keeping, unless another cue says more.
-FEELING: Final = _cue(
+FEELING: Final = cue(
     r"\b(?:i'm|i\s+am|i\s+feel|feeling)\s+(?:so\s+|really\s+|totally\s+|completely\s+|pretty\s+)?"
     r"(?:exhausted|tired|beat|knackered|sleepy|drained|wiped(?:\s+out)?|worn\s+out|shattered)\b"
     r"|^(?:what\s+a\s+|such\s+a\s+)?long\s+day\b",
     r"得(?:好|太|真|很|特别|超|有点)(?:累|长|久|烦|困|无聊|闷)|好累|累死|好困|困死|太累了",
 )
-# An assistant restating memory is not new evidence (notes §5.2): such sentences are skipped.
-# An assistant's computed answer: a figure it works out for the user ("That is 8 vCPUs in total",
-# "一年房租是42000元").
-COMPUTED: Final = _cue(
-    r"\b(?:in\s+total|total(?:s|\s+of|\s+is)?|comes?\s+to|adds?\s+up\s+to|that(?:'s|\s+is)"
-    r"|gives\s+you|works?\s+out\s+(?:to|at)|per\s+(?:year|month|week|day)|a\s+year|a\s+month)\b"
-    r"|\byou(?:'ll|\s+will|'d|\s+would)?\s+need\s+(?:about|around|roughly|at\s+least|approximately)\b"
-    r"|\byou\s+(?:can|could)\s+(?:run|fit|host|serve|handle|afford|support|store)\b",
-    r"一共|总共|合计|总计|加起来|算下来|一年|每年|每月|大约|大概|能(?:同时)?(?:跑|扛|放|存|支持|容纳)",
-)
-RECALL: Final = _cue(
-    r"\b(?:you\s+(?:said|mentioned|told\s+me)|as\s+you\s+(?:said|mentioned)|according\s+to\s+"
-    r"(?:my|your|the)\s+(?:memory|memories|notes)|i\s+remember\s+that|previously\s+you)\b",
-    r"你说过|你提到|我记得|根据记忆|之前你说",
-)
-FIRST_PERSON: Final = _cue(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b", r"我")
-PROJECT_WORDS: Final = _cue(
+FIRST_PERSON: Final = cue(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b", r"我")
+PROJECT_WORDS: Final = cue(
     r"\b(?:project|prototype|repo|repository|codebase|code|build|deploy\w*|feature|release|api"
     r"|server|database|sprint|deadline|ticket|migration|frontend|backend|ci|pr|tests?)\b",
     r"项目|代码|上线|发布|接口|数据库|服务器|前端|后端",

@@ -33,6 +33,7 @@ from datetime import datetime
 from typing import Final
 
 from memory.engine import offline_cues as cues
+from memory.engine import talk_cues as talk
 from memory.engine.changes import parse_change, stated_uses
 from memory.engine.echoes import (
     ACK_OPEN,
@@ -44,7 +45,8 @@ from memory.engine.echoes import (
     restates_dated,
 )
 from memory.engine.event_types import NOT_CURRENT, SLOT_EVENT_TYPES
-from memory.engine.hant import restored, simplified
+from memory.engine.hant import as_written, restored, simplified
+from memory.engine.incidents import told_incident
 from memory.engine.negation import third_person
 from memory.engine.offline_phrases import preferences
 from memory.engine.offline_relations import relations
@@ -59,6 +61,7 @@ from memory.engine.prompts.extraction import (
     clean_list,
 )
 from memory.engine.reschedule import moved_thing
+from memory.engine.same_fact import completes, joins
 from memory.engine.slot_supersession import TimelineEvent, detect_supersession
 from memory.engine.slots import SlotChoice, project_name, slot_choices
 from memory.engine.stated_results import states_result
@@ -129,18 +132,18 @@ def _classify(
     plans only when they name a date; wishes and leave-taking never are. A preference needs a
     real object ("I love it" states none).
     """
-    wish = bool(cues.WISH.search(sentence))
+    wish = bool(talk.WISH.search(sentence))
     vague = wish or (not dated and bool(cues.RESOLUTION.search(sentence)))
     if (
         not person
-        and cues.RECOMMENDATION.search(sentence)
-        and not cues.GENERIC_ADVICE.search(sentence)  # "扩容时…往往是瓶颈，建议…": for anyone
+        and talk.RECOMMENDATION.search(sentence)
+        and not talk.GENERIC_ADVICE.search(sentence)  # "扩容时…往往是瓶颈，建议…": for anyone
     ):
         # The assistant's own advice is new content for this user, not an echo of theirs.
         return _Kind("other", "recommendation")
     if computed:  # a figure the assistant worked out for the user ("That is 8 vCPUs in total")
         return _Kind("other", "computed")
-    if not person and cues.GENERIC_ADVICE.search(sentence):
+    if not person and talk.GENERIC_ADVICE.search(sentence):
         # What holds for anyone ("Mobile shift swaps usually cut a lot of phone calls", "Many
         # elementary schools run a short welcome in late August"): nothing of the user's.
         return None
@@ -148,7 +151,7 @@ def _classify(
         cues.CANCELLATION.search(sentence)
         and not cues.CANCELLED_FOR.search(sentence)
         # The assistant's advice about what to do when something is called off cancels nothing.
-        and (person or not cues.GENERIC_ADVICE.search(sentence))
+        and (person or not talk.GENERIC_ADVICE.search(sentence))
     ):
         return _Kind("cancellation", "cancellation", default_status="cancelled")
     if person and not _is_question(sentence) and cues.INSTRUCTION.search(sentence):
@@ -199,22 +202,14 @@ def _classify(
     for event_type, cue in cues.TYPED:
         if feeling and event_type == "meeting":
             continue
-        # Something that broke, said by the user, is theirs to remember whoever it happened to
-        # ("椰浆断货了", "Carra Bay's bow ramp is leaking hydraulic oil again").
-        told = (
-            event_type == "incident"
-            and person
-            and not _is_question(sentence)
-            and bool(cues.BROKE.search(sentence))
-            and not _NOW_AND_THEN.search(sentence)  # "Servers crash sometimes": no happening
-            and not states_result(sentence)  # "跌倒3起，比二月少2起": figures of a month
-        )
+        # Something that broke, told by the user, is theirs to remember whoever it happened to.
+        told = told_incident(sentence) if event_type == "incident" and person else None
         if cue.search(sentence) and (personal or dated or told) and not wish:
             status = _tense_status(sentence)
             if told and status == "unknown":
-                status = "occurred" if _DONE_BREAKING.search(sentence) else "ongoing"
+                status = told
             return _Kind(event_type, "typed", default_status=status)
-    if future and not vague and not feeling and (person or not cues.CONDITIONAL.search(sentence)):
+    if future and not vague and not feeling and (person or not talk.CONDITIONAL.search(sentence)):
         # Not the assistant's "if it only goes up on Monday, …": a case weighed, no plan.
         return _planned(sentence)
     if person and not wish and states_result(sentence):
@@ -246,19 +241,6 @@ def _planned(sentence: str) -> _Kind:
     if _MEETING.search(sentence) and not _BEFORE_MEETING.search(sentence):
         return _Kind("meeting", "typed", default_status="planned")
     return _Kind("plan", "plan", default_status="planned")
-
-
-_NOW_AND_THEN: Final = re.compile(
-    r"\b(?:sometimes|often|usually|always|occasionally|tends?\s+to|can|may|might|never)\b"
-    r"|有时|经常|偶尔|总是|一般|往往|可能|容易",
-    re.IGNORECASE,
-)
-# What broke and is done breaking: "died", "fell over", 烧了, 摔了 (not "is leaking").
-_DONE_BREAKING: Final = re.compile(
-    r"\b(?:died|fell\s+over|broke(?:\s+down)?|crashed|went\s+down|burst|caught\s+fire|blew\s+up)\b"
-    r"|了",
-    re.IGNORECASE,
-)
 
 
 def _tense_status(sentence: str) -> str:
@@ -476,96 +458,24 @@ def _read_facts(message: SourceMessage) -> Iterator[tuple[str, str, list[tuple[s
             yield said_so, restored(quote, written), written
 
 
-def _as_written(fields: dict[str, object], tags: list[str], written: list[tuple[str, str]]) -> None:
-    """An event's words read from simplified text, put back in the characters written."""
-    if not written:
-        return
-    for name in ("title", "summary", "original_text"):
-        if isinstance(fields.get(name), str):
-            fields[name] = restored(str(fields[name]), written)
-    tags[:] = [restored(t, written) for t in tags]
-
-
 def _same_fact_of_message(
     drafts: dict[tuple[str, ...], _Draft],
     message: SourceMessage,
     fields: dict[str, object],
     sentence: str,
 ) -> _Draft | None:
-    """The event of the same message a sentence belongs to: the change it completes (what
-    replaced the use the change before it ended: "we've stopped using Xero. Invoicing moved
-    over to QuickBooks", or the other way round: "ticketing is on TeamDynamix now. Central IT
-    made every department get off Jira SM"), or the assistant's one piece of new content for
-    the user, said in several sentences ("That's a 95% on-time rate. I'd call the three late
-    farms …")."""
+    """The event of the same message a sentence belongs to (`engine.same_fact.joins`)."""
     for draft in drafts.values():
-        if draft.message_id != message.id:
-            continue
-        if (
-            message.role == "assistant"
-            and not message.speaker
-            and draft.event["event_type"] == "other"
+        if draft.message_id == message.id and joins(
+            draft.said,
+            str(draft.event["event_type"]),
+            sentence,
+            str(fields["event_type"]),
+            role=message.role,
+            speaker=message.speaker,
         ):
-            # Whatever its later sentences read as ("That way nothing gets sold that you'd have
-            # to cancel later"): the assistant's one piece of new content.
-            return draft
-        if (
-            draft.event["event_type"] == fields["event_type"]
-            and len(draft.said) == 1
-            and (_completes(draft.said[0], sentence) or _completes(sentence, draft.said[0]))
-        ):
-            return draft
-        if (
-            message.role == "user"
-            and draft.event["event_type"] == fields["event_type"] == "other"
-            and len(draft.said) == 1
-            and _introduces(draft.said[0], message.speaker or "")
-            and _standing_count(sentence)
-        ):
-            # "Morning! Erin Caldwell, I run lift operations at Silver Pine. 11 lifts total": who
-            # one is and the size of what one runs, one introduction.
             return draft
     return None
-
-
-_COUNT: Final = re.compile(
-    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|dozen|hundred)\b"
-    r"|[一二两三四五六七八九十百千]",
-    re.IGNORECASE,
-)
-
-
-def _introduces(sentence: str, speaker: str) -> bool:
-    """Whether the sentence says who the speaker is or where they work."""
-    return bool(cues.IDENTITY.search(sentence)) or any(
-        who == speaker and relation == "works_at"
-        for who, relation, _ in person_relations(sentence, speaker)
-    )
-
-
-def _standing_count(sentence: str) -> bool:
-    """A count of what one has or runs, and nothing else of note ("We run two crossings … with
-    two ships", "我们全国现在212家店，直营就9家"): no use, relation or result."""
-    return (
-        bool(_COUNT.search(sentence))
-        and not stated_uses(sentence)
-        and not relations(sentence)
-        and not states_result(sentence)
-        and not cues.NEGATIVE_FACT.search(sentence)
-    )
-
-
-def _completes(ended: str, then: str) -> bool:
-    """Whether `then` says what replaced the use `ended` stopped, naming no old value of its own."""
-    stop, change = parse_change(unquoted(ended)), parse_change(unquoted(then))
-    return (
-        stop is not None
-        and stop.kind == "stop"
-        and stop.new is None
-        and change is not None
-        and change.new is not None
-        and change.old in (None, stop.old)
-    )
 
 
 def extract_events(
@@ -602,7 +512,7 @@ def extract_events(
             answered = True
         for said_so, quote, written in _read_facts(message):
             sentence = unquoted(said_so)
-            if _is_question(sentence) or cues.RECALL.search(sentence):
+            if _is_question(sentence) or talk.RECALL.search(sentence):
                 continue
             computed = acknowledged = False
             if message.role == "assistant" and not message.speaker:
@@ -610,11 +520,11 @@ def extract_events(
                 acknowledged = not computed and bool(
                     ACK_OPEN.match(sentence) or RESTATING.match(sentence)
                 )
-                acknowledged = acknowledged and not cues.RECOMMENDATION.search(sentence)
+                acknowledged = acknowledged and not talk.RECOMMENDATION.search(sentence)
             if (
                 message.role == "assistant"
                 and not computed
-                and not cues.RECOMMENDATION.search(sentence)  # advice on the user's own topic
+                and not talk.RECOMMENDATION.search(sentence)  # advice on the user's own topic
                 and echoes(sentence, said)
             ):
                 continue
@@ -625,7 +535,7 @@ def extract_events(
             if found is None:
                 continue
             key, fields, tags = found
-            _as_written(fields, tags, written)
+            as_written(fields, tags, written)
             draft = drafts.get(key)
             if draft is None and acknowledged:
                 continue  # an acknowledgement may confirm an event of the turn, never add one
@@ -634,7 +544,7 @@ def extract_events(
                 dated_said.append((when, echo_words(sentence)))
             elif (
                 not (draft or computed or message.speaker)
-                and not cues.RECOMMENDATION.search(sentence)  # advice for that day is news
+                and not talk.RECOMMENDATION.search(sentence)  # advice for that day is news
                 and restates_dated(when, sentence, dated_said)
             ):
                 continue
@@ -648,12 +558,12 @@ def extract_events(
                 )
             elif draft.message_id == message.id and sentence not in draft.said:
                 draft.said.append(sentence)
-                if len(draft.said) == 2 and _completes(draft.said[0], sentence):
+                if len(draft.said) == 2 and completes(draft.said[0], sentence):
                     # "we've stopped using Xero. Invoicing moved over to QuickBooks": one change,
                     # read from both sentences (what ended and what replaced it).
                     both = _event_fields(message, " ".join(draft.said))
                     if both is not None:
-                        _as_written(both[1], [], written + draft.written)
+                        as_written(both[1], [], written + draft.written)
                         draft.event.update(both[1])
             if message.id not in draft.sources:
                 draft.sources.append(message.id)
